@@ -1,0 +1,421 @@
+/**
+ * Token proxy over real sockets against small upstream servers started here: request validation, CORS,
+ * rate limit, upstream failure modes, and that the secret never leaves the server.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { EsignError } from '../../src/core/errors.js';
+import { createTokenProxy, serveTokenProxy, type ServedTokenProxy, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
+
+const SECRET = 'sup3r-s3cret-value-0123456789';
+const ORIGIN = 'http://localhost:6006';
+const REDIRECT = 'http://localhost:6006/iframe.html';
+
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+type UpstreamBehaviour = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+let upstream: Server;
+let upstreamUrl: string;
+let behaviour: UpstreamBehaviour;
+const received: Received[] = [];
+const sockets = new Set<Socket>();
+
+const okToken: UpstreamBehaviour = (_req, res) => {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', space_id: 'space_acme' }));
+};
+
+before(async () => {
+  upstream = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', headers: req.headers, body });
+      behaviour(req, res, body);
+    });
+  });
+  upstream.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+});
+
+beforeEach(() => {
+  received.length = 0;
+  behaviour = okToken;
+});
+
+const proxies: ServedTokenProxy[] = [];
+after(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+});
+
+async function startProxy(overrides: Partial<TokenProxyOptions> = {}): Promise<string> {
+  const served = await serveTokenProxy({
+    port: 0,
+    clientId: 'demo-client',
+    clientSecret: SECRET,
+    baseUrl: upstreamUrl,
+    allowedOrigins: [ORIGIN],
+    redirectUris: [REDIRECT, 'com.example.esign:/oauth/callback'],
+    timeoutMs: 1_000,
+    ...overrides,
+  });
+  proxies.push(served);
+  return served.url;
+}
+
+function form(fields: Record<string, string>): string {
+  return new URLSearchParams(fields).toString();
+}
+
+const codeGrant = { grant_type: 'authorization_code', code: 'c0de', code_verifier: 'v'.repeat(64), redirect_uri: REDIRECT };
+
+async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, ...headers },
+    body,
+  });
+}
+
+/** Status, JSON body, and a check that no answer ever carries the secret or caches. */
+async function read(response: Response): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const text = await response.text();
+  assert.ok(!text.includes(SECRET), 'secret in a response body');
+  for (const [name, value] of response.headers) assert.ok(!value.includes(SECRET), `secret in header ${name}`);
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  assert.equal(response.headers.get('pragma'), 'no-cache');
+  assert.match(response.headers.get('vary') ?? '', /origin/i);
+  assert.ok(response.status < 300 || response.status >= 400, 'never a redirect');
+  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers };
+}
+
+describe('token proxy: forwarding', () => {
+  let url: string;
+  before(async () => {
+    url = await startProxy();
+  });
+
+  test('exchanges a code: adds client_id and client_secret, forwards only known fields', async () => {
+    const { status, json, headers } = await read(
+      await post(`${url}/token`, form({ ...codeGrant, client_id: 'demo-client', evil: 'x', client_secret: 'from-browser' })),
+    );
+    assert.equal(status, 200);
+    assert.deepEqual(json, { access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', space_id: 'space_acme' });
+    assert.equal(headers.get('access-control-allow-origin'), ORIGIN);
+    assert.equal(received.length, 1);
+    assert.equal(received[0]!.path, '/openapi/v1/oauth/token');
+    assert.match(received[0]!.headers['content-type'] ?? '', /^application\/x-www-form-urlencoded/);
+    const sent = Object.fromEntries(new URLSearchParams(received[0]!.body));
+    assert.deepEqual(sent, { ...codeGrant, client_id: 'demo-client', client_secret: SECRET });
+    assert.equal(received[0]!.headers.origin, undefined, 'browser headers are not forwarded');
+  });
+
+  test('works mounted under a prefix and without an Origin (server to server)', async () => {
+    const response = await fetch(`${url}/api/esign/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=UTF-8', 'X-Esign-Proxy': '1' },
+      body: form({ grant_type: 'refresh_token', refresh_token: 'rt-0', scope: 'envelope:read' }),
+    });
+    const { status } = await read(response);
+    assert.equal(status, 200);
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(received[0]!.body)), {
+      grant_type: 'refresh_token',
+      refresh_token: 'rt-0',
+      scope: 'envelope:read',
+      client_id: 'demo-client',
+      client_secret: SECRET,
+    });
+  });
+
+  test('revokes: RFC 7009 form to the revocation endpoint, answers 200 {}', async () => {
+    behaviour = (_req, res) => {
+      res.writeHead(200);
+      res.end();
+    };
+    const { status, json } = await read(await post(`${url}/revoke`, form({ token: 'rt-1', token_type_hint: 'refresh_token', grant_type: 'x' })));
+    assert.equal(status, 200);
+    assert.deepEqual(json, {});
+    assert.equal(received[0]!.path, '/openapi/v1/oauth/revoke');
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(received[0]!.body)), {
+      token: 'rt-1',
+      token_type_hint: 'refresh_token',
+      client_id: 'demo-client',
+      client_secret: SECRET,
+    });
+  });
+
+  test('never returns the secret even if the service echoes it, and drops secret-like fields', async () => {
+    behaviour = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Echo': 'ok' });
+      res.end(JSON.stringify({ access_token: 'at-2', token_type: 'Bearer', expires_in: '3600', client_secret: SECRET, echo: `x${SECRET}`, id_hint: 'fine', nested: { a: 1 } }));
+    };
+    const { status, json } = await read(await post(`${url}/token`, form(codeGrant)));
+    assert.equal(status, 200);
+    assert.deepEqual(json, { access_token: 'at-2', token_type: 'Bearer', expires_in: 3600, id_hint: 'fine' });
+  });
+
+  test('passes OAuth errors through with their status, scrubbing the secret', async () => {
+    behaviour = (_req, res) => {
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: 'invalid_grant', error_description: `code used; secret=${SECRET}`, extra: SECRET }));
+    };
+    const { status, json } = await read(await post(`${url}/token`, form(codeGrant)));
+    assert.equal(status, 400);
+    assert.equal(json.error, 'invalid_grant');
+    assert.equal(json.error_description, 'code used; secret=[redacted]');
+    assert.deepEqual(Object.keys(json).sort(), ['error', 'error_description']);
+
+    behaviour = (_req, res) => {
+      res.writeHead(401, { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Basic' });
+      res.end(JSON.stringify({ error: 'invalid_client' }));
+    };
+    const second = await read(await post(`${url}/token`, form(codeGrant)));
+    assert.equal(second.status, 401);
+    assert.equal(second.json.error, 'invalid_client');
+    assert.equal(second.headers.get('www-authenticate'), null);
+  });
+
+  test('clientAuth basic sends the secret in an Authorization header, not the form', async () => {
+    const basicUrl = await startProxy({ clientAuth: 'basic', clientSecret: 'a b:c' });
+    await read(await post(`${basicUrl}/token`, form(codeGrant)));
+    const sent = Object.fromEntries(new URLSearchParams(received[0]!.body));
+    assert.equal(sent.client_secret, undefined);
+    assert.equal(sent.client_id, 'demo-client');
+    assert.equal(received[0]!.headers.authorization, `Basic ${Buffer.from('demo-client:a+b%3Ac').toString('base64')}`);
+  });
+});
+
+describe('token proxy: refuses bad requests without calling the service', () => {
+  let url: string;
+  before(async () => {
+    url = await startProxy({ rateLimit: false });
+  });
+
+  const cases: Array<[string, () => Promise<Response>, number, string]> = [];
+  const add = (name: string, call: () => Promise<Response>, status: number, error: string): void => {
+    cases.push([name, call, status, error]);
+  };
+  add('password grant', () => post(`${url}/token`, form({ grant_type: 'password', username: 'a', password: 'b' })), 400, 'unsupported_grant_type');
+  add('client_credentials grant', () => post(`${url}/token`, form({ grant_type: 'client_credentials' })), 400, 'unsupported_grant_type');
+  add('missing grant_type', () => post(`${url}/token`, form({ code: 'x' })), 400, 'invalid_request');
+  add('missing code_verifier', () => post(`${url}/token`, form({ ...codeGrant, code_verifier: '' })), 400, 'invalid_request');
+  add('missing refresh_token', () => post(`${url}/token`, form({ grant_type: 'refresh_token' })), 400, 'invalid_request');
+  add('repeated code', () => post(`${url}/token`, `${form(codeGrant)}&code=other`), 400, 'invalid_request');
+  add('unlisted redirect_uri', () => post(`${url}/token`, form({ ...codeGrant, redirect_uri: 'https://evil.example/cb' })), 400, 'invalid_request');
+  add('redirect_uri differing by a slash', () => post(`${url}/token`, form({ ...codeGrant, redirect_uri: `${REDIRECT}/` })), 400, 'invalid_request');
+  add('mismatched client_id', () => post(`${url}/token`, form({ ...codeGrant, client_id: 'other-client' })), 401, 'invalid_client');
+  add('mismatched client_id on revoke', () => post(`${url}/revoke`, form({ token: 't', client_id: 'other' })), 401, 'invalid_client');
+  add('revoke without token', () => post(`${url}/revoke`, form({ token_type_hint: 'access_token' })), 400, 'invalid_request');
+  add('foreign origin', () => post(`${url}/token`, form(codeGrant), { Origin: 'https://evil.example' }), 403, 'access_denied');
+  add('Origin: null', () => post(`${url}/token`, form(codeGrant), { Origin: 'null' }), 403, 'access_denied');
+  add('origin differing by port', () => post(`${url}/token`, form(codeGrant), { Origin: 'http://localhost:6007' }), 403, 'access_denied');
+  add('missing X-Esign-Proxy header', () => fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN }, body: form(codeGrant) }), 403, 'access_denied');
+  add('X-Esign-Proxy: 0', () => post(`${url}/token`, form(codeGrant), { 'X-Esign-Proxy': '0' }), 403, 'access_denied');
+  add('JSON body', () => post(`${url}/token`, JSON.stringify(codeGrant), { 'Content-Type': 'application/json' }), 415, 'invalid_request');
+  add('text/plain body (simple CORS request)', () => post(`${url}/token`, form(codeGrant), { 'Content-Type': 'text/plain' }), 415, 'invalid_request');
+  add('multipart body', () => {
+    const data = new FormData();
+    data.set('grant_type', 'authorization_code');
+    return fetch(`${url}/token`, { method: 'POST', headers: { 'X-Esign-Proxy': '1', Origin: ORIGIN }, body: data });
+  }, 415, 'invalid_request');
+  add('latin1 charset', () => post(`${url}/token`, form(codeGrant), { 'Content-Type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }), 415, 'invalid_request');
+  add('oversized body', () => post(`${url}/token`, form({ ...codeGrant, code: 'x'.repeat(9 * 1024) })), 413, 'invalid_request');
+  add('oversized chunked body', () => {
+    const chunk = new TextEncoder().encode(`grant_type=authorization_code&code=${'x'.repeat(9 * 1024)}`);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    return fetch(`${url}/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+  }, 413, 'invalid_request');
+  add('GET', () => fetch(`${url}/token`, { headers: { 'X-Esign-Proxy': '1' } }), 405, 'invalid_request');
+  add('unknown path', () => post(`${url}/authorize`, form(codeGrant)), 404, 'not_found');
+  add('token as a query, not the last segment', () => post(`${url}/token/extra`, form(codeGrant)), 404, 'not_found');
+
+  for (const [name, call, status, error] of [...cases]) {
+    test(name, async () => {
+      const answer = await read(await call());
+      assert.equal(answer.status, status);
+      assert.equal(answer.json.error, error);
+      assert.equal(typeof answer.json.error_description, 'string');
+      assert.equal(received.length, 0, 'the service was not called');
+    });
+  }
+
+  test('a foreign origin never gets CORS headers', async () => {
+    const response = await fetch(`${url}/token`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-esign-proxy' },
+    });
+    const { status } = await read(response);
+    assert.equal(status, 403);
+    assert.equal(response.headers.get('access-control-allow-origin'), null);
+  });
+});
+
+describe('token proxy: CORS preflight', () => {
+  test('answers an allowed origin exactly, no wildcard, no credentials', async () => {
+    const url = await startProxy();
+    const response = await fetch(`${url}/api/esign/token`, {
+      method: 'OPTIONS',
+      headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-esign-proxy' },
+    });
+    await read(response);
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get('access-control-allow-origin'), ORIGIN);
+    assert.equal(response.headers.get('access-control-allow-credentials'), null);
+    assert.match(response.headers.get('access-control-allow-methods') ?? '', /POST/);
+    assert.match((response.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /x-esign-proxy/);
+    assert.equal(received.length, 0);
+  });
+});
+
+describe('token proxy: rate limit', () => {
+  test('429 with Retry-After past the limit, per Origin bucket', async () => {
+    const events: TokenProxyEvent[] = [];
+    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 3 }, allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'], onEvent: (e) => events.push(e) });
+    for (let i = 0; i < 3; i += 1) assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
+    const limited = await read(await post(`${url}/token`, form(codeGrant)));
+    assert.equal(limited.status, 429);
+    assert.equal(limited.json.error, 'temporarily_unavailable');
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal(received.length, 3);
+    // Another origin has its own bucket.
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { Origin: 'http://127.0.0.1:6006' }))).status, 200);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.status]),
+      [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['rejected', 429], ['authorization_code', 200]],
+    );
+    for (const event of events) {
+      assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'status', 'type']);
+      assert.ok(event.durationMs >= 0);
+    }
+  });
+
+  test('clientKey option picks the bucket', async () => {
+    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 1 }, clientKey: (r) => r.headers.get('x-user') ?? 'anon' });
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'a' }))).status, 200);
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'a' }))).status, 429);
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'b' }))).status, 200);
+  });
+});
+
+describe('token proxy: upstream failures', () => {
+  let url: string;
+  before(async () => {
+    url = await startProxy({ rateLimit: false, timeoutMs: 300, maxUpstreamBytes: 4096 });
+  });
+
+  const failures: Array<[string, UpstreamBehaviour, number]> = [
+    ['503 with JSON', (_q, s) => { s.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '7' }); s.end('{"error":"server_error"}'); }, 502],
+    ['500 HTML error page', (_q, s) => { s.writeHead(500, { 'Content-Type': 'text/html' }); s.end(`<html><body>Internal error ${SECRET}</body></html>`); }, 502],
+    ['200 HTML page (captive portal)', (_q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<html>login</html>'); }, 502],
+    ['404 HTML from a gateway', (_q, s) => { s.writeHead(404, { 'Content-Type': 'text/html' }); s.end('<h1>Not Found</h1>'); }, 502],
+    ['200 malformed JSON', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end('{"access_token":'); }, 502],
+    ['200 JSON without a token', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end('{"ok":true}'); }, 502],
+    ['400 JSON without error field', (_q, s) => { s.writeHead(400, { 'Content-Type': 'application/json' }); s.end('{"message":"bad"}'); }, 502],
+    ['302 redirect', (_q, s) => { s.writeHead(302, { Location: 'https://evil.example/steal' }); s.end(); }, 502],
+    ['dropped connection', (q) => { q.socket.destroy(); }, 502],
+    ['huge answer', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end(JSON.stringify({ access_token: 'a'.repeat(100_000), token_type: 'Bearer' })); }, 502],
+    ['huge chunked answer', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); for (let i = 0; i < 50; i += 1) s.write('x'.repeat(1000)); s.end(); }, 502],
+    ['timeout', () => { /* never answers */ }, 504],
+    ['headers then a stalled body', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.write('{"access_token":'); }, 504],
+  ];
+
+  for (const [name, fail, status] of failures) {
+    test(name, async () => {
+      behaviour = fail;
+      const answer = await read(await post(`${url}/token`, form(codeGrant)));
+      assert.equal(answer.status, status);
+      assert.equal(answer.json.error, 'temporarily_unavailable');
+      assert.equal(typeof answer.json.error_description, 'string');
+      assert.equal(answer.headers.get('location'), null);
+      assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN, 'the browser can read the error');
+    });
+  }
+
+  test('an unreachable service is a 502', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const deadUrl = await startProxy({ baseUrl: `http://127.0.0.1:${port}` });
+    const answer = await read(await post(`${deadUrl}/token`, form(codeGrant)));
+    assert.equal(answer.status, 502);
+    assert.equal(answer.json.error, 'temporarily_unavailable');
+  });
+
+  test('upstream 429 stays 429 with its Retry-After', async () => {
+    behaviour = (_q, s) => {
+      s.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '12' });
+      s.end('{"error":"slow_down"}');
+    };
+    const answer = await read(await post(`${url}/token`, form(codeGrant)));
+    assert.equal(answer.status, 429);
+    assert.equal(answer.headers.get('retry-after'), '12');
+  });
+});
+
+describe('token proxy: configuration and Fetch handler', () => {
+  const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'] };
+
+  test('refuses unsafe configuration', () => {
+    const bad: Array<Partial<TokenProxyOptions>> = [
+      { clientSecret: '' },
+      { clientId: '' },
+      { baseUrl: 'http://esign.example' },
+      { baseUrl: 'ftp://esign.example' },
+      { allowedOrigins: ['*'] },
+      { allowedOrigins: ['null'] },
+      { allowedOrigins: ['https://app.example/path'] },
+      { redirectUris: [] },
+      { redirectUris: ['http://app.example/cb'] },
+      { redirectUris: ['javascript:alert(1)'] },
+      { tokenEndpoint: 'http://evil.example/token' },
+      { rateLimit: { windowMs: 0, max: 1 } },
+    ];
+    for (const override of bad) {
+      assert.throws(() => createTokenProxy({ ...base, ...override }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret'), JSON.stringify(override));
+    }
+    assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
+  });
+
+  test('is a plain Fetch handler; same-origin requests need no allowlist entry', async () => {
+    const handler = createTokenProxy({ ...base, fetch: async () => Response.json({ access_token: 'x', token_type: 'Bearer' }) });
+    const make = (origin: string): Request =>
+      new Request('https://app.example/api/esign/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: origin },
+        body: form({ grant_type: 'authorization_code', code: 'c', code_verifier: 'v', redirect_uri: 'https://app.example/cb' }),
+      });
+    assert.equal((await handler(make('https://app.example'))).status, 200);
+    assert.equal((await handler(make('https://other.example'))).status, 403);
+    const strict = createTokenProxy({ ...base, allowSameOrigin: false, fetch: async () => Response.json({ access_token: 'x', token_type: 'Bearer' }) });
+    assert.equal((await strict(make('https://app.example'))).status, 403);
+  });
+});

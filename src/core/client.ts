@@ -1,0 +1,330 @@
+/**
+ * Typed client for the service's business endpoints (spec section 4). Used by the elements in the
+ * browser and by server code in Node; no Node-only imports.
+ */
+
+import { EsignError, isAbortError, type EsignErrorCode } from './errors.js';
+import { DEFAULT_RETRY_POLICY, abortedError, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+import type {
+  AddMemberData,
+  AddMemberRequest,
+  CreateEnvelopeRequest,
+  EmbeddedViewData,
+  EmbeddedViewRequest,
+  EnvelopeData,
+  UploadFileInput,
+  UploadFilesData,
+} from './service-types.js';
+import { isAllowedServiceUrl, joinApiPath } from './url.js';
+
+export { parseRetryAfter } from './retry.js';
+
+/** Where the client gets its Bearer token (the session of `<esign-connect>`, or server code). */
+export interface TokenSource {
+  /** `forceRefresh`: the last token was refused (401); return a fresh one or throw. */
+  getAccessToken(options?: { forceRefresh?: boolean; signal?: AbortSignal }): Promise<string>;
+}
+
+export interface ClientOptions {
+  /** Service base URL (https, or http on loopback); `/openapi/v1` + path is appended. */
+  baseUrl: string;
+  tokens: TokenSource;
+  /** Sent as `X-Operator-User-Id` only when set. */
+  operatorUserId?: string;
+  fetch?: typeof fetch;
+  /** Defaults: 3 retries, 300 ms base, 10 s cap. `false` turns retries off. */
+  retry?: { retries?: number; baseDelayMs?: number; maxDelayMs?: number } | false;
+  /** Per attempt, until the whole answer is read. Default 30 000; 0 turns it off. */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Allows retrying on 5xx, network errors and timeouts. 401 and 429 are retried regardless. */
+  idempotent?: boolean;
+  /** Overrides the client's `operatorUserId` for this call. */
+  operatorUserId?: string;
+  /** Extra request headers; `Authorization` cannot be overridden. */
+  headers?: Record<string, string>;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+}
+
+export interface ServiceResult<T> {
+  data: T;
+  requestId: string;
+  status: number;
+}
+
+/** (assumption) body of POST /envelopes/void. */
+export interface VoidEnvelopeRequest {
+  EnvelopeId: string;
+  Reason?: string;
+}
+
+/** (assumption) body of POST /envelopes/remind. */
+export interface RemindEnvelopeRequest {
+  EnvelopeId: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export class EsignClient {
+  readonly baseUrl: string;
+  readonly #tokens: TokenSource;
+  readonly #operatorUserId: string | undefined;
+  readonly #fetch: typeof fetch;
+  readonly #retry: RetryPolicy | undefined;
+  readonly #timeoutMs: number;
+
+  constructor(options: ClientOptions) {
+    if (!options || typeof options.baseUrl !== 'string' || !isAllowedServiceUrl(options.baseUrl, { allowLoopbackHttp: true })) {
+      throw new EsignError('invalid_config', 'baseUrl must be an https URL (or http on localhost/127.0.0.1/[::1]).');
+    }
+    if (!options.tokens || typeof options.tokens.getAccessToken !== 'function') {
+      throw new EsignError('invalid_config', 'tokens must be a TokenSource with getAccessToken().');
+    }
+    this.baseUrl = options.baseUrl;
+    this.#tokens = options.tokens;
+    this.#operatorUserId = options.operatorUserId || undefined;
+    // Wrapped so a browser's window.fetch is never called with a foreign `this` ("Illegal invocation").
+    const customFetch = options.fetch;
+    this.#fetch = customFetch ? (input, init) => customFetch(input, init) : (input, init) => globalThis.fetch(input, init);
+    this.#retry = options.retry === false ? undefined : { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry ?? {}) };
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** POST `body` as JSON to `/openapi/v1` + `path`; unwraps the `Response` envelope. */
+  async call<T>(path: string, body: unknown, options: CallOptions = {}): Promise<ServiceResult<T>> {
+    const url = joinApiPath(this.baseUrl, path);
+    const { signal } = options;
+    const payload = JSON.stringify(body ?? {});
+    let refreshed = false;
+    let forceRefresh = false;
+    let attempt = 0;
+    for (;;) {
+      if (signal?.aborted) throw abortedError(signal);
+      let error: EsignError;
+      try {
+        const token = await this.#token(forceRefresh, signal);
+        return await this.#attempt<T>(url, payload, token, options);
+      } catch (caught) {
+        error = toEsignError(caught, signal);
+      }
+      if (error.code === 'aborted') throw error;
+      // One refresh-and-retry: the request was refused before being processed, so it is safe for any call.
+      if (error.code === 'unauthorized' && error.status === 401 && !refreshed) {
+        refreshed = true;
+        forceRefresh = true;
+        continue;
+      }
+      forceRefresh = false;
+      const wait = this.#retryWait(error, attempt, options.idempotent === true);
+      if (wait === undefined) throw error;
+      attempt += 1;
+      await sleep(wait, signal);
+    }
+  }
+
+  /** POST /files/upload (JSON Base64 variant). Not idempotent unless `idempotent: true`. */
+  async uploadFiles(files: UploadFileInput[], options: CallOptions = {}): Promise<ServiceResult<UploadFilesData>> {
+    if (!Array.isArray(files) || files.length === 0) throw new EsignError('no_files', 'uploadFiles needs at least one file.');
+    const result = await this.call<UploadFilesData>('/files/upload', { Files: files }, options);
+    const list = (result.data as Partial<UploadFilesData> | null)?.Files;
+    if (!Array.isArray(list) || !list.every((f) => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
+      throw badShape('files/upload', result);
+    }
+    return result;
+  }
+
+  /** POST /embedded/views. Idempotent by default (each call just mints a new one-time Url). */
+  async createEmbeddedView(request: EmbeddedViewRequest, options: CallOptions = {}): Promise<ServiceResult<EmbeddedViewData>> {
+    const result = await this.call<EmbeddedViewData>('/embedded/views', request, { idempotent: true, ...options });
+    const data = result.data as Partial<EmbeddedViewData> | null;
+    if (!isRecord(data) || typeof data.Url !== 'string' || typeof data.ExpiresAt !== 'string') throw badShape('embedded/views', result);
+    return result;
+  }
+
+  requestSignaturesView(fileIds: string[], options: CallOptions = {}): Promise<ServiceResult<EmbeddedViewData>> {
+    if (!Array.isArray(fileIds) || fileIds.length === 0) {
+      return Promise.reject(new EsignError('no_files', 'request_signatures needs at least one FileId.'));
+    }
+    return this.createEmbeddedView({ OperateType: 'request_signatures', OperateParam: { FileIds: [...fileIds] } }, options);
+  }
+
+  signatureStatusView(options: CallOptions = {}): Promise<ServiceResult<EmbeddedViewData>> {
+    return this.createEmbeddedView({ OperateType: 'signature_status' }, options);
+  }
+
+  /** (assumption) POST /members/add. Not idempotent (sends an invitation email). */
+  async addMember(request: AddMemberRequest, options: CallOptions = {}): Promise<ServiceResult<AddMemberData>> {
+    const result = await this.call<AddMemberData>('/members/add', request, options);
+    const data = result.data as Partial<AddMemberData> | null;
+    if (!isRecord(data) || typeof data.UserId !== 'string') throw badShape('members/add', result);
+    return result;
+  }
+
+  /** (assumption) POST /envelopes; needs an operator id (per call or from the client options). */
+  createEnvelope(request: CreateEnvelopeRequest, options: CallOptions = {}): Promise<ServiceResult<EnvelopeData>> {
+    return this.#envelopeCall('/envelopes', request, options);
+  }
+
+  /** (assumption) POST /envelopes/void. */
+  voidEnvelope(request: VoidEnvelopeRequest, options: CallOptions = {}): Promise<ServiceResult<EnvelopeData>> {
+    return this.#envelopeCall('/envelopes/void', request, options);
+  }
+
+  /** (assumption) POST /envelopes/remind. Not idempotent (sends emails). */
+  remindEnvelope(request: RemindEnvelopeRequest, options: CallOptions = {}): Promise<ServiceResult<EnvelopeData>> {
+    return this.#envelopeCall('/envelopes/remind', request, options);
+  }
+
+  async #envelopeCall(path: string, request: unknown, options: CallOptions): Promise<ServiceResult<EnvelopeData>> {
+    const result = await this.call<EnvelopeData>(path, request, options);
+    const data = result.data as Partial<EnvelopeData> | null;
+    if (!isRecord(data) || typeof data.EnvelopeId !== 'string') throw badShape(path.slice(1), result);
+    return result;
+  }
+
+  async #token(forceRefresh: boolean, signal: AbortSignal | undefined): Promise<string> {
+    let token: unknown;
+    try {
+      token = await this.#tokens.getAccessToken(forceRefresh ? { forceRefresh: true, signal } : { signal });
+    } catch (error) {
+      throw toEsignError(error, signal, 'no_session');
+    }
+    if (typeof token !== 'string' || token === '') throw new EsignError('no_session', 'The token source returned no access token.');
+    return token;
+  }
+
+  async #attempt<T>(url: string, payload: string, token: string, options: CallOptions): Promise<ServiceResult<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    for (const name of Object.keys(headers)) {
+      if (name.toLowerCase() === 'authorization') delete headers[name];
+    }
+    headers['Content-Type'] = 'application/json';
+    headers['Accept'] = 'application/json';
+    headers['Authorization'] = `Bearer ${token}`;
+    const operator = options.operatorUserId || this.#operatorUserId;
+    if (operator) headers['X-Operator-User-Id'] = operator;
+
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = timeoutMs > 0 ? setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs) : undefined;
+    const onAbort = (): void => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let response: Response;
+      let text: string;
+      try {
+        response = await this.#fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal, redirect: 'manual', credentials: 'omit' });
+        text = await response.text();
+      } catch (error) {
+        if (timedOut) throw new EsignError('timeout', `No answer from the service within ${timeoutMs} ms.`, { cause: error });
+        if (options.signal?.aborted || isAbortError(error)) throw abortedError(options.signal);
+        throw new EsignError('network_error', 'Could not reach the service.', { cause: error });
+      }
+      return interpret<T>(response, text);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Milliseconds to wait before the next attempt, or undefined to give up. */
+  #retryWait(error: EsignError, attempt: number, idempotent: boolean): number | undefined {
+    const policy = this.#retry;
+    if (!policy || attempt >= policy.retries) return undefined;
+    // (assumption) 429 means the request was not processed, so any call may be retried.
+    const retryable =
+      error.code === 'rate_limited' ||
+      (idempotent && (error.code === 'service_error' && (error.status ?? 0) >= 500 || error.code === 'network_error' || error.code === 'timeout'));
+    if (!retryable) return undefined;
+    const jitter = backoffDelay(attempt, policy);
+    if (error.retryAfter === undefined) return jitter;
+    const asked = error.retryAfter * 1000;
+    // Waiting less than asked would only earn another refusal; a longer wait than the cap is the caller's call.
+    if (asked > policy.maxDelayMs) return undefined;
+    return Math.max(asked, jitter);
+  }
+}
+
+export function createClient(options: ClientOptions): EsignClient {
+  return new EsignClient(options);
+}
+
+/** HTTP status → stable code (see docs/architecture.md). */
+export function codeForStatus(status: number): EsignErrorCode {
+  switch (status) {
+    case 400:
+      return 'invalid_argument';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 413:
+      return 'payload_too_large';
+    case 429:
+      return 'rate_limited';
+    default:
+      return 'service_error';
+  }
+}
+
+function interpret<T>(response: Response, text: string): ServiceResult<T> {
+  const status = response.status;
+  const headerRequestId = response.headers.get('x-request-id') ?? undefined;
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  let json: unknown;
+  let parsed = false;
+  try {
+    json = JSON.parse(text);
+    parsed = true;
+  } catch {
+    // handled below: an error status keeps its code, a success becomes bad_response
+  }
+  const envelope = parsed && isRecord(json) && isRecord(json.Response) ? json.Response : undefined;
+  const requestId = typeof envelope?.RequestId === 'string' ? envelope.RequestId : headerRequestId;
+  const serviceError = envelope && isRecord(envelope.Error) ? envelope.Error : undefined;
+  // Business endpoints never redirect; following one could carry the Bearer token elsewhere.
+  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+    throw new EsignError('bad_response', `The service answered with a redirect (HTTP ${status}).`, { status, requestId });
+  }
+
+  if (status >= 200 && status < 300 && !serviceError) {
+    if (!envelope || typeof envelope.RequestId !== 'string' || !('Data' in envelope)) {
+      throw new EsignError('bad_response', `The service answered ${status} without a Response envelope.`, { status, requestId });
+    }
+    return { data: envelope.Data as T, requestId: envelope.RequestId, status };
+  }
+  const serviceCode = typeof serviceError?.Code === 'string' ? serviceError.Code : undefined;
+  const message =
+    typeof serviceError?.Message === 'string' && serviceError.Message !== ''
+      ? serviceError.Message
+      : `The service answered HTTP ${status}${serviceCode ? ` (${serviceCode})` : ''}.`;
+  const code = status >= 200 && status < 300 ? 'service_error' : codeForStatus(status);
+  throw new EsignError(code, message, { status, requestId, serviceCode, retryAfter });
+}
+
+function toEsignError(error: unknown, signal: AbortSignal | undefined, fallback: EsignErrorCode = 'network_error'): EsignError {
+  if (signal?.aborted) return error instanceof EsignError && error.code === 'aborted' ? error : abortedError(signal);
+  return EsignError.from(error, fallback);
+}
+
+function badShape(endpoint: string, result: ServiceResult<unknown>): EsignError {
+  return new EsignError('bad_response', `Unexpected Data shape from ${endpoint}.`, { status: result.status, requestId: result.requestId });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

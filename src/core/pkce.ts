@@ -1,0 +1,33 @@
+/** PKCE (RFC 7636, S256 only) and the random values of an authorization attempt. */
+import { calculatePKCECodeChallenge } from 'oauth4webapi';
+
+/** Bytes of entropy in a verifier; 64 bytes give 86 base64url characters (spec: 43..128). */
+export const VERIFIER_BYTES = 64;
+
+export function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function randomBytes(length: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(length));
+}
+
+/** A fresh code verifier: base64url of 64 random bytes (86 characters). */
+export function createCodeVerifier(): string {
+  return base64url(randomBytes(VERIFIER_BYTES));
+}
+
+/** base64url(SHA-256(verifier)), the S256 code challenge. */
+export function createCodeChallenge(verifier: string): Promise<string> {
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) {
+    return Promise.reject(new RangeError('A PKCE verifier is 43 to 128 unreserved characters.'));
+  }
+  return calculatePKCECodeChallenge(verifier);
+}
+
+/** An unguessable, single-use `state` value (256 bits). */
+export function createState(): string {
+  return base64url(randomBytes(32));
+}

@@ -1,0 +1,19 @@
+/** How elements find their session: nested inside an <esign-connect> (context) or `connect="ID"`. */
+import { createContext } from '@lit/context';
+import type { SessionInfo } from '../core/session/session-manager.js';
+import type { TokenSource } from '../core/client.js';
+
+/**
+ * What an <esign-connect> offers the elements that use it. It is an EventTarget that fires
+ * `esign-connected`, `esign-disconnected` and `esign-session-refreshed`.
+ */
+export interface SessionProvider extends EventTarget, TokenSource {
+  /** The service base URL of this session. */
+  readonly baseUrl: string;
+  /** The current session, or undefined when not connected. */
+  readonly session: SessionInfo | undefined;
+  /** The member user id sent as X-Operator-User-Id, when configured. */
+  readonly operatorUserId: string | undefined;
+}
+
+export const sessionContext = createContext<SessionProvider | undefined>(Symbol('esign-session'));

@@ -1,0 +1,96 @@
+/**
+ * Finds the SessionProvider of an element (the `connect="ID"` attribute first, else the nearest
+ * <esign-connect> ancestor through context) and re-renders the host when the session changes.
+ */
+import { ContextConsumer } from '@lit/context';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { sessionContext, type SessionProvider } from './session-context.js';
+
+type Host = ReactiveControllerHost & HTMLElement & { connect?: string | null | undefined };
+
+const SESSION_EVENTS = ['esign-connected', 'esign-disconnected', 'esign-session-refreshed'] as const;
+
+export class SessionController implements ReactiveController {
+  #host: Host;
+  #fromContext: SessionProvider | undefined;
+  #byId: SessionProvider | undefined;
+  #watched: SessionProvider | undefined;
+  #observer: MutationObserver | undefined;
+  readonly #onChange = (): void => this.#host.requestUpdate();
+
+  constructor(host: Host) {
+    this.#host = host;
+    host.addController(this);
+    new ContextConsumer(host, {
+      context: sessionContext,
+      subscribe: true,
+      callback: (value) => {
+        this.#fromContext = value;
+        this.#sync();
+      },
+    });
+  }
+
+  /** The session provider in use, if any. */
+  get provider(): SessionProvider | undefined {
+    return this.#byId ?? (this.#host.connect ? undefined : this.#fromContext);
+  }
+
+  hostConnected(): void {
+    this.#resolveById();
+  }
+
+  hostUpdate(): void {
+    // the `connect` attribute may have changed
+    this.#resolveById();
+  }
+
+  hostDisconnected(): void {
+    this.#observer?.disconnect();
+    this.#observer = undefined;
+    this.#watch(undefined);
+  }
+
+  #resolveById(): void {
+    const id = this.#host.connect;
+    if (!id) {
+      this.#byId = undefined;
+      this.#observer?.disconnect();
+      this.#observer = undefined;
+      this.#sync();
+      return;
+    }
+    const root = this.#host.getRootNode() as Document | ShadowRoot;
+    const found = root.getElementById?.(id) ?? document.getElementById(id);
+    const provider = found && isProvider(found) ? found : undefined;
+    if (!provider) {
+      // the named element may be added or upgraded later
+      if (found && found.localName === 'esign-connect') void customElements.whenDefined('esign-connect').then(() => this.#host.requestUpdate());
+      this.#observer ??= new MutationObserver(() => this.#host.requestUpdate());
+      this.#observer.observe(document, { childList: true, subtree: true });
+    } else {
+      this.#observer?.disconnect();
+      this.#observer = undefined;
+    }
+    if (provider !== this.#byId) {
+      this.#byId = provider;
+      this.#sync();
+    }
+  }
+
+  #sync(): void {
+    this.#watch(this.provider);
+    this.#host.requestUpdate();
+  }
+
+  #watch(provider: SessionProvider | undefined): void {
+    if (provider === this.#watched) return;
+    for (const name of SESSION_EVENTS) this.#watched?.removeEventListener(name, this.#onChange);
+    this.#watched = provider;
+    for (const name of SESSION_EVENTS) provider?.addEventListener(name, this.#onChange);
+  }
+}
+
+function isProvider(element: Element): element is Element & SessionProvider {
+  return typeof (element as Partial<SessionProvider>).getAccessToken === 'function' && 'baseUrl' in element;
+}

@@ -419,3 +419,21 @@ describe('token proxy: configuration and Fetch handler', () => {
     assert.equal((await strict(make('https://app.example'))).status, 403);
   });
 });
+
+describe('token proxy: mounted in a plain node:http server', () => {
+  test('getRequestListener(handler) under a prefix', async () => {
+    const { getRequestListener } = await import('@hono/node-server');
+    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT] });
+    const host = createServer(getRequestListener(handler));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/api/esign/token`;
+      const answer = await read(await post(url, form(codeGrant)));
+      assert.equal(answer.status, 200);
+      assert.equal(answer.json.access_token, 'at-1');
+    } finally {
+      host.closeAllConnections();
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+/** esign-emulator: runs the service emulator on local ports and prints the demo seed. */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createEmulator, parseSeedInput } from './index.js';
+import type { EmulatorSeed, EmulatorSeedInput, RunningEmulator } from './types.js';
+
+const HELP = `esign-emulator: a local stand-in for the hosted e-signature service
+
+Usage: esign-emulator [options]
+
+Options:
+  --port N          business API port (default 4010)
+  --file-port N     file-management domain port (default 4011)
+  --host HOST       address to listen on (default 127.0.0.1)
+  --config FILE     JSON seed: {"replace"?, "apps", "users", "spaces"}; extends the demo seed unless "replace": true
+  --public-url URL  origin put into returned Urls and redirects (default the business origin)
+  --help            show this help
+
+Test helpers live under /__emulator/ (reset, clock, outbox, faults, requests, seed).
+`;
+
+function usageError(message: string): never {
+  process.stderr.write(`esign-emulator: ${message}\nRun esign-emulator --help for usage.\n`);
+  process.exit(2);
+}
+
+function port(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) usageError(`${flag} must be a port number 0..65535, got "${value}"`);
+  return Number(value);
+}
+
+export function describe(emu: RunningEmulator, seed: EmulatorSeed, publicUrl: string): string {
+  const lines: string[] = [];
+  lines.push('esign emulator is running (development only; never use these credentials anywhere real)');
+  lines.push(`  business API   ${emu.baseUrl}  (paths /openapi/v1/...)`);
+  lines.push(`  file domain    ${emu.fileUrl}`);
+  if (publicUrl !== emu.baseUrl) lines.push(`  public URL     ${publicUrl}`);
+  lines.push(`  outbox         ${publicUrl}/__emulator/outbox.html`);
+  lines.push('');
+  lines.push('Apps:');
+  for (const a of seed.apps) {
+    lines.push(`  ${a.name}`);
+    lines.push(`    client_id      ${a.clientId}`);
+    lines.push(`    client_secret  ${a.clientSecret}`);
+    lines.push(`    scopes         ${a.scopes.join(' ')}`);
+    lines.push(`    redirect URIs  ${a.redirectUris.join('\n                   ')}`);
+  }
+  lines.push('');
+  lines.push('Users (email / password):');
+  for (const u of seed.users) lines.push(`  ${u.email} / ${u.password}  ${u.name} (${u.userId})`);
+  lines.push('');
+  lines.push('Spaces:');
+  for (const s of seed.spaces) {
+    const members = s.members.map((m) => `${m.email} ${m.role}${m.status === 'pending' ? ' pending' : ''}`).join(', ');
+    lines.push(`  ${s.spaceId} "${s.name}"${s.integrator ? ' (integrator)' : ''}: ${members || 'no members'}`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        'file-port': { type: 'string' },
+        host: { type: 'string' },
+        config: { type: 'string' },
+        'public-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    usageError((err as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  let seed: EmulatorSeedInput | undefined;
+  if (typeof values.config === 'string') {
+    try {
+      seed = parseSeedInput(JSON.parse(readFileSync(values.config, 'utf8')) as unknown);
+    } catch (err) {
+      usageError(`cannot use --config ${values.config}: ${(err as Error).message}`);
+    }
+  }
+  const publicUrl = values['public-url'];
+  if (typeof publicUrl === 'string' && !/^https?:\/\/[^/?#]+/.test(publicUrl)) usageError('--public-url must be an http(s) URL');
+  let emu: RunningEmulator;
+  try {
+    emu = await createEmulator({
+      port: port(values.port as string | undefined, 4010, '--port'),
+      filePort: port(values['file-port'] as string | undefined, 4011, '--file-port'),
+      host: (values.host as string | undefined) ?? '127.0.0.1',
+      ...(typeof publicUrl === 'string' ? { publicUrl } : {}),
+      ...(seed ? { seed } : {}),
+      log: (line) => process.stdout.write(`[emulator] ${line}\n`),
+    });
+  } catch (err) {
+    process.stderr.write(`esign-emulator: cannot start: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(describe(emu, emu.seed, typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : emu.baseUrl) + '\n');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping\n`);
+    emu.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+await main();

@@ -1,0 +1,81 @@
+import type { Hono } from 'hono';
+import { parseFault } from './faults.js';
+import { type EmuEnv, escapeHtml as e, htmlResponse, jsonResponse, page } from './http.js';
+import type { Runtime } from './runtime.js';
+
+/** Test helpers under /__emulator/ (docs/architecture.md); never part of the real service. */
+export function mountDevRoutes(app: Hono<EmuEnv>, rt: Runtime): void {
+  const store = rt.store;
+  const bad = (message: string) => jsonResponse({ error: 'invalid_request', error_description: message }, 400);
+  const readBody = async (text: string): Promise<unknown> => {
+    if (!text.trim()) return {};
+    return JSON.parse(text) as unknown;
+  };
+
+  app.post('/__emulator/reset', () => {
+    store.reset();
+    rt.log('reset to seed');
+    return jsonResponse({ reset: true, now: store.now().toISOString() });
+  });
+
+  app.get('/__emulator/clock', () => jsonResponse({ now: store.now().toISOString(), offsetSeconds: store.offsetMs / 1000 }));
+  app.post('/__emulator/clock', async (c) => {
+    let body: unknown;
+    try {
+      body = await readBody(await c.req.text());
+    } catch {
+      return bad('body must be JSON');
+    }
+    const seconds = (body as { advanceSeconds?: unknown } | null)?.advanceSeconds;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return bad('advanceSeconds must be a number');
+    store.advance(seconds);
+    return jsonResponse({ now: store.now().toISOString(), offsetSeconds: store.offsetMs / 1000 });
+  });
+
+  const outbox = () => store.outbox.map(({ id, to, subject, kind, link, sentAt, text }) => ({ id, to, subject, kind, link, sentAt, text }));
+  app.get('/__emulator/outbox', () => jsonResponse(outbox()));
+  app.get('/__emulator/outbox.html', () => {
+    const rows = [...outbox()]
+      .reverse()
+      .map(
+        (m) => `<tr><td><time datetime="${e(m.sentAt)}">${e(m.sentAt)}</time></td><td>${e(m.to)}</td><td>${e(m.kind)}</td>
+<td><strong>${e(m.subject)}</strong><br><span class="muted">${e(m.text)}</span></td>
+<td>${m.link ? `<a href="${e(m.link)}" target="_blank" rel="noopener">${m.kind === 'invitation' ? 'Accept invitation' : 'Open to sign'}</a>` : ''}</td></tr>`,
+      )
+      .join('');
+    return htmlResponse(
+      page(
+        'Emulator outbox',
+        `<h1>Outbox</h1><p class="muted">Emails the emulator "sent". Newest first. Reload to see new mail.</p>
+${rows ? `<table id="outbox"><thead><tr><th>Sent</th><th>To</th><th>Kind</th><th>Message</th><th>Link</th></tr></thead><tbody>${rows}</tbody></table>` : '<p id="empty-outbox">No emails yet.</p>'}`,
+      ),
+    );
+  });
+
+  app.post('/__emulator/faults', async (c) => {
+    let body: unknown;
+    try {
+      body = await readBody(await c.req.text());
+    } catch {
+      return bad('body must be JSON');
+    }
+    const fault = parseFault(body);
+    if (typeof fault === 'string') return bad(fault);
+    store.faults.push(fault);
+    return jsonResponse({ id: fault.id });
+  });
+  app.get('/__emulator/faults', () => jsonResponse(store.faults));
+  app.delete('/__emulator/faults', () => {
+    const cleared = store.faults.length;
+    store.faults = [];
+    return jsonResponse({ cleared });
+  });
+
+  app.get('/__emulator/requests', () => jsonResponse(Object.fromEntries(store.counters)));
+  app.delete('/__emulator/requests', () => {
+    store.counters.clear();
+    return jsonResponse({ cleared: true });
+  });
+
+  app.get('/__emulator/seed', () => jsonResponse(store.snapshot()));
+}

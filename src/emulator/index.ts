@@ -1,0 +1,162 @@
+/**
+ * The service emulator: a local stand-in for the hosted e-signature service (business API,
+ * consent and embedded pages, file-management domain) plus test helpers under /__emulator/.
+ * Contract: docs/architecture.md, "The emulator's wire contract".
+ */
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { mountBusiness } from './app.js';
+import { mountDevRoutes } from './dev-routes.js';
+import { mountEmbedded } from './embedded-pages.js';
+import { counterMiddleware, faultMiddleware } from './faults.js';
+import { mountFileDomain } from './file-domain.js';
+import { type Ctx, type EmuEnv, fail, originAllowed, requestIdMiddleware, ServiceError } from './http.js';
+import { mountOAuth } from './oauth.js';
+import type { Runtime } from './runtime.js';
+import { demoSeed, mergeSeed } from './seed.js';
+import { Store } from './state.js';
+import { DEFAULT_LIMITS, type EmulatorOptions, type RunningEmulator } from './types.js';
+
+export { demoSeed, mergeSeed, parseSeedInput } from './seed.js';
+export { DEFAULT_LIMITS } from './types.js';
+export type {
+  EmulatorLimits,
+  EmulatorOptions,
+  EmulatorSeed,
+  EmulatorSeedInput,
+  MemberRole,
+  MemberStatus,
+  OriginList,
+  RunningEmulator,
+  SeedApp,
+  SeedMember,
+  SeedSpace,
+  SeedUser,
+} from './types.js';
+
+function corsFor(rt: Runtime): MiddlewareHandler<EmuEnv> {
+  return cors({
+    origin: (origin) => (originAllowed(rt.corsOrigins, origin) ? origin : null),
+    allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Operator-User-Id', 'X-TC-Action'],
+    exposeHeaders: ['Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  }) as MiddlewareHandler<EmuEnv>;
+}
+
+function handleError(rt: Runtime) {
+  return (err: Error, c: Ctx): Response => {
+    if (err instanceof ServiceError) return fail(c, err.status, err.code, err.message, err.headers);
+    if (err instanceof HTTPException && err.status < 500) return fail(c, err.status, 'InvalidParameter', 'The request could not be read.');
+    // never the message: it might echo request data
+    rt.log(`internal error: ${err?.name ?? 'Error'}`);
+    return fail(c, 500, 'InternalError', 'Internal error.');
+  };
+}
+
+function baseApp(rt: Runtime, counterPrefix: string): Hono<EmuEnv> {
+  const app = new Hono<EmuEnv>();
+  app.use('*', requestIdMiddleware);
+  app.use('*', counterMiddleware(rt, counterPrefix));
+  app.onError(handleError(rt));
+  app.notFound((c) => fail(c, 404, 'ResourceNotFound', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`));
+  return app;
+}
+
+export function buildBusinessApp(rt: Runtime): Hono<EmuEnv> {
+  const app = baseApp(rt, '');
+  const withCors = corsFor(rt);
+  // token and revoke are server to server only: no CORS, so a browser cannot call them directly
+  app.use('/openapi/v1/*', (c, next) => (/^\/openapi\/v1\/oauth\/(token|revoke)$/.test(c.req.path) ? next() : withCors(c, next)));
+  app.use('/__emulator/*', withCors);
+  app.use('*', faultMiddleware(rt));
+  mountOAuth(app, rt);
+  mountBusiness(app, rt);
+  mountEmbedded(app, rt);
+  mountDevRoutes(app, rt);
+  return app;
+}
+
+export function buildFileApp(rt: Runtime): Hono<EmuEnv> {
+  const app = baseApp(rt, 'file:');
+  app.use('*', corsFor(rt));
+  app.use('*', faultMiddleware(rt));
+  mountFileDomain(app, rt);
+  mountDevRoutes(app, rt);
+  return app;
+}
+
+function listen(fetch: (req: Request, env: never) => Response | Promise<Response>, port: number, hostname: string): Promise<{ server: ServerType; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: fetch as never, port, hostname }, (info: AddressInfo) => {
+      server.off('error', reject);
+      resolve({ server, port: info.port });
+    });
+    server.once('error', reject);
+  });
+}
+
+function closeServer(server: ServerType): Promise<void> {
+  return new Promise((resolve) => {
+    const s = server as import('node:http').Server;
+    s.close(() => resolve());
+    s.closeAllConnections?.();
+  });
+}
+
+function checkPublicUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`publicUrl is not a URL: ${value}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('publicUrl must be http(s)');
+  if (u.search || u.hash) throw new Error('publicUrl must not have a query or fragment');
+  return (u.origin + u.pathname).replace(/\/+$/, '');
+}
+
+/** Starts the business API and the file-management domain; both listen on 127.0.0.1 by default. */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const seed = options.seed ? mergeSeed(demoSeed(), options.seed) : demoSeed();
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  for (const [k, v] of Object.entries(limits))
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`limits.${k} must be a positive number`);
+  const host = options.host ?? '127.0.0.1';
+  const store = new Store(seed, limits);
+  const rt: Runtime = {
+    store,
+    limits,
+    publicUrl: '',
+    fileUrl: '',
+    corsOrigins: options.corsOrigins,
+    frameAncestors: options.frameAncestors,
+    log: options.log ?? (() => {}),
+  };
+  const business = await listen(buildBusinessApp(rt).fetch as never, options.port ?? 0, host);
+  let files: { server: ServerType; port: number };
+  try {
+    files = await listen(buildFileApp(rt).fetch as never, options.filePort ?? 0, host);
+  } catch (err) {
+    await closeServer(business.server);
+    throw err;
+  }
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = `http://${urlHost}:${business.port}`;
+  const fileUrl = `http://${urlHost}:${files.port}`;
+  rt.publicUrl = options.publicUrl ? checkPublicUrl(options.publicUrl) : baseUrl;
+  rt.fileUrl = fileUrl;
+  let closed: Promise<void> | undefined;
+  return {
+    baseUrl,
+    fileUrl,
+    seed,
+    reset: () => store.reset(),
+    advanceClock: (seconds: number) => store.advance(seconds),
+    now: () => store.now(),
+    close: () => (closed ??= Promise.all([closeServer(business.server), closeServer(files.server)]).then(() => undefined)),
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Public types of the service emulator: options, limits and the seed.
+ * Every limit here is an (assumption) of the project, see shared/design.md; they are settings.
+ */
+
+export type MemberRole = 'admin' | 'member';
+export type MemberStatus = 'active' | 'pending';
+
+export interface SeedApp {
+  clientId: string;
+  clientSecret: string;
+  name: string;
+  scopes: string[];
+  /** Registered redirect URIs, compared exactly. */
+  redirectUris: string[];
+  /** The app's automatically associated system user (spec section 2). */
+  systemUserId: string;
+}
+
+export interface SeedUser {
+  userId: string;
+  email: string;
+  /** Plain text on purpose: the emulator is a development tool and prints it. */
+  password: string;
+  name: string;
+}
+
+export interface SeedMember {
+  email: string;
+  role: MemberRole;
+  status: MemberStatus;
+}
+
+export interface SeedSpace {
+  spaceId: string;
+  name: string;
+  integrator: boolean;
+  members: SeedMember[];
+}
+
+export interface EmulatorSeed {
+  apps: SeedApp[];
+  users: SeedUser[];
+  spaces: SeedSpace[];
+}
+
+/** The `--config` JSON: partial entries, defaults filled in by `mergeSeed`. */
+export interface EmulatorSeedInput {
+  /** true: the input replaces the base seed; otherwise it extends it (same id/email overrides). */
+  replace?: boolean;
+  apps?: Array<Omit<SeedApp, 'systemUserId'> & { systemUserId?: string }>;
+  users?: Array<Omit<SeedUser, 'userId'> & { userId?: string }>;
+  spaces?: Array<{
+    spaceId: string;
+    name: string;
+    integrator?: boolean;
+    members?: Array<{ email: string; role: MemberRole; status?: MemberStatus }>;
+  }>;
+}
+
+export interface EmulatorLimits {
+  /** (assumption) largest decoded file, bytes. */
+  maxFileBytes: number;
+  /** (assumption) files per upload request. */
+  maxFilesPerRequest: number;
+  /** (assumption) business requests per minute per access token. */
+  requestsPerMinute: number;
+  /** (assumption) authorization code lifetime. */
+  codeTtlSeconds: number;
+  /** Access token lifetime (the spec's expires_in: 3600). */
+  accessTokenTtlSeconds: number;
+  /** (assumption) refresh token lifetime. */
+  refreshTokenTtlSeconds: number;
+  /** (assumption) embedded Url lifetime (ExpiresAt). */
+  embeddedUrlTtlSeconds: number;
+  /** (assumption) how long an embedded page stays usable after its Url was opened. */
+  embeddedSessionTtlSeconds: number;
+  /** How long a pending authorization request (the consent page) stays usable. */
+  authRequestTtlSeconds: number;
+}
+
+export const DEFAULT_LIMITS: EmulatorLimits = {
+  maxFileBytes: 20 * 1024 * 1024,
+  maxFilesPerRequest: 10,
+  requestsPerMinute: 60,
+  codeTtlSeconds: 300,
+  accessTokenTtlSeconds: 3600,
+  refreshTokenTtlSeconds: 30 * 24 * 3600,
+  embeddedUrlTtlSeconds: 300,
+  embeddedSessionTtlSeconds: 3600,
+  authRequestTtlSeconds: 600,
+};
+
+export type OriginList = string[] | '*';
+
+export interface EmulatorOptions {
+  /** Business API port; 0 = random (default 0). */
+  port?: number;
+  /** File-management domain port; 0 = random (default 0). */
+  filePort?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Origin put into returned Urls and redirects; default the bound business origin. */
+  publicUrl?: string;
+  /** Replaces or extends the demo seed (see mergeSeed). */
+  seed?: EmulatorSeedInput;
+  /** Origins allowed by CORS; default any loopback origin (http(s)://localhost|127.0.0.1|[::1], any port). */
+  corsOrigins?: OriginList;
+  /** Origins allowed to frame the embedded pages; default any loopback origin plus corsOrigins. */
+  frameAncestors?: OriginList;
+  limits?: Partial<EmulatorLimits>;
+  /** Silent by default; the CLI prints. Never receives tokens, codes or secrets. */
+  log?: (line: string) => void;
+}
+
+export interface RunningEmulator {
+  /** Service base, e.g. http://127.0.0.1:4010 (paths /openapi/v1/... are appended). */
+  baseUrl: string;
+  /** File-management domain, e.g. http://127.0.0.1:4011. */
+  fileUrl: string;
+  seed: EmulatorSeed;
+  /** Back to the seed, clock offset 0, faults, outbox and counters cleared. */
+  reset(): void;
+  advanceClock(seconds: number): void;
+  now(): Date;
+  close(): Promise<void>;
+}

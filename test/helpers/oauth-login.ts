@@ -1,0 +1,220 @@
+/**
+ * Obtains an authorization code from the emulator without a browser: drives its consent HTML forms with
+ * fetch (GET /openapi/v1/oauth/auth → consent page → POST login → POST Agree/Deny) and reads the code
+ * from the final redirect's Location. Node only; for tests.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+export interface PkcePair {
+  verifier: string;
+  challenge: string;
+}
+
+/** RFC 7636 S256 pair: verifier = base64url(64 random bytes), challenge = base64url(SHA-256(verifier)). */
+export function createPkcePair(): PkcePair {
+  const verifier = randomBytes(64).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export interface AuthorizeOptions {
+  /** Emulator business base URL (its consent pages live there too). */
+  baseUrl: string;
+  clientId?: string;
+  redirectUri?: string;
+  email?: string;
+  password?: string;
+  scope?: string;
+  state?: string;
+  pkce?: PkcePair;
+  /** Open Mode: the Space to pick on the consent page (default: the first one offered). */
+  chooseSpaceId?: string;
+  /** Designated Space Mode: sent as space_id + login_hint (login_hint defaults to `email`). */
+  designatedSpaceId?: string;
+  loginHint?: string;
+  /** Default 'agree'. */
+  decision?: 'agree' | 'deny';
+}
+
+export interface AuthorizeResult {
+  /** Present when the user agreed. */
+  code?: string;
+  /** Present when the service sent an OAuth error back (e.g. access_denied). */
+  error?: string;
+  errorDescription?: string;
+  state: string;
+  codeVerifier: string;
+  codeChallenge: string;
+  redirectUri: string;
+  /** The final Location the service redirected to. */
+  location: string;
+}
+
+export const DEMO_LOGIN = {
+  clientId: 'demo-client',
+  clientSecret: 'demo-secret',
+  redirectUri: 'http://localhost:6006/iframe.html',
+  email: 'alice@example.com',
+  password: 'alice-password',
+  scope: 'envelope:create envelope:read',
+} as const;
+
+/** Runs the whole consent flow and returns the redirect's parameters; throws on anything unexpected. */
+export async function authorize(options: AuthorizeOptions): Promise<AuthorizeResult> {
+  const clientId = options.clientId ?? DEMO_LOGIN.clientId;
+  const redirectUri = options.redirectUri ?? DEMO_LOGIN.redirectUri;
+  const email = options.email ?? DEMO_LOGIN.email;
+  const password = options.password ?? DEMO_LOGIN.password;
+  const state = options.state ?? randomBytes(16).toString('base64url');
+  const pkce = options.pkce ?? createPkcePair();
+  const base = options.baseUrl.replace(/\/+$/, '');
+
+  const authUrl = new URL(`${base}/openapi/v1/oauth/auth`);
+  const params: Record<string, string> = {
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+    state,
+    scope: options.scope ?? DEMO_LOGIN.scope,
+  };
+  if (options.designatedSpaceId) {
+    params.space_id = options.designatedSpaceId;
+    params.login_hint = options.loginHint ?? email;
+  }
+  for (const [k, v] of Object.entries(params)) authUrl.searchParams.set(k, v);
+
+  const start = await fetch(authUrl, { redirect: 'manual' });
+  const consentLocation = start.headers.get('location');
+  if (start.status !== 302 || !consentLocation) {
+    throw new Error(`oauth/auth answered ${start.status} without a redirect: ${(await start.text()).slice(0, 300)}`);
+  }
+  await start.body?.cancel();
+  const consentUrl = new URL(consentLocation, authUrl);
+  // An early error (bad scope etc.) goes straight back to the redirect_uri.
+  if (!consentUrl.pathname.startsWith('/consent')) return resultFrom(consentUrl.href, { state, pkce, redirectUri });
+
+  const loginPage = await fetch(consentUrl, { redirect: 'manual' });
+  const loginHtml = await loginPage.text();
+  if (loginPage.status !== 200) throw new Error(`consent page answered ${loginPage.status}`);
+  const loginForm = formFields(loginHtml, 'login-form');
+  const request = loginForm.request;
+  if (!request) throw new Error('consent page has no request field');
+
+  if (options.decision === 'deny') {
+    const denied = await postForm(new URL('/consent/decision', consentUrl), { request, decision: 'deny' });
+    return resultFrom(locationOf(denied), { state, pkce, redirectUri });
+  }
+
+  const afterLogin = await postForm(new URL('/consent/login', consentUrl), { ...loginForm, email, password });
+  const choiceHtml = await afterLogin.text();
+  if (afterLogin.status !== 200) throw new Error(`login answered ${afterLogin.status}: ${alertText(choiceHtml)}`);
+  const decision = formFields(choiceHtml, 'consent-form');
+  const spaces = radioValues(choiceHtml, 'space_id');
+  const fields: Record<string, string> = { request: decision.request ?? request, ticket: decision.ticket ?? '', decision: 'agree' };
+  if (!options.designatedSpaceId) {
+    const chosen = options.chooseSpaceId ?? spaces[0];
+    if (!chosen) throw new Error(`no Space to choose: ${alertText(choiceHtml)}`);
+    fields.space_id = chosen;
+  }
+  const agreed = await postForm(new URL('/consent/decision', consentUrl), fields);
+  return resultFrom(locationOf(agreed), { state, pkce, redirectUri });
+}
+
+/** `authorize` that insists on a code. */
+export async function obtainAuthorizationCode(options: AuthorizeOptions): Promise<AuthorizeResult & { code: string }> {
+  const result = await authorize(options);
+  if (!result.code) throw new Error(`no code: ${result.error ?? 'unknown'} ${result.errorDescription ?? ''}`);
+  if (result.state !== (options.state ?? result.state)) throw new Error('state mismatch');
+  return result as AuthorizeResult & { code: string };
+}
+
+/** The form body `<esign-connect>` (or any client) sends to exchange the code. */
+export function codeExchangeForm(result: AuthorizeResult, clientId?: string): URLSearchParams {
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code: result.code ?? '',
+    code_verifier: result.codeVerifier,
+    redirect_uri: result.redirectUri,
+  });
+  if (clientId) form.set('client_id', clientId);
+  return form;
+}
+
+async function postForm(url: URL, fields: Record<string, string>): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+}
+
+function locationOf(response: Response): string {
+  const location = response.headers.get('location');
+  if (response.status < 300 || response.status >= 400 || !location) {
+    throw new Error(`expected a redirect to the redirect_uri, got ${response.status}`);
+  }
+  return location;
+}
+
+function resultFrom(location: string, ctx: { state: string; pkce: PkcePair; redirectUri: string }): AuthorizeResult {
+  const url = new URL(location);
+  const returnedState = url.searchParams.get('state');
+  if (returnedState !== ctx.state) throw new Error(`state came back as ${String(returnedState)}`);
+  const code = url.searchParams.get('code') ?? undefined;
+  const error = url.searchParams.get('error') ?? undefined;
+  const errorDescription = url.searchParams.get('error_description') ?? undefined;
+  return {
+    ...(code ? { code } : {}),
+    ...(error ? { error } : {}),
+    ...(errorDescription ? { errorDescription } : {}),
+    state: ctx.state,
+    codeVerifier: ctx.pkce.verifier,
+    codeChallenge: ctx.pkce.challenge,
+    redirectUri: ctx.redirectUri,
+    location,
+  };
+}
+
+/** name → value of the hidden/text inputs of the form with the given id. */
+function formFields(html: string, formId: string): Record<string, string> {
+  const start = html.indexOf(`id="${formId}"`);
+  if (start < 0) throw new Error(`no form #${formId} in the page: ${alertText(html)}`);
+  const end = html.indexOf('</form>', start);
+  const form = html.slice(start, end < 0 ? undefined : end);
+  const fields: Record<string, string> = {};
+  for (const [input] of form.matchAll(/<input\b[^>]*>/g)) {
+    const type = attr(input, 'type') ?? 'text';
+    const name = attr(input, 'name');
+    if (!name || type === 'radio' || type === 'password') continue;
+    fields[name] = attr(input, 'value') ?? '';
+  }
+  return fields;
+}
+
+function radioValues(html: string, name: string): string[] {
+  return [...html.matchAll(/<input\b[^>]*>/g)]
+    .map(([input]) => input)
+    .filter((input) => attr(input, 'type') === 'radio' && attr(input, 'name') === name)
+    .map((input) => attr(input, 'value') ?? '');
+}
+
+function attr(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
+  return match ? decodeEntities(match[1]!) : undefined;
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+function alertText(html: string): string {
+  const match = /role="alert"[^>]*>([\s\S]*?)<\/p>/.exec(html);
+  return match ? match[1]!.replace(/<[^>]+>/g, '').trim() : html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200);
+}

@@ -1,0 +1,205 @@
+/**
+ * Token proxy against the real emulator: code exchange with a code obtained by driving the consent
+ * forms, refresh with rotation (and reuse detection), revocation, upstream faults injected by the emulator.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { createEmulator } from '../../src/emulator/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+
+type Emulator = Awaited<ReturnType<typeof createEmulator>>;
+
+const ORIGIN = 'http://localhost:6006';
+let emulator: Emulator;
+let proxy: ServedTokenProxy;
+
+before(async () => {
+  emulator = await createEmulator({ port: 0, filePort: 0 });
+  proxy = await serveTokenProxy({
+    port: 0,
+    clientId: DEMO_LOGIN.clientId,
+    clientSecret: DEMO_LOGIN.clientSecret,
+    baseUrl: emulator.baseUrl,
+    allowedOrigins: [ORIGIN],
+    redirectUris: [DEMO_LOGIN.redirectUri],
+    rateLimit: false,
+    timeoutMs: 1_000,
+  });
+});
+after(async () => {
+  await proxy.close();
+  await emulator.close();
+});
+beforeEach(async () => {
+  await fetch(`${emulator.baseUrl}/__emulator/reset`, { method: 'POST' });
+});
+
+async function proxyPost(endpoint: 'token' | 'revoke', form: URLSearchParams, base = proxy.url): Promise<{ status: number; json: Record<string, unknown>; text: string; headers: Headers }> {
+  const response = await fetch(`${base}/api/esign/${endpoint}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+    body: form.toString(),
+  });
+  const text = await response.text();
+  assert.ok(!text.includes(DEMO_LOGIN.clientSecret), 'secret in a body');
+  for (const [name, value] of response.headers) assert.ok(!value.includes(DEMO_LOGIN.clientSecret), `secret in ${name}`);
+  assert.equal(response.headers.get('cache-control'), 'no-store');
+  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text, headers: response.headers };
+}
+
+async function embeddedStatus(accessToken: string): Promise<number> {
+  const response = await fetch(`${emulator.baseUrl}/openapi/v1/embedded/views`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ OperateType: 'signature_status' }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+async function requests(): Promise<Record<string, number>> {
+  return (await (await fetch(`${emulator.baseUrl}/__emulator/requests`)).json()) as Record<string, number>;
+}
+
+async function exchange(chooseSpaceId = 'space_acme'): Promise<Record<string, unknown>> {
+  const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId });
+  const answer = await proxyPost('token', codeExchangeForm(login, DEMO_LOGIN.clientId));
+  assert.equal(answer.status, 200, answer.text);
+  return answer.json;
+}
+
+describe('token proxy + emulator', () => {
+  test('exchanges a code obtained through the consent forms', async () => {
+    const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId: 'space_alice' });
+    const answer = await proxyPost('token', codeExchangeForm(login));
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN);
+    const tokens = answer.json;
+    assert.equal(typeof tokens.access_token, 'string');
+    assert.equal(typeof tokens.refresh_token, 'string');
+    assert.equal(tokens.token_type, 'Bearer');
+    assert.equal(tokens.expires_in, 3600);
+    assert.equal(tokens.space_id, 'space_alice');
+    assert.deepEqual(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'space_id', 'token_type']);
+    assert.equal(await embeddedStatus(tokens.access_token as string), 200);
+
+    // The same code again: the service's invalid_grant passes through.
+    const replay = await proxyPost('token', codeExchangeForm(login));
+    assert.equal(replay.status, 400);
+    assert.equal(replay.json.error, 'invalid_grant');
+  });
+
+  test('a wrong code_verifier is the service invalid_grant', async () => {
+    const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
+    const form = codeExchangeForm(login);
+    form.set('code_verifier', 'x'.repeat(64));
+    const answer = await proxyPost('token', form);
+    assert.equal(answer.status, 400);
+    assert.equal(answer.json.error, 'invalid_grant');
+  });
+
+  test('refresh rotates the refresh token; reusing the old one revokes the grant', async () => {
+    const first = await exchange();
+    const refreshed = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string }));
+    assert.equal(refreshed.status, 200, refreshed.text);
+    assert.notEqual(refreshed.json.access_token, first.access_token);
+    assert.notEqual(refreshed.json.refresh_token, first.refresh_token, 'rotated');
+    assert.equal(await embeddedStatus(refreshed.json.access_token as string), 200);
+    assert.equal((await requests())['grant:refresh_token'], 1);
+
+    const reuse = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string }));
+    assert.equal(reuse.status, 400);
+    assert.equal(reuse.json.error, 'invalid_grant');
+    assert.equal(await embeddedStatus(refreshed.json.access_token as string), 401, 'the whole grant is revoked');
+    const after = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token as string }));
+    assert.equal(after.json.error, 'invalid_grant');
+  });
+
+  test('revokes a refresh token (and its grant) through the proxy', async () => {
+    const tokens = await exchange();
+    const revoked = await proxyPost('revoke', new URLSearchParams({ token: tokens.refresh_token as string, token_type_hint: 'refresh_token' }));
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.deepEqual(revoked.json, {});
+    const refresh = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string }));
+    assert.equal(refresh.status, 400);
+    assert.equal(refresh.json.error, 'invalid_grant');
+    assert.equal(await embeddedStatus(tokens.access_token as string), 401);
+    // Revoking again (or an unknown token) still succeeds (RFC 7009).
+    assert.equal((await proxyPost('revoke', new URLSearchParams({ token: tokens.refresh_token as string }))).status, 200);
+  });
+
+  test('revokes an access token', async () => {
+    const tokens = await exchange();
+    const revoked = await proxyPost('revoke', new URLSearchParams({ token: tokens.access_token as string, token_type_hint: 'access_token' }));
+    assert.equal(revoked.status, 200);
+    assert.equal(await embeddedStatus(tokens.access_token as string), 401);
+  });
+
+  test('HTTP Basic client authentication works against the service', async () => {
+    const basic = await serveTokenProxy({
+      port: 0,
+      clientId: DEMO_LOGIN.clientId,
+      clientSecret: DEMO_LOGIN.clientSecret,
+      baseUrl: emulator.baseUrl,
+      allowedOrigins: [ORIGIN],
+      redirectUris: [DEMO_LOGIN.redirectUri],
+      clientAuth: 'basic',
+    });
+    try {
+      const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
+      const answer = await proxyPost('token', codeExchangeForm(login), basic.url);
+      assert.equal(answer.status, 200, answer.text);
+    } finally {
+      await basic.close();
+    }
+  });
+
+  test("a wrong secret is the service's 401 invalid_client, and the secret is not echoed", async () => {
+    const wrong = await serveTokenProxy({
+      port: 0,
+      clientId: DEMO_LOGIN.clientId,
+      clientSecret: 'not-the-secret-4711',
+      baseUrl: emulator.baseUrl,
+      allowedOrigins: [ORIGIN],
+      redirectUris: [DEMO_LOGIN.redirectUri],
+    });
+    try {
+      const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
+      const answer = await proxyPost('token', codeExchangeForm(login), wrong.url);
+      assert.equal(answer.status, 401);
+      assert.equal(answer.json.error, 'invalid_client');
+      assert.ok(!answer.text.includes('not-the-secret-4711'));
+    } finally {
+      await wrong.close();
+    }
+  });
+
+  test('faults injected at the service: 503 → 502, dropped connection → 502, slow answer → 504', async () => {
+    const tokens = await exchange();
+    const refreshForm = (): URLSearchParams => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
+    const fault = async (body: Record<string, unknown>): Promise<void> => {
+      const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal(response.status, 200, await response.text());
+    };
+
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'status', status: 503, retryAfter: 5 });
+    let answer = await proxyPost('token', refreshForm());
+    assert.equal(answer.status, 502);
+    assert.equal(answer.json.error, 'temporarily_unavailable');
+    assert.equal(answer.headers.get('retry-after'), '5');
+
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'drop' });
+    answer = await proxyPost('token', refreshForm());
+    assert.equal(answer.status, 502);
+
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 2_000 });
+    answer = await proxyPost('token', refreshForm());
+    assert.equal(answer.status, 504);
+    assert.equal(answer.json.error, 'temporarily_unavailable');
+
+    // Let the delayed request finish at the emulator before the next test resets it.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'DELETE' });
+  });
+});

@@ -105,7 +105,6 @@ async function main(): Promise<void> {
     process.stderr.write(`esign-emulator: cannot start: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  process.stdout.write(describe(emu, emu.seed, typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : emu.baseUrl) + '\n');
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -118,6 +117,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // printed after the handlers exist, so a supervisor that reacts to the banner can stop us cleanly
+  process.stdout.write(describe(emu, emu.seed, typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : emu.baseUrl) + '\n');
 }
 
 await main();

@@ -193,7 +193,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    const configKeys = ['clientId', 'baseUrl', 'tokenEndpoint', 'revocationEndpoint', 'redirectUri', 'scope', 'spaceId', 'loginHint', 'storage'] as const;
+    const configKeys = ['clientId', 'baseUrl', 'tokenEndpoint', 'revocationEndpoint', 'redirectUri', 'scope', 'spaceId', 'loginHint', 'storage', 'mode'] as const;
     if (this.isConnected && this.hasUpdated && configKeys.some((key) => changed.has(key))) void this.#init();
   }
 
@@ -260,7 +260,16 @@ export class EsignConnect extends LitElement implements SessionProvider {
   async #setup(): Promise<SessionManager | undefined> {
     const config = this.#config();
     const key = JSON.stringify(config);
-    if (this.#manager && key === this.#managerKey) return this.#manager;
+    if (this.#manager && key === this.#managerKey) {
+      // a corrected attribute clears the configuration error it caused
+      if (this._error?.code === 'invalid_config') {
+        this._error = undefined;
+        this.status = this.#manager.session ? 'connected' : 'idle';
+      }
+      return this.#manager;
+    }
+    if (this._error?.code === 'invalid_config') this._error = undefined;
+    if (this.status === 'error') this.status = 'idle';
     this.#manager?.removeEventListener('change', this.#onChange);
     this.#manager?.close();
     this.#manager = undefined;
@@ -404,7 +413,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       case 'connected':
         this.status = 'connected';
         this._error = undefined;
-        emit(this, 'esign-connected', { session: change.session, restored: false });
+        emit(this, 'esign-connected', { session: change.session, restored: change.byOtherTab });
         break;
       case 'refreshed':
         if (this.status !== 'connected') {

@@ -54,10 +54,13 @@ export class SessionController implements ReactiveController {
   #resolveById(): void {
     const id = this.#host.connect;
     if (!id) {
-      this.#byId = undefined;
       this.#observer?.disconnect();
       this.#observer = undefined;
-      this.#sync();
+      // only a change re-renders: hostUpdate runs on every update
+      if (this.#byId) {
+        this.#byId = undefined;
+        this.#sync();
+      }
       return;
     }
     const root = this.#host.getRootNode() as Document | ShadowRoot;

@@ -61,7 +61,7 @@ interface LoginAttempt {
 }
 
 export type SessionChange =
-  | { type: 'connected'; session: SessionInfo }
+  | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab' };
 
@@ -195,7 +195,7 @@ export class SessionManager extends EventTarget {
     const stored = this.#fromTokenResponse(tokens, undefined, (previous?.generation ?? 0) + 1);
     await this.#save(stored);
     this.#post({ type: 'session' });
-    this.#emit({ type: 'connected', session: toInfo(stored) });
+    this.#emit({ type: 'connected', session: toInfo(stored), byOtherTab: false });
     return toInfo(stored);
   }
 
@@ -333,7 +333,7 @@ export class SessionManager extends EventTarget {
       const latest = await this.#readStored();
       if (!latest) return;
       this.#session = latest;
-      this.#emit(had ? { type: 'refreshed', session: toInfo(latest), byOtherTab: true } : { type: 'connected', session: toInfo(latest) });
+      this.#emit(had ? { type: 'refreshed', session: toInfo(latest), byOtherTab: true } : { type: 'connected', session: toInfo(latest), byOtherTab: true });
     } else if (type === 'disconnected') {
       if (!this.#session) return;
       this.#session = undefined;

@@ -1,0 +1,23 @@
+/** Where the demos find the emulator and the token proxy that `npm start` runs beside Storybook. */
+import '../src/esign-connect.js';
+
+const env = (import.meta as unknown as { env?: Record<string, string | undefined> }).env ?? {};
+
+export const demo = {
+  clientId: env['STORYBOOK_ESIGN_CLIENT_ID'] ?? 'demo-client',
+  baseUrl: env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010',
+  tokenEndpoint: env['STORYBOOK_ESIGN_TOKEN_ENDPOINT'] ?? 'http://127.0.0.1:4020/token',
+  /** The emulator's page of sent emails (invitations, signing requests). */
+  outbox: `${env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010'}/__emulator/outbox.html`,
+};
+
+/** When this page was loaded as the OAuth redirect target, an <esign-connect> completes (or relays) the sign-in. */
+export function completeCallbackIfAny(): void {
+  const params = new URLSearchParams(location.search);
+  if (!params.has('state') || !(params.has('code') || params.has('error'))) return;
+  const el = document.createElement('esign-connect');
+  el.setAttribute('client-id', demo.clientId);
+  el.setAttribute('base-url', demo.baseUrl);
+  el.setAttribute('token-endpoint', demo.tokenEndpoint);
+  document.body.prepend(el);
+}

@@ -1,0 +1,69 @@
+import type { Meta, StoryObj } from '@storybook/web-components-vite';
+import { html } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import { demo } from './demo-config.js';
+
+interface Args {
+  mode: 'popup' | 'redirect';
+  storage: 'indexeddb' | 'memory';
+  'space-id': string;
+  'login-hint': string;
+  'token-endpoint': string;
+  'base-url': string;
+}
+
+const meta: Meta<Args> = {
+  title: 'Elements/esign-connect',
+  component: 'esign-connect',
+  args: {
+    mode: 'popup',
+    storage: 'indexeddb',
+    'space-id': '',
+    'login-hint': '',
+    'token-endpoint': demo.tokenEndpoint,
+    'base-url': demo.baseUrl,
+  },
+  argTypes: {
+    mode: { control: 'inline-radio', options: ['popup', 'redirect'] },
+    storage: { control: 'inline-radio', options: ['indexeddb', 'memory'] },
+  },
+  render: (args) => html`
+    <esign-connect
+      client-id=${demo.clientId}
+      base-url=${args['base-url']}
+      token-endpoint=${args['token-endpoint']}
+      mode=${args.mode}
+      storage=${args.storage}
+      space-id=${ifDefined(args['space-id'] || undefined)}
+      login-hint=${ifDefined(args['login-hint'] || undefined)}
+      @esign-connected=${(e: CustomEvent) => console.info('esign-connected', e.detail)}
+      @esign-error=${(e: CustomEvent) => console.info('esign-error', e.detail.error.code)}
+    ></esign-connect>
+    <p style="font: 13px system-ui; color: #666; max-width: 60ch">
+      Demo accounts on the local emulator: <code>alice@example.com</code> / <code>alice-password</code> (two Spaces),
+      <code>bob@example.com</code> / <code>bob-password</code>. Sent emails appear in the
+      <a href=${demo.outbox} target="_blank" rel="noopener">emulator's outbox</a>.
+    </p>
+  `,
+};
+
+export default meta;
+type Story = StoryObj<Args>;
+
+/** Click Connect, log in as Alice on the emulator's consent page, choose a Space and Agree. */
+export const Default: Story = {};
+
+/** Nothing is kept on disk: reloading the page forgets the session. */
+export const MemoryStorage: Story = { args: { storage: 'memory' } };
+
+/**
+ * Designated Space Mode: the integrator fixes the Space and the user; the consent page asks for no
+ * Space. Bob is already a member of Acme Legal; log in as bob@example.com / bob-password.
+ */
+export const DesignatedSpace: Story = { args: { 'space-id': 'space_acme', 'login-hint': 'bob@example.com', storage: 'memory' } };
+
+/** The token proxy is unreachable: connecting fails with a clear error after the consent page. */
+export const ProxyDown: Story = { args: { 'token-endpoint': 'http://127.0.0.1:9/token', storage: 'memory' } };
+
+/** A configuration mistake (plain-http service on a public host) is reported, not thrown. */
+export const BadConfiguration: Story = { args: { 'base-url': 'http://esign.example.com', storage: 'memory' } };

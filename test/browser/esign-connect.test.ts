@@ -1,0 +1,236 @@
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
+import '../../src/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignError } from '../../src/core/errors.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+
+async function mount(attrs: Partial<Record<'mode' | 'storage' | 'space-id' | 'login-hint', string>> = {}): Promise<EsignConnect> {
+  const el = await fixture<EsignConnect>(html`<esign-connect
+    client-id=${cfg.clientId}
+    base-url=${cfg.baseUrl}
+    token-endpoint=${cfg.tokenEndpoint}
+    redirect-uri=${cfg.callbackUrl}
+    mode=${attrs.mode ?? 'popup'}
+    storage=${attrs.storage ?? 'indexeddb'}
+    space-id=${attrs['space-id'] ?? ''}
+    login-hint=${attrs['login-hint'] ?? ''}
+  ></esign-connect>`);
+  await el.updateComplete;
+  return el;
+}
+
+async function embeddedStatus(token: string): Promise<number> {
+  const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ OperateType: 'signature_status' }),
+  });
+  return res.status;
+}
+
+describe('<esign-connect>', () => {
+  beforeEach(async () => {
+    await executeServerCommand('esign-reset');
+  });
+  afterEach(async () => {
+    await clearSession();
+  });
+
+  it('renders an accessible connect button and no session at first', async () => {
+    const el = await mount();
+    const button = el.shadowRoot!.querySelector('button')!;
+    expect(button.textContent).to.contain('Connect e-signature account');
+    expect(el.session).to.equal(undefined);
+    expect(el.status).to.equal('idle');
+    await expect(el).shadowDom.to.be.accessible();
+    const error = await el.getAccessToken().catch((e: EsignError) => e);
+    expect((error as EsignError).code).to.equal('no_session');
+  });
+
+  it('connects in a popup opened from the click, in Open Mode with a Space choice', async () => {
+    const el = await mount();
+    const session = await connectAs(el, { spaceId: 'space_alice' });
+    expect(session.spaceId).to.equal('space_alice');
+    expect(session.scope).to.include('envelope:create');
+    expect(session.expiresAt.getTime()).to.be.greaterThan(Date.now() + 30 * 60_000);
+    expect(el.status).to.equal('connected');
+    expect(shadowText(el)).to.contain('Connected to Space space_alice');
+    const token = await el.getAccessToken();
+    expect(await embeddedStatus(token)).to.equal(200);
+    // the session never exposes a token
+    expect(JSON.stringify(el.session)).not.to.contain(token);
+  });
+
+  it('reports a denied consent as access_denied and shows it', async () => {
+    const el = await mount();
+    const errorEvent = oneEvent(el, 'esign-error');
+    await clickIn(el, 'button');
+    await executeServerCommand('esign-consent', { spaceId: 'space_acme', action: 'deny' });
+    const { detail } = await errorEvent;
+    expect(detail.error.code).to.equal('access_denied');
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/declined|denied/i);
+  });
+
+  it('leaves the connecting state with popup_closed when the user closes the popup', async () => {
+    const el = await mount();
+    const errorEvent = oneEvent(el, 'esign-error');
+    await clickIn(el, 'button');
+    await waitUntil(() => el.status === 'connecting');
+    await executeServerCommand('esign-close-consent');
+    const { detail } = await errorEvent;
+    expect(detail.error.code).to.equal('popup_closed');
+    expect(el.status).to.equal('error');
+  });
+
+  it('says so when the popup is blocked and offers to continue in this tab', async () => {
+    const el = await mount();
+    // no user gesture: Chromium's popup blocker refuses the window
+    const error = await el.connect().catch((e: EsignError) => e);
+    expect((error as EsignError).code).to.equal('popup_blocked');
+    await el.updateComplete;
+    expect(shadowText(el)).to.match(/blocked/i);
+    const fallback = el.shadowRoot!.querySelector('[part~="fallback"]');
+    expect(fallback?.textContent).to.contain('Continue in this tab');
+  });
+
+  it('refuses a callback whose state it never issued, and removes the code from the address bar', async () => {
+    const frame = document.createElement('iframe');
+    frame.src = `${cfg.callbackUrl}?code=forged-code&state=forged-state#redirect`;
+    const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+    document.body.append(frame);
+    await loaded;
+    const inner = () => frame.contentDocument!.querySelector('esign-connect') as EsignConnect | null;
+    await waitUntil(() => inner()?.status === 'error', 'the fixture shows an error', { timeout: 5000 });
+    expect(inner()!.error!.code).to.equal('state_mismatch');
+    expect(frame.contentWindow!.location.search).to.equal('');
+    frame.remove();
+  });
+
+  it('connects with a full-page redirect and the tab that opened it adopts the session', async () => {
+    const el = await mount();
+    // a second tab of the same site, opened by a click, using redirect mode
+    const opener = document.createElement('button');
+    opener.textContent = 'open tab';
+    let tab: Window | null = null;
+    opener.addEventListener('click', () => (tab = window.open(`${cfg.callbackUrl}#redirect`, 'redirect-tab')));
+    document.body.append(opener);
+    const rect = opener.getBoundingClientRect();
+    await sendMouse({ type: 'click', position: [Math.round(rect.x + rect.width / 2), Math.round(rect.y + rect.height / 2)] });
+    try {
+      await waitUntil(() => (tab?.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'idle', 'tab ready', { timeout: 5000 });
+      const adopted = oneEvent(el, 'esign-connected');
+      void (tab!.document.querySelector('esign-connect') as EsignConnect).connect();
+      await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
+      await waitUntil(() => {
+        try {
+          return (tab!.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected';
+        } catch {
+          return false; // still on the emulator's origin
+        }
+      }, 'the redirect tab completes the sign-in', { timeout: 10000 });
+      expect(tab!.location.search, 'the code is gone from the address bar').to.equal('');
+      const { detail } = await adopted;
+      expect(detail.session.spaceId).to.equal('space_acme');
+      expect(detail.restored).to.equal(true);
+    } finally {
+      (tab as Window | null)?.close();
+      opener.remove();
+    }
+  });
+
+  it('refreshes on demand, and two pages racing to refresh make one refresh request', async () => {
+    const el = await mount();
+    await connectAs(el, { spaceId: 'space_acme' });
+    const first = await el.getAccessToken();
+
+    const refreshed = oneEvent(el, 'esign-session-refreshed');
+    const before = await emulatorCounters();
+    const second = await el.getAccessToken({ forceRefresh: true });
+    expect((await refreshed).detail.byOtherTab).to.equal(false);
+    expect(second).not.to.equal(first);
+    expect((await emulatorCounters())['grant:refresh_token'] ?? 0).to.equal((before['grant:refresh_token'] ?? 0) + 1);
+
+    // a second page of the same origin restores the session from IndexedDB
+    const frame = document.createElement('iframe');
+    frame.src = `${cfg.callbackUrl}#popup`;
+    document.body.append(frame);
+    await waitUntil(() => (frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected', 'second page restored', { timeout: 5000 });
+    const other = frame.contentDocument!.querySelector('esign-connect') as EsignConnect;
+
+    const mid = await emulatorCounters();
+    const [a, b] = await Promise.all([el.getAccessToken({ forceRefresh: true }), other.getAccessToken({ forceRefresh: true })]);
+    const after = await emulatorCounters();
+    expect((after['grant:refresh_token'] ?? 0) - (mid['grant:refresh_token'] ?? 0)).to.equal(1);
+    expect(a).to.equal(b);
+    expect(await embeddedStatus(a)).to.equal(200);
+    frame.remove();
+  });
+
+  it('disconnect revokes the grant, clears storage and tells listeners', async () => {
+    const el = await mount();
+    await connectAs(el, { spaceId: 'space_acme' });
+    const token = await el.getAccessToken();
+    const gone = oneEvent(el, 'esign-disconnected');
+    await el.disconnect();
+    expect((await gone).detail.reason).to.equal('user');
+    expect(el.status).to.equal('idle');
+    expect(await embeddedStatus(token)).to.equal(401);
+    el.remove();
+    const fresh = await mount();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fresh.session).to.equal(undefined);
+  });
+
+  it('ends the session with session_expired when the grant was revoked elsewhere', async () => {
+    const el = await mount({ storage: 'memory' });
+    await connectAs(el, { spaceId: 'space_acme' });
+    // the refresh token's lifetime (30 days) passes on the emulator's clock
+    await executeServerCommand('esign-advance-clock', { seconds: 31 * 24 * 3600 });
+    const gone = oneEvent(el, 'esign-disconnected');
+    const error = await el.getAccessToken({ forceRefresh: true }).catch((e: EsignError) => e);
+    expect((error as EsignError).code).to.equal('session_expired');
+    expect((await gone).detail.reason).to.equal('expired');
+    await el.updateComplete;
+    expect(shadowText(el)).to.match(/expired/i);
+  });
+
+  it('connects in Designated Space Mode without a Space choice, after the member is pre-added', async () => {
+    const admin = await mount({ storage: 'memory' });
+    await connectAs(admin, { spaceId: 'space_acme' });
+    const added = await fetch(`${cfg.baseUrl}/openapi/v1/members/add`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${await admin.getAccessToken()}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ Email: 'carol@example.com', Name: 'Carol Wong' }),
+    });
+    const body = (await added.json()) as { Response: { Data: { Status: string } } };
+    expect(body.Response.Data.Status).to.equal('pending');
+    await admin.disconnect();
+    admin.remove();
+
+    const el = await mount({ 'space-id': 'space_acme', 'login-hint': 'carol@example.com' });
+    const session = await connectAs(el, { email: 'carol@example.com', password: 'carol-password' });
+    expect(session.spaceId).to.equal('space_acme');
+  });
+
+  it('reports a bad attribute as invalid_config and renders the error, never throwing from a setter', async () => {
+    const el = await mount();
+    const errorEvent = oneEvent(el, 'esign-error');
+    expect(() => el.setAttribute('mode', 'sideways')).not.to.throw();
+    const { detail } = await errorEvent;
+    expect(detail.error.code).to.equal('invalid_config');
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('mode');
+  });
+
+  it('refuses a plain-http token endpoint that is not loopback', async () => {
+    const errorEvent = new Promise<CustomEvent>((resolve) => document.addEventListener('esign-error', (e) => resolve(e as CustomEvent), { once: true }));
+    await fixture(html`<esign-connect client-id="x" base-url=${cfg.baseUrl} token-endpoint="http://example.com/token"></esign-connect>`);
+    const event = await errorEvent;
+    expect(event.detail.error.code).to.equal('invalid_config');
+    expect(event.detail.error.message).to.contain('https');
+  });
+});

@@ -1,0 +1,59 @@
+/** Shared helpers of the browser tests: the services' config, real clicks, the consent page. */
+import { oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
+import { clear, createStore } from 'idb-keyval';
+import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { SessionInfo } from '../../src/core/session/session-manager.js';
+
+export interface BrowserTestConfig {
+  baseUrl: string;
+  fileUrl: string;
+  tokenEndpoint: string;
+  clientId: string;
+  pageOrigin: string;
+  callbackUrl: string;
+}
+
+export const cfg = (window as unknown as { __ESIGN_TEST__: BrowserTestConfig }).__ESIGN_TEST__;
+
+/** A real mouse click (a user gesture, so popups are allowed) on an element in `host`'s shadow root. */
+export async function clickIn(host: Element, selector: string): Promise<void> {
+  const target = (host.shadowRoot ?? host).querySelector(selector);
+  if (!target) throw new Error(`nothing matches ${selector}`);
+  target.scrollIntoView({ block: 'center' });
+  const rect = target.getBoundingClientRect();
+  await sendMouse({ type: 'click', position: [Math.round(rect.x + rect.width / 2), Math.round(rect.y + rect.height / 2)] });
+}
+
+/** Clicks Connect, logs in on the emulator's consent page as a person would, and waits for the session. */
+export async function connectAs(
+  el: EsignConnect,
+  options: { email?: string; password?: string; spaceId?: string } = {},
+): Promise<SessionInfo> {
+  await waitUntil(() => el.status === 'idle' && !!el.shadowRoot?.querySelector('button'), 'element ready');
+  const connected = oneEvent(el, 'esign-connected');
+  await clickIn(el, 'button');
+  await executeServerCommand('esign-consent', {
+    email: options.email ?? 'alice@example.com',
+    password: options.password ?? 'alice-password',
+    ...(options.spaceId ? { spaceId: options.spaceId } : {}),
+  });
+  const { detail } = await connected;
+  await el.updateComplete;
+  return detail.session;
+}
+
+/** Text a user sees in the element's shadow root (slots resolved to their fallback). */
+export function shadowText(el: Element): string {
+  return (el.shadowRoot?.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** Drops every stored session and attempt of this origin. */
+export async function clearSession(): Promise<void> {
+  await clear(createStore('esign-elements', 'kv'));
+}
+
+export async function emulatorCounters(): Promise<Record<string, number>> {
+  const res = await fetch(`${cfg.baseUrl}/__emulator/requests`);
+  return (await res.json()) as Record<string, number>;
+}

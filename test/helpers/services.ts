@@ -1,0 +1,117 @@
+/**
+ * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
+ * page on localhost), plus commands that act as a person in windows a test page cannot script.
+ */
+import type { Page } from 'puppeteer-core';
+import { createEmulator } from '../../src/emulator/index.js';
+import { serveTokenProxy } from '../../src/proxy/index.js';
+
+export const TEST_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret-never-in-a-browser' };
+
+export interface BrowserTestConfig {
+  baseUrl: string;
+  fileUrl: string;
+  tokenEndpoint: string;
+  clientId: string;
+  pageOrigin: string;
+  callbackUrl: string;
+  fixtureUrl: string;
+}
+
+export async function startTestServices({ pageOrigin }: { pageOrigin: string }) {
+  const callbackUrl = `${pageOrigin}/test/browser/fixtures/connect.html`;
+  const redirectUris = [callbackUrl, `${pageOrigin}/test/browser/fixtures/e2e.html`];
+  const emulator = await createEmulator({
+    port: 0,
+    filePort: 0,
+    seed: {
+      apps: [
+        {
+          clientId: TEST_CLIENT.clientId,
+          clientSecret: TEST_CLIENT.clientSecret,
+          name: 'esign-elements browser tests',
+          scopes: ['envelope:create', 'envelope:read'],
+          redirectUris,
+        },
+      ],
+    },
+  });
+  const proxy = await serveTokenProxy({
+    port: 0,
+    host: '127.0.0.1',
+    clientId: TEST_CLIENT.clientId,
+    clientSecret: TEST_CLIENT.clientSecret,
+    baseUrl: emulator.baseUrl,
+    allowedOrigins: [pageOrigin],
+    redirectUris,
+    rateLimit: false,
+  });
+  const browserConfig: BrowserTestConfig = {
+    baseUrl: emulator.baseUrl,
+    fileUrl: emulator.fileUrl,
+    tokenEndpoint: `${proxy.url}/token`,
+    clientId: TEST_CLIENT.clientId,
+    pageOrigin,
+    callbackUrl,
+    fixtureUrl: callbackUrl,
+  };
+
+  async function consentPage(page: Page, timeoutMs: number): Promise<Page> {
+    const target = await page
+      .browser()
+      .waitForTarget((t) => t.type() === 'page' && t.url().startsWith(`${emulator.baseUrl}/consent`), { timeout: timeoutMs });
+    const consent = await target.page();
+    if (!consent) throw new Error('consent page target has no page');
+    return consent;
+  }
+
+  async function command(name: string, payload: Record<string, unknown> | undefined, page: Page): Promise<unknown> {
+    const timeoutMs = Number(payload?.['timeoutMs'] ?? 10_000);
+    switch (name) {
+      case 'esign-consent': {
+        // a person logs in, picks a Space (Open Mode) and agrees or denies
+        const consent = await consentPage(page, timeoutMs);
+        await consent.waitForSelector('input[name="email"]', { timeout: timeoutMs });
+        // the emulator may prefill the hinted email: a person clears the field first
+        await consent.$eval('input[name="email"]', (input) => ((input as HTMLInputElement).value = ''));
+        await consent.type('input[name="email"]', String(payload?.['email'] ?? 'alice@example.com'));
+        await consent.type('input[name="password"]', String(payload?.['password'] ?? 'alice-password'));
+        await Promise.all([consent.waitForNavigation({ timeout: timeoutMs }), clickButton(consent, 'Log in')]);
+        const spaceId = payload?.['spaceId'];
+        if (typeof spaceId === 'string') await consent.click(`input[name="space_id"][value="${spaceId}"]`);
+        const action = payload?.['action'] === 'deny' ? 'Deny' : 'Agree';
+        await clickButton(consent, action);
+        return true;
+      }
+      case 'esign-close-consent': {
+        const consent = await consentPage(page, timeoutMs);
+        await consent.close();
+        return true;
+      }
+      case 'esign-reset':
+        emulator.reset();
+        return true;
+      case 'esign-advance-clock':
+        emulator.advanceClock(Number(payload?.['seconds'] ?? 0));
+        return emulator.now().toISOString();
+      default:
+        return undefined;
+    }
+  }
+
+  return {
+    emulator,
+    proxy,
+    browserConfig,
+    command,
+    async close() {
+      await Promise.allSettled([emulator.close(), proxy.close()]);
+    },
+  };
+}
+
+async function clickButton(page: Page, text: string): Promise<void> {
+  const handle = await page.waitForSelector(`::-p-xpath(//button[normalize-space(.)="${text}"] | //input[@type="submit" and @value="${text}"])`);
+  if (!handle) throw new Error(`no button "${text}" on ${page.url()}`);
+  await handle.click();
+}

@@ -17,7 +17,7 @@ beforeEach(() => emu.reset());
 
 function multipart(files: Array<{ name: string; bytes: Uint8Array | string }>): FormData {
   const form = new FormData();
-  for (const f of files) form.append('file', new Blob([f.bytes]), f.name);
+  for (const f of files) form.append('file', new Blob([typeof f.bytes === 'string' ? f.bytes : Buffer.from(f.bytes)]), f.name);
   return form;
 }
 

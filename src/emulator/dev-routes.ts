@@ -78,4 +78,22 @@ ${rows ? `<table id="outbox"><thead><tr><th>Sent</th><th>To</th><th>Kind</th><th
   });
 
   app.get('/__emulator/seed', () => jsonResponse(store.snapshot()));
+
+  // record counts, to check that expired codes/tokens/Urls are swept
+  app.get('/__emulator/stats', () => {
+    store.sweep();
+    return jsonResponse({
+      authRequests: store.authRequests.size,
+      codes: store.codes.size,
+      grants: store.grants.size,
+      accessTokens: store.accessTokens.size,
+      refreshTokens: store.refreshTokens.size,
+      embeddedUrls: store.embeddedUrls.size,
+      pageSessions: store.pageSessions.size,
+      files: store.files.size,
+      envelopes: store.envelopes.size,
+      outbox: store.outbox.length,
+      rateWindows: store.rate.size,
+    });
+  });
 }

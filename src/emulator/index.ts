@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { mountBusiness } from './app.js';
@@ -73,6 +74,9 @@ export function buildBusinessApp(rt: Runtime): Hono<EmuEnv> {
   app.use('/openapi/v1/*', (c, next) => (/^\/openapi\/v1\/oauth\/(token|revoke)$/.test(c.req.path) ? next() : withCors(c, next)));
   app.use('/__emulator/*', withCors);
   app.use('*', faultMiddleware(rt));
+  // every body except the upload's (which has its own, larger cap) is small: forms, JSON
+  const smallBodies = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => fail(c as Ctx, 413, 'LimitExceeded.RequestSize', 'The request body is too large.') });
+  app.use('*', (c, next) => (c.req.path === '/openapi/v1/files/upload' ? next() : smallBodies(c, next)));
   mountOAuth(app, rt);
   mountBusiness(app, rt);
   mountEmbedded(app, rt);
@@ -115,8 +119,9 @@ function checkPublicUrl(value: string): string {
     throw new Error(`publicUrl is not a URL: ${value}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('publicUrl must be http(s)');
-  if (u.search || u.hash) throw new Error('publicUrl must not have a query or fragment');
-  return (u.origin + u.pathname).replace(/\/+$/, '');
+  // pages link with absolute paths, so only an origin works (no path prefix)
+  if (u.search || u.hash || u.pathname !== '/') throw new Error('publicUrl must be an origin, e.g. https://esign.example.test');
+  return u.origin;
 }
 
 /** Starts the business API and the file-management domain; both listen on 127.0.0.1 by default. */

@@ -1,0 +1,122 @@
+/**
+ * End to end, as a person: a static page that uses nothing but the tags and their attributes,
+ * the real emulator and the real token proxy on other origins, Chromium driven by playwright-core.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { build } from 'esbuild';
+import { type Browser, chromium } from 'playwright-core';
+import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+
+const SECRET = 'e2e-secret-must-never-reach-the-browser';
+let emulator: RunningEmulator;
+let proxy: ServedTokenProxy;
+let browser: Browser;
+let site: Server;
+let siteOrigin: string;
+
+function page(body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
+<script type="module" src="/esign-elements.js"></script></head><body>${body}</body></html>`;
+}
+
+before(async () => {
+  const bundle = await build({ entryPoints: ['src/index.ts'], bundle: true, format: 'esm', write: false, target: 'es2022' });
+  const script = bundle.outputFiles[0]!.text;
+  let markup = '';
+  site = createServer((req, res) => {
+    if (req.url === '/esign-elements.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+      res.end(script);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page(markup));
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  // localhost here, 127.0.0.1 for the emulator and proxy: every call is cross-origin
+  siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  const redirectUri = `${siteOrigin}/`;
+  emulator = await createEmulator({
+    port: 0,
+    filePort: 0,
+    seed: { apps: [{ clientId: 'e2e-app', clientSecret: SECRET, name: 'E2E integrator', scopes: ['envelope:create', 'envelope:read'], redirectUris: [redirectUri] }] },
+  });
+  proxy = await serveTokenProxy({
+    port: 0,
+    host: '127.0.0.1',
+    clientId: 'e2e-app',
+    clientSecret: SECRET,
+    baseUrl: emulator.baseUrl,
+    allowedOrigins: [siteOrigin],
+    redirectUris: [redirectUri],
+  });
+  markup = `<h1>Contracts</h1>
+<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxy.url}/token"></esign-connect>`;
+  browser = await chromium.launch({
+    executablePath: process.env['CHROME_PATH'] ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await emulator?.close();
+  await new Promise((resolve) => site?.close(resolve));
+});
+
+describe('<esign-connect> on a plain page, as a person uses it', () => {
+  it('connects through the consent popup, survives a reload, and disconnects', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const seen: string[] = [];
+    tab.on('console', (msg) => seen.push(msg.text()));
+    tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
+    tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+    await tab.goto(siteOrigin);
+
+    const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
+    const [popup] = await Promise.all([tab.waitForEvent('popup'), connectButton.click()]);
+    await popup.waitForURL(/\/consent\?/);
+    await popup.getByLabel('Email').fill('alice@example.com');
+    await popup.getByLabel('Password').fill('alice-password');
+    await popup.getByRole('button', { name: 'Log in' }).click();
+    await popup.getByLabel('Acme Legal').check();
+    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+
+    await tab.getByText('Connected to Space space_acme').waitFor();
+    assert.equal(new URL(tab.url()).search, '');
+    assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible());
+
+    await tab.reload();
+    await tab.getByText('Connected to Space space_acme').waitFor();
+
+    await tab.getByRole('button', { name: 'Disconnect' }).click();
+    await connectButton.waitFor();
+
+    // the secret never reached the browser, in any request or log line
+    assert.ok(seen.length > 0);
+    assert.ok(!seen.some((line) => line.includes(SECRET)));
+    await context.close();
+  });
+
+  it('tells the user when they decline, and lets them try again', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    await tab.goto(siteOrigin);
+    const [popup] = await Promise.all([tab.waitForEvent('popup'), tab.getByRole('button', { name: 'Connect e-signature account' }).click()]);
+    await popup.getByLabel('Email').fill('bob@example.com');
+    await popup.getByLabel('Password').fill('bob-password');
+    await popup.getByRole('button', { name: 'Log in' }).click();
+    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Deny' }).click()]);
+    const alert = tab.getByRole('alert');
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /declined|denied/i);
+    assert.ok(await tab.getByRole('button', { name: 'Try again' }).isVisible());
+    await context.close();
+  });
+});

@@ -4,7 +4,9 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { startTestServices } from './test/helpers/services.ts';
 
-const PAGE_ORIGIN = 'http://localhost:8000';
+// WTR_PORT lets several runs share a machine; the emulator's test app registers this origin's fixture pages
+const PORT = Number(process.env.WTR_PORT ?? 8000);
+const PAGE_ORIGIN = `http://localhost:${PORT}`;
 const services = await startTestServices({ pageOrigin: PAGE_ORIGIN });
 
 /** Commands the browser tests call with `executeServerCommand`: they act as a person would in windows a test cannot script. */
@@ -25,7 +27,7 @@ function esignCommands() {
 export default {
   files: ['test/browser/**/*.test.ts'],
   rootDir: '.',
-  port: 8000,
+  port: PORT,
   hostname: 'localhost',
   nodeResolve: true,
   concurrency: 1,

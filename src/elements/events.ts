@@ -21,6 +21,63 @@ export interface EsignSessionRefreshedDetail {
 
 export interface EsignErrorDetail {
   error: EsignError;
+  /** For per-file upload errors: which file. */
+  file?: UploadFileRef;
+}
+
+/** A file the uploader knows, in the service's names where the service has them. */
+export interface UploadFileRef {
+  /** Stable id of this file in this uploader (not the service's FileId). */
+  key: string;
+  FileName: string;
+  size: number;
+  type: string;
+}
+
+export interface EsignUploadStartDetail {
+  files: UploadFileRef[];
+}
+
+export interface EsignUploadProgressDetail {
+  /** The file whose bytes moved. */
+  file: UploadFileRef;
+  /** Bytes of this file's request body sent so far, and its total (the Base64 body, not the raw file). */
+  loaded: number;
+  total: number;
+  /** Across every file of this upload. */
+  overall: { loaded: number; total: number };
+}
+
+export interface EsignUploadCompleteDetail {
+  /** Every file uploaded so far, in the service's names. */
+  files: Array<{ FileId: string; FileName: string }>;
+  /** The FileIds alone, in the same order. */
+  fileIds: string[];
+}
+
+export interface EsignViewReadyDetail {
+  /** The origin of the embedded Url; the Url itself (it carries a token) is never in an event. */
+  origin: string;
+  /** RFC3339, as the service sent it. */
+  expiresAt: string;
+  operateType: 'request_signatures' | 'signature_status';
+}
+
+export interface EsignViewLoadedDetail {
+  origin: string;
+}
+
+export interface EsignViewExpiredDetail {
+  /** RFC3339 expiry of the Url that is no longer usable. */
+  expiresAt: string;
+  /** True when the element is asking for a new Url by itself. */
+  renewing: boolean;
+}
+
+export interface EsignViewMessageDetail {
+  /** The message the embedded page posted, unchanged. */
+  data: unknown;
+  origin: string;
 }
 
 /** Every event name and its detail type. */
@@ -29,6 +86,13 @@ export interface EsignEventDetailMap {
   'esign-disconnected': EsignDisconnectedDetail;
   'esign-session-refreshed': EsignSessionRefreshedDetail;
   'esign-error': EsignErrorDetail;
+  'esign-upload-start': EsignUploadStartDetail;
+  'esign-upload-progress': EsignUploadProgressDetail;
+  'esign-upload-complete': EsignUploadCompleteDetail;
+  'esign-view-ready': EsignViewReadyDetail;
+  'esign-view-loaded': EsignViewLoadedDetail;
+  'esign-view-expired': EsignViewExpiredDetail;
+  'esign-view-message': EsignViewMessageDetail;
 }
 
 export type EsignEventName = keyof EsignEventDetailMap;

@@ -60,6 +60,8 @@ export function describe(emu: RunningEmulator, seed: EmulatorSeed, publicUrl: st
 }
 
 async function main(): Promise<void> {
+  // a closed stdout (e.g. piped into head) must not crash the server
+  process.stdout.on('error', () => {});
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({

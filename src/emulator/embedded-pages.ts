@@ -95,7 +95,7 @@ function listBody(rt: Runtime, s: PageSession, user: UserRec): string {
   const rows = envs
     .map((env) => {
       const role = env.senderUserId === user.userId ? 'sender' : 'signer';
-      return `<tr data-envelope-id="${e(env.envelopeId)}"><td><a href="/embedded/s/${e(s.id)}/envelopes/${e(env.envelopeId)}">${e(env.subject ?? '(no subject)')}</a></td>
+      return `<tr data-envelope-id="${e(env.envelopeId)}"><td><a href="/embedded/s/${e(s.id)}/envelopes/${e(env.envelopeId)}">${e(env.subject ?? rt.store.files.get(env.fileIds[0] ?? '')?.name ?? '(no subject)')}</a></td>
 <td>${statusBadge(env.status)}</td><td>${role}</td><td>${time(env.createdAt)}</td><td>${time(env.updatedAt)}</td></tr>`;
     })
     .join('');

@@ -11,7 +11,9 @@ import {
   type SessionInfo,
 } from '../core/session/session-manager.js';
 import type { StorageKind } from '../core/session/store.js';
+import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
+import { LocalizeController } from './localize.js';
 import { sessionContext, type SessionProvider } from './session-context.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
@@ -110,6 +112,14 @@ export class EsignConnect extends LitElement implements SessionProvider {
       cursor: progress;
       opacity: 0.8;
     }
+    .visually-hidden {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+      white-space: nowrap;
+    }
     [part~='error'] {
       color: var(--esign-danger, #b3261e);
       margin: 0;
@@ -165,7 +175,10 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   @state() private _error: EsignError | undefined;
   @state() private _popupBlocked = false;
-  @state() private _notice = '';
+  /** A term key of connectMessages shown beside the button, or ''. */
+  @state() private _notice: '' | 'signedInClose' | 'sessionExpired' = '';
+
+  readonly #t = new LocalizeController(this, connectMessages);
 
   @provide({ context: sessionContext }) protected provider: SessionProvider = this;
 
@@ -328,7 +341,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     if (opener && (!attempt || attempt.mode === 'popup')) {
       // this is the popup: hand the answer to the tab that opened it, which holds the attempt
       opener.postMessage(callbackMessage(manager.key, params), location.origin);
-      this._notice = 'Signed in. You can close this window.';
+      this._notice = 'signedInClose';
       this.status = 'connecting';
       setTimeout(() => window.close(), 50);
       return true;
@@ -424,7 +437,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
         break;
       case 'disconnected':
         this.status = 'idle';
-        this._notice = change.reason === 'expired' ? 'The session expired. Connect again to continue.' : '';
+        this._notice = change.reason === 'expired' ? 'sessionExpired' : '';
         emit(this, 'esign-disconnected', { reason: change.reason });
         break;
     }
@@ -441,59 +454,66 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   protected override render() {
     return html`
-      <div part="bar" role="group" aria-label="E-signature account">
+      <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
-        <span role="status" aria-live="polite" class="visually-hidden" style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)"
-          >${this.#liveText()}</span
-        >
+        <span role="status" aria-live="polite" class="visually-hidden">${this.#liveText()}</span>
       </div>
       <slot></slot>
     `;
   }
 
+  /** The error as the user should read it: a localized term for known codes, else the error's message. */
+  #errorText(): string {
+    const error = this._error;
+    if (!error) return this.#t.term('somethingWrong');
+    const code = error.code as keyof typeof connectMessages.en;
+    return code in connectMessages.en ? this.#t.term(code) : error.message;
+  }
+
   #liveText(): string {
-    if (this._notice) return this._notice;
+    if (this._notice) return this.#t.term(this._notice);
     switch (this.status) {
       case 'connecting':
-        return 'Connecting to your e-signature account…';
+        return this.#t.term('connectingLive');
       case 'connected':
-        return 'E-signature account connected.';
+        return this.#t.term('connectedLive');
       case 'error':
-        return this._error?.message ?? '';
+        return this.#errorText();
       default:
         return '';
     }
   }
 
   #renderState() {
+    const t = (key: keyof typeof connectMessages.en, params?: Record<string, string>) => this.#t.term(key, params);
     switch (this.status) {
       case 'connecting':
         return html`
-          <button part="button" aria-busy="true" aria-disabled="true">Connecting…</button>
-          ${this.#pending ? html`<button part="button" class="secondary" @click=${() => this.cancel()}>Cancel</button>` : nothing}
-          ${this._notice ? html`<span part="status">${this._notice}</span>` : nothing}
+          <button part="button" aria-busy="true" aria-disabled="true">${t('connecting')}</button>
+          ${this.#pending ? html`<button part="button" class="secondary" @click=${() => this.cancel()}>${t('cancel')}</button>` : nothing}
+          ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
         `;
       case 'connected': {
         const space = this.session?.spaceId;
         return html`
-          <span part="status"><slot name="connected">${space ? `Connected to Space ${space}` : 'Connected'}</slot></span>
-          <button part="button" class="secondary" @click=${() => void this.disconnect()}>Disconnect</button>
+          <span part="status"><slot name="connected">${space ? t('connectedSpace', { space }) : t('connected')}</slot></span>
+          <button part="button" class="secondary" @click=${() => void this.disconnect()}>${t('disconnect')}</button>
         `;
       }
       case 'error':
         return html`
-          <p part="error" role="alert">${this._error?.message ?? 'Something went wrong.'}</p>
-          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>Try again</button>
+          <p part="error" role="alert">${this.#errorText()}</p>
+          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
           ${this._popupBlocked
             ? html`<button part="button fallback" class="secondary" @click=${() => void this.connect({ mode: 'redirect' }).catch(() => undefined)}>
-                Continue in this tab
+                ${t('continueHere')}
               </button>`
             : nothing}
         `;
       default:
         return html`
-          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>Connect e-signature account</button>
-          ${this._notice ? html`<span part="status">${this._notice}</span>` : nothing}
+          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('connect')}</button>
+          ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
         `;
     }
   }

@@ -233,4 +233,30 @@ describe('<esign-connect>', () => {
     expect(event.detail.error.code).to.equal('invalid_config');
     expect(event.detail.error.message).to.contain('https');
   });
+
+  it('speaks the language of the nearest lang attribute, then the document, and follows changes', async () => {
+    const wrapper = await fixture(html`<div lang="zh-CN">
+      <esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"></esign-connect>
+    </div>`);
+    const el = wrapper.querySelector('esign-connect') as EsignConnect;
+    await el.updateComplete;
+    expect(shadowText(el)).to.contain('连接电子签名账户');
+    wrapper.setAttribute('lang', 'ms');
+    await waitUntil(() => shadowText(el).includes('Sambungkan akaun e-tandatangan'), 'switches to Malay');
+    wrapper.removeAttribute('lang');
+    document.documentElement.lang = 'zh-Hans-SG';
+    try {
+      await waitUntil(() => shadowText(el).includes('连接电子签名账户'), 'falls back to the document language');
+    } finally {
+      document.documentElement.lang = 'en';
+    }
+  });
+
+  it('stays accessible in the error state', async () => {
+    const el = await mount();
+    await el.connect().catch(() => undefined);
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    await expect(el).shadowDom.to.be.accessible();
+  });
 });

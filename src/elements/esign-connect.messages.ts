@@ -1,0 +1,96 @@
+import type { Translations } from './localize.js';
+
+/** What <esign-connect> says to the user. Error codes without a term here show the error's own message. */
+export const connectMessages: Translations<{
+  connect: string;
+  connecting: string;
+  connectingLive: string;
+  cancel: string;
+  connected: string;
+  connectedSpace: string;
+  connectedLive: string;
+  disconnect: string;
+  retry: string;
+  continueHere: string;
+  signedInClose: string;
+  sessionExpired: string;
+  groupLabel: string;
+  somethingWrong: string;
+  popup_blocked: string;
+  popup_closed: string;
+  access_denied: string;
+  state_mismatch: string;
+  login_expired: string;
+  network_error: string;
+  session_expired: string;
+}> = {
+  en: {
+    connect: 'Connect e-signature account',
+    connecting: 'Connecting…',
+    connectingLive: 'Connecting to your e-signature account…',
+    cancel: 'Cancel',
+    connected: 'Connected',
+    connectedSpace: 'Connected to Space {space}',
+    connectedLive: 'E-signature account connected.',
+    disconnect: 'Disconnect',
+    retry: 'Try again',
+    continueHere: 'Continue in this tab',
+    signedInClose: 'Signed in. You can close this window.',
+    sessionExpired: 'The session expired. Connect again to continue.',
+    groupLabel: 'E-signature account',
+    somethingWrong: 'Something went wrong.',
+    popup_blocked: 'The browser blocked the sign-in window. Allow popups for this site, or continue in this tab.',
+    popup_closed: 'The sign-in window was closed before finishing.',
+    access_denied: 'You declined to connect the account.',
+    state_mismatch: 'This sign-in response does not match a sign-in started here, or it was already used. Start again.',
+    login_expired: 'The sign-in took too long and expired. Start again.',
+    network_error: 'Could not reach the sign-in service. Check your connection and try again.',
+    session_expired: 'The session expired. Connect again to continue.',
+  },
+  'zh-CN': {
+    connect: '连接电子签名账户',
+    connecting: '正在连接…',
+    connectingLive: '正在连接您的电子签名账户…',
+    cancel: '取消',
+    connected: '已连接',
+    connectedSpace: '已连接到空间 {space}',
+    connectedLive: '电子签名账户已连接。',
+    disconnect: '断开连接',
+    retry: '重试',
+    continueHere: '在此标签页中继续',
+    signedInClose: '已登录。您可以关闭此窗口。',
+    sessionExpired: '会话已过期。请重新连接以继续。',
+    groupLabel: '电子签名账户',
+    somethingWrong: '出现问题。',
+    popup_blocked: '浏览器拦截了登录窗口。请允许此网站弹出窗口，或在此标签页中继续。',
+    popup_closed: '登录窗口在完成前被关闭。',
+    access_denied: '您已拒绝连接该账户。',
+    state_mismatch: '此登录响应与此处发起的登录不匹配，或已被使用。请重新开始。',
+    login_expired: '登录耗时过长，已过期。请重新开始。',
+    network_error: '无法连接登录服务。请检查网络后重试。',
+    session_expired: '会话已过期。请重新连接以继续。',
+  },
+  ms: {
+    connect: 'Sambungkan akaun e-tandatangan',
+    connecting: 'Menyambung…',
+    connectingLive: 'Menyambung ke akaun e-tandatangan anda…',
+    cancel: 'Batal',
+    connected: 'Disambungkan',
+    connectedSpace: 'Disambungkan ke Ruang {space}',
+    connectedLive: 'Akaun e-tandatangan disambungkan.',
+    disconnect: 'Putuskan sambungan',
+    retry: 'Cuba lagi',
+    continueHere: 'Teruskan dalam tab ini',
+    signedInClose: 'Telah log masuk. Anda boleh menutup tetingkap ini.',
+    sessionExpired: 'Sesi telah tamat. Sambung semula untuk meneruskan.',
+    groupLabel: 'Akaun e-tandatangan',
+    somethingWrong: 'Sesuatu tidak kena.',
+    popup_blocked: 'Pelayar menyekat tetingkap log masuk. Benarkan tetingkap timbul untuk laman ini, atau teruskan dalam tab ini.',
+    popup_closed: 'Tetingkap log masuk ditutup sebelum selesai.',
+    access_denied: 'Anda menolak untuk menyambungkan akaun.',
+    state_mismatch: 'Respons log masuk ini tidak sepadan dengan log masuk yang dimulakan di sini, atau telah digunakan. Mulakan semula.',
+    login_expired: 'Log masuk mengambil masa terlalu lama dan telah tamat. Mulakan semula.',
+    network_error: 'Tidak dapat mencapai perkhidmatan log masuk. Semak sambungan anda dan cuba lagi.',
+    session_expired: 'Sesi telah tamat. Sambung semula untuk meneruskan.',
+  },
+};

@@ -1,0 +1,204 @@
+/**
+ * Sends an upload body with XMLHttpRequest, for its upload progress (fetch has none), and reads the
+ * service's answer: FileIds, or an EsignError with the service's RequestId. Retries 429 and 5xx with
+ * backoff (honouring Retry-After) and a 401 once with a refreshed token. Browser only (XHR).
+ */
+import { codeForStatus, type TokenSource } from '../client.js';
+import { EsignError } from '../errors.js';
+import { abortedError, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from '../retry.js';
+import type { UploadedFile } from '../service-types.js';
+import { joinApiPath } from '../url.js';
+
+export interface RawResponse {
+  status: number;
+  text: string;
+  headers: { get(name: string): string | null };
+}
+
+export interface SendOptions {
+  url: string;
+  token: string;
+  body: Blob;
+  operatorUserId?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Bytes of the body sent so far. */
+  onProgress?: ((loaded: number, total: number) => void) | undefined;
+  /** Gives up when neither progress nor an answer came for this long. Default 60 s; 0 turns it off. */
+  stallTimeoutMs?: number;
+}
+
+/** One POST of `body`; resolves with whatever the service answered, rejects only when no answer came. */
+export function sendWithProgress(options: SendOptions): Promise<RawResponse> {
+  const { signal } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortedError(signal));
+    const xhr = new XMLHttpRequest();
+    const stallMs = options.stallTimeoutMs ?? 60_000;
+    let stallTimer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const finish = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      if (stallTimer !== undefined) clearTimeout(stallTimer);
+      signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const armStall = (): void => {
+      if (stallMs <= 0) return;
+      if (stallTimer !== undefined) clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => {
+        xhr.abort();
+        finish(() => reject(new EsignError('timeout', `The upload made no progress for ${stallMs} ms.`)));
+      }, stallMs);
+    };
+    const onAbort = (): void => {
+      xhr.abort();
+      finish(() => reject(abortedError(signal)));
+    };
+    xhr.open('POST', options.url);
+    xhr.setRequestHeader('Content-Type', 'application/json');
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('Authorization', `Bearer ${options.token}`);
+    if (options.operatorUserId) xhr.setRequestHeader('X-Operator-User-Id', options.operatorUserId);
+    xhr.withCredentials = false;
+    xhr.upload.onprogress = (event) => {
+      armStall();
+      options.onProgress?.(event.loaded, event.lengthComputable ? event.total : options.body.size);
+    };
+    xhr.onprogress = armStall;
+    xhr.onload = () =>
+      finish(() => resolve({ status: xhr.status, text: xhr.responseText, headers: { get: (name) => xhr.getResponseHeader(name) } }));
+    xhr.onerror = () => finish(() => reject(new EsignError('network_error', 'Could not reach the service.')));
+    xhr.ontimeout = xhr.onerror;
+    signal?.addEventListener('abort', onAbort, { once: true });
+    armStall();
+    xhr.send(options.body);
+  });
+}
+
+/** The Files of a successful upload, or the EsignError the answer means (413 is `file_too_large`). */
+export function interpretUploadResponse(response: RawResponse): { files: UploadedFile[]; requestId: string } {
+  const { status } = response;
+  let json: unknown;
+  try {
+    json = JSON.parse(response.text);
+  } catch {
+    json = undefined;
+  }
+  const envelope = isRecord(json) && isRecord(json.Response) ? json.Response : undefined;
+  const requestId = typeof envelope?.RequestId === 'string' ? envelope.RequestId : (response.headers.get('x-request-id') ?? undefined);
+  const serviceError = envelope && isRecord(envelope.Error) ? envelope.Error : undefined;
+  if (status >= 200 && status < 300 && !serviceError) {
+    const files = isRecord(envelope?.Data) ? envelope.Data.Files : undefined;
+    if (!requestId || !Array.isArray(files) || !files.every((f) => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
+      throw new EsignError('bad_response', 'Unexpected answer from files/upload.', { status, requestId });
+    }
+    return { files: files.map((f) => ({ FileId: f.FileId as string, FileName: f.FileName as string })), requestId };
+  }
+  const serviceCode = typeof serviceError?.Code === 'string' ? serviceError.Code : undefined;
+  const message =
+    typeof serviceError?.Message === 'string' && serviceError.Message !== ''
+      ? serviceError.Message
+      : `The service answered HTTP ${status}${serviceCode ? ` (${serviceCode})` : ''}.`;
+  // the service says which limit: a file over the size limit is the user's to fix, not a transport failure
+  const code = status === 413 && serviceCode !== 'LimitExceeded.FileCount' ? 'file_too_large' : status === 413 ? 'too_many_files' : codeForStatus(status);
+  throw new EsignError(code, message, { status, requestId, serviceCode, retryAfter: parseRetryAfter(response.headers.get('retry-after')) });
+}
+
+/** Retries of an upload: 429 waits can be long (a minute's rate window), so the cap is higher than the API client's. */
+export const UPLOAD_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({ retries: 3, baseDelayMs: 500, maxDelayMs: 60_000 });
+
+export interface UploadRequest {
+  baseUrl: string;
+  tokens: TokenSource;
+  body: Blob;
+  operatorUserId?: string | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((loaded: number, total: number) => void) | undefined;
+  /** Called before each wait for a retry, with the error and the wait in ms. */
+  onRetry?: ((error: EsignError, waitMs: number) => void) | undefined;
+  retry?: RetryPolicy | false;
+  /** Replaces XMLHttpRequest (tests in Node). */
+  send?: (options: SendOptions) => Promise<RawResponse>;
+}
+
+/**
+ * POSTs a built body to /files/upload until it succeeds or fails for good. The body is a Blob, so a
+ * retry re-sends it without encoding again. Final errors: `aborted`, `rate_limited`, `file_too_large`,
+ * `too_many_files`, `no_session`, `unauthorized`, or `upload_failed` (with the service's status,
+ * code and RequestId).
+ */
+export async function uploadBody(request: UploadRequest): Promise<{ files: UploadedFile[]; requestId: string }> {
+  const { signal } = request;
+  const url = joinApiPath(request.baseUrl, '/files/upload');
+  const send = request.send ?? sendWithProgress;
+  const policy = request.retry === false ? undefined : (request.retry ?? UPLOAD_RETRY_POLICY);
+  let refreshed = false;
+  let forceRefresh = false;
+  let attempt = 0;
+  for (;;) {
+    if (signal?.aborted) throw abortedError(signal);
+    let error: EsignError;
+    try {
+      const token = await getToken(request.tokens, forceRefresh, signal);
+      const response = await send({ url, token, body: request.body, operatorUserId: request.operatorUserId, signal, onProgress: request.onProgress });
+      return interpretUploadResponse(response);
+    } catch (caught) {
+      error = signal?.aborted ? abortedError(signal) : EsignError.from(caught, 'upload_failed');
+    }
+    if (error.code === 'aborted' || error.code === 'no_session') throw error;
+    // the request was refused before being processed: one refresh-and-retry is safe
+    if (error.code === 'unauthorized' && !refreshed) {
+      refreshed = forceRefresh = true;
+      continue;
+    }
+    forceRefresh = false;
+    const wait = policy && attempt < policy.retries ? retryWait(error, attempt, policy) : undefined;
+    if (wait === undefined) throw finalError(error);
+    attempt += 1;
+    request.onRetry?.(error, wait);
+    await sleep(wait, signal);
+  }
+}
+
+function retryWait(error: EsignError, attempt: number, policy: RetryPolicy): number | undefined {
+  const status = error.status ?? 0;
+  // a lost connection usually means nothing was stored; at worst a retry leaves one orphan FileId
+  const retryable = error.code === 'rate_limited' || status >= 500 || error.code === 'network_error' || error.code === 'timeout';
+  if (!retryable) return undefined;
+  const jitter = backoffDelay(attempt, policy);
+  if (error.retryAfter === undefined) return jitter;
+  const asked = error.retryAfter * 1000;
+  // a shorter wait would only earn another refusal
+  if (asked > policy.maxDelayMs) return undefined;
+  return Math.max(asked, jitter);
+}
+
+function finalError(error: EsignError): EsignError {
+  // transport and service failures become upload_failed; session, limit and abort codes stay as they are
+  const wrap = ['service_error', 'bad_response', 'network_error', 'timeout', 'invalid_argument', 'not_found', 'forbidden', 'payload_too_large'];
+  if (!wrap.includes(error.code)) return error;
+  return new EsignError('upload_failed', error.message, {
+    status: error.status,
+    requestId: error.requestId,
+    serviceCode: error.serviceCode,
+    retryAfter: error.retryAfter,
+    cause: error,
+  });
+}
+
+async function getToken(tokens: TokenSource, forceRefresh: boolean, signal: AbortSignal | undefined): Promise<string> {
+  let token: unknown;
+  try {
+    token = await tokens.getAccessToken(forceRefresh ? { forceRefresh: true, signal } : { signal });
+  } catch (error) {
+    if (signal?.aborted) throw abortedError(signal);
+    throw EsignError.from(error, 'no_session');
+  }
+  if (typeof token !== 'string' || token === '') throw new EsignError('no_session', 'Not connected: connect an account first.');
+  return token;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,128 @@
+/**
+ * Checks files before a byte is read: type (against an `accept` list), size and count; and the
+ * uploader's own settings. Plain module.
+ */
+import { EsignError } from '../errors.js';
+
+/** (assumption) The service's single-file limit: 20 MiB (a setting; the service reports 413 over it). */
+export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** (assumption) Files per upload request. */
+export const MAX_FILES_PER_REQUEST = 10;
+
+/**
+ * (assumption) What the service takes: PDF, the common office formats and scanned images. The
+ * reference does not list types; extensions and MIME types both, since dropped files may lack either.
+ */
+export const DEFAULT_ACCEPT = [
+  '.pdf', 'application/pdf',
+  '.doc', 'application/msword',
+  '.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xls', 'application/vnd.ms-excel',
+  '.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.ppt', 'application/vnd.ms-powerpoint',
+  '.pptx', 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  '.rtf', '.txt', '.odt', '.ods', '.odp',
+  '.jpg', '.jpeg', 'image/jpeg', '.png', 'image/png', '.bmp', 'image/bmp', '.tif', '.tiff', 'image/tiff', '.heic', 'image/heic',
+].join(',');
+
+export interface UploaderLimits {
+  /** Normalized accept tokens; empty means any type. */
+  accept: string[];
+  maxSize: number;
+  /** Files the uploader may hold at once; Infinity for no limit. */
+  maxFiles: number;
+}
+
+export interface LimitsInput {
+  accept?: string | null | undefined;
+  maxSize?: unknown;
+  maxFiles?: unknown;
+  multiple?: boolean;
+}
+
+/** Parses the uploader's settings; throws `invalid_config` with a message an integrator can act on. */
+export function parseLimits(input: LimitsInput): UploaderLimits {
+  const accept = parseAccept(input.accept ?? DEFAULT_ACCEPT);
+  let maxSize = DEFAULT_MAX_FILE_BYTES;
+  if (input.maxSize !== undefined && input.maxSize !== null) {
+    const value = typeof input.maxSize === 'string' && input.maxSize.trim() !== '' ? Number(input.maxSize) : input.maxSize;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new EsignError('invalid_config', `max-size must be a positive number of bytes, not ${JSON.stringify(input.maxSize)}.`);
+    }
+    maxSize = Math.floor(value);
+  }
+  let maxFiles = Infinity;
+  if (input.maxFiles !== undefined && input.maxFiles !== null) {
+    const value = typeof input.maxFiles === 'string' && input.maxFiles.trim() !== '' ? Number(input.maxFiles) : input.maxFiles;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      throw new EsignError('invalid_config', `max-files must be a positive whole number, not ${JSON.stringify(input.maxFiles)}.`);
+    }
+    maxFiles = value;
+  }
+  if (input.multiple === false) maxFiles = Math.min(maxFiles, 1);
+  return { accept, maxSize, maxFiles };
+}
+
+/** `accept` as the file input takes it: `.ext`, `type/*` or `type/subtype`, comma-separated. */
+export function parseAccept(accept: string): string[] {
+  const tokens = accept
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== '');
+  for (const token of tokens) {
+    if (!/^\.[^./\\\s]+$/.test(token) && !/^[a-z0-9!#$&^_.+-]+\/(\*|[a-z0-9!#$&^_.+-]+)$/.test(token)) {
+      throw new EsignError('invalid_config', `accept has an entry that is neither ".ext" nor a MIME type: ${JSON.stringify(token)}.`);
+    }
+  }
+  return tokens;
+}
+
+/** True when the file's name or type matches one of the tokens (or there are none). */
+export function isAccepted(file: { name: string; type: string }, accept: readonly string[]): boolean {
+  if (accept.length === 0) return true;
+  const name = file.name.toLowerCase();
+  const type = file.type.toLowerCase().split(';', 1)[0]!.trim();
+  return accept.some((token) => {
+    if (token.startsWith('.')) return name.endsWith(token);
+    if (token.endsWith('/*')) return type.startsWith(token.slice(0, -1));
+    return type === token;
+  });
+}
+
+export interface Rejection<F> {
+  file: F;
+  error: EsignError;
+}
+
+/**
+ * Splits `files` into those to upload and those refused, in order; a refused file never stops the
+ * others. `held` is how many files the uploader already holds (uploaded or in progress).
+ */
+export function validateFiles<F extends { name: string; size: number; type: string }>(
+  files: readonly F[],
+  limits: UploaderLimits,
+  held = 0,
+): { accepted: F[]; rejected: Array<Rejection<F>> } {
+  const accepted: F[] = [];
+  const rejected: Array<Rejection<F>> = [];
+  for (const file of files) {
+    const error = fileProblem(file, limits);
+    if (error) rejected.push({ file, error });
+    else if (held + accepted.length >= limits.maxFiles) {
+      rejected.push({ file, error: new EsignError('too_many_files', `At most ${limits.maxFiles} file${limits.maxFiles === 1 ? '' : 's'} can be uploaded here.`) });
+    } else accepted.push(file);
+  }
+  return { accepted, rejected };
+}
+
+function fileProblem(file: { name: string; size: number; type: string }, limits: UploaderLimits): EsignError | undefined {
+  if (!isAccepted(file, limits.accept)) {
+    return new EsignError('file_type_not_accepted', `${file.name}: this type of file is not accepted.`);
+  }
+  if (file.size > limits.maxSize) {
+    return new EsignError('file_too_large', `${file.name} is larger than ${limits.maxSize} bytes.`);
+  }
+  // the service refuses an empty FileBody; say so before sending anything
+  if (file.size === 0) return new EsignError('invalid_argument', `${file.name} is empty.`);
+  return undefined;
+}

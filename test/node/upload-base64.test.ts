@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { base64Ascii, base64Chunks, base64Length, checkChunkBytes, encodeChunk } from '../../src/core/upload/base64.js';
+import { buildUploadBody, uploadBodySize } from '../../src/core/upload/body.js';
+import { EsignError } from '../../src/core/errors.js';
+
+async function chunkedBase64(bytes: Uint8Array, chunkBytes: number, native = false): Promise<string> {
+  const parts: BlobPart[] = [];
+  for await (const part of base64Chunks(new Blob([bytes]), { chunkBytes, native })) parts.push(part as BlobPart);
+  return new Blob(parts).text();
+}
+
+describe('Base64 in chunks', () => {
+  it('encodes 0, 1, 2, 3, 4 and 5 bytes as Buffer does', () => {
+    for (let n = 0; n <= 5; n++) {
+      const bytes = randomBytes(n);
+      assert.equal(new TextDecoder().decode(base64Ascii(bytes)), bytes.toString('base64'), `${n} bytes`);
+      assert.equal(base64Length(n), bytes.toString('base64').length);
+    }
+  });
+
+  it('equals Buffer base64 for random sizes and chunk sizes (multi-chunk, short last chunk)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 1, max: 3000 }), async (size, thirds) => {
+        const bytes = randomBytes(size);
+        assert.equal(await chunkedBase64(bytes, thirds * 3), bytes.toString('base64'));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('equals Buffer base64 for every byte value and a multi-MiB file in 3 MiB chunks', async () => {
+    const all = Uint8Array.from({ length: 256 * 3 }, (_, i) => i % 256);
+    assert.equal(await chunkedBase64(all, 3), Buffer.from(all).toString('base64'));
+    const big = randomBytes(7 * 1024 * 1024 + 2);
+    assert.equal(await chunkedBase64(big, 3 * 1024 * 1024), big.toString('base64'));
+  });
+
+  it('uses the native toBase64 when asked and it exists, else the fallback', () => {
+    const bytes = randomBytes(10);
+    const native = typeof (Uint8Array.prototype as unknown as { toBase64?: unknown }).toBase64 === 'function';
+    const part = encodeChunk(bytes, native);
+    assert.equal(typeof part === 'string' ? part : new TextDecoder().decode(part), bytes.toString('base64'));
+  });
+
+  it('refuses a chunk size that is not a positive multiple of 3', () => {
+    for (const bad of [0, -3, 4, 1.5, Number.NaN]) assert.throws(() => checkChunkBytes(bad), (e: EsignError) => e.code === 'invalid_argument');
+  });
+
+  it('stops at an aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(chunkedBase64Signal(randomBytes(10), controller.signal), (e: EsignError) => e.code === 'aborted');
+  });
+});
+
+async function chunkedBase64Signal(bytes: Uint8Array, signal: AbortSignal): Promise<void> {
+  for await (const part of base64Chunks(new Blob([bytes]), { chunkBytes: 3, signal })) void part;
+}
+
+describe('upload body', () => {
+  it('is the JSON the service takes, with the exact size announced beforehand', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), fc.integer({ min: 0, max: 5000 }), async (name, size) => {
+        const bytes = randomBytes(size);
+        const body = await buildUploadBody([{ name, blob: new Blob([bytes]) }], { chunkBytes: 999, native: false });
+        assert.equal(body.size, uploadBodySize([{ name, size }]));
+        assert.equal(body.type, 'application/json');
+        assert.deepEqual(JSON.parse(await body.text()), { Files: [{ FileName: name, FileBody: bytes.toString('base64') }] });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('holds several files in order', async () => {
+    const a = randomBytes(10);
+    const b = randomBytes(11);
+    const files = [
+      { name: 'a.pdf', blob: new Blob([a]) },
+      { name: '合同 "b".pdf', blob: new Blob([b]) },
+    ];
+    const body = await buildUploadBody(files, { chunkBytes: 3 });
+    assert.equal(body.size, uploadBodySize(files.map((f) => ({ name: f.name, size: f.blob.size }))));
+    assert.deepEqual(JSON.parse(await body.text()), {
+      Files: [
+        { FileName: 'a.pdf', FileBody: a.toString('base64') },
+        { FileName: '合同 "b".pdf', FileBody: b.toString('base64') },
+      ],
+    });
+  });
+});

@@ -516,7 +516,7 @@ export function sanitizeTokenResponse(body: Record<string, unknown>, clientSecre
     if (typeof value === 'string' && !value.includes(clientSecret)) out[field] = value;
   }
   for (const [key, value] of Object.entries(body)) {
-    if (KNOWN_RESPONSE_FIELDS.includes(key) || /secret|password|client_assertion/i.test(key)) continue;
+    if (KNOWN_RESPONSE_FIELDS.includes(key) || /secret|password|client_assertion/i.test(key) || key.includes(clientSecret)) continue;
     if (value === undefined || value === null) continue;
     const serialized = JSON.stringify(value);
     if (serialized === undefined || serialized.includes(clientSecret)) continue;

@@ -87,7 +87,7 @@ describe('client + emulator', () => {
     ]);
     assert.equal(upload.status, 200);
     assert.equal(typeof upload.requestId, 'string');
-    assert.ok(upload.requestId.length > 0);
+    assert.ok(upload.requestId.length > 0, 'upload.requestId.length > 0');
     assert.deepEqual(upload.data.Files.map((f) => f.FileName), ['contract.pdf', 'annex.pdf']);
 
     const fileIds = upload.data.Files.map((f) => f.FileId);
@@ -97,13 +97,13 @@ describe('client + emulator', () => {
     assert.ok(Date.parse(view.data.ExpiresAt) > Date.now(), 'ExpiresAt in the future');
 
     const status = await client.signatureStatusView();
-    assert.ok(status.data.Url.startsWith(emulator.baseUrl));
+    assert.ok(status.data.Url.startsWith(emulator.baseUrl), 'status.data.Url.startsWith(emulator.baseUrl)');
   });
 
   test('a FileId of nothing is not_found with the service code and RequestId', async () => {
     const client = createClient({ baseUrl: emulator.baseUrl, tokens: new ProxySession(await login()) });
     const error = await client.requestSignaturesView(['file_does_not_exist']).catch((e: unknown) => e);
-    assert.ok(error instanceof EsignError);
+    assert.ok(error instanceof EsignError, 'error instanceof EsignError');
     assert.equal(error.code, 'not_found');
     assert.equal(error.status, 404);
     assert.equal(error.serviceCode, 'ResourceNotFound.File');
@@ -143,7 +143,7 @@ describe('client + emulator', () => {
       },
     };
     const error = await createClient({ baseUrl: emulator.baseUrl, tokens: failing }).signatureStatusView().catch((e: unknown) => e);
-    assert.ok(error instanceof EsignError);
+    assert.ok(error instanceof EsignError, 'error instanceof EsignError');
     assert.equal(error.code, 'session_expired');
   });
 
@@ -165,7 +165,7 @@ describe('client + emulator', () => {
 
     await injectFault({ path: '/openapi/v1/files/upload', kind: 'status', status: 503 });
     const error = await client.uploadFiles([{ FileName: 'a.pdf', FileBody: pdf }]).catch((e: unknown) => e);
-    assert.ok(error instanceof EsignError);
+    assert.ok(error instanceof EsignError, 'error instanceof EsignError');
     assert.equal(error.code, 'service_error');
     assert.equal(error.serviceCode, 'InternalError');
     assert.equal((await requests())['POST /openapi/v1/files/upload'], 1);
@@ -188,7 +188,7 @@ describe('client + emulator', () => {
     const files = await plain.uploadFiles([{ FileName: 'nda.pdf', FileBody: pdf }]);
     const request = { FileIds: files.data.Files.map((f) => f.FileId), Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }], Subject: 'NDA' };
     const denied = await plain.createEnvelope(request).catch((e: unknown) => e);
-    assert.ok(denied instanceof EsignError);
+    assert.ok(denied instanceof EsignError, 'denied instanceof EsignError');
     assert.equal(denied.code, 'forbidden');
     assert.equal(denied.serviceCode, 'OperationDenied.OperatorRequired');
 
@@ -201,7 +201,7 @@ describe('client + emulator', () => {
     assert.equal(voided.data.Status, 'voided');
 
     const notMember = await asAlice.voidEnvelope({ EnvelopeId: envelope.data.EnvelopeId }, { operatorUserId: 'user_carol' }).catch((e: unknown) => e);
-    assert.ok(notMember instanceof EsignError);
+    assert.ok(notMember instanceof EsignError, 'notMember instanceof EsignError');
     assert.equal(notMember.serviceCode, 'OperationDenied.NotMember');
   });
 });

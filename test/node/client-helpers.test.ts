@@ -49,8 +49,8 @@ describe('url rules', () => {
     for (const url of ['http://esign.example', 'ftp://esign.example', 'javascript:alert(1)', 'not a url', 'https://user:pw@esign.example', 'http://localhost.evil.example']) {
       assert.ok(!isAllowedServiceUrl(url), url);
     }
-    assert.ok(!isAllowedServiceUrl('http://localhost:4010', { allowLoopbackHttp: false }));
-    assert.ok(isAllowedServiceUrl(new URL('https://esign.example')));
+    assert.ok(!isAllowedServiceUrl('http://localhost:4010', { allowLoopbackHttp: false }), '!isAllowedServiceUrl("http://localhost:4010", { allowLoopbackHttp: false })');
+    assert.ok(isAllowedServiceUrl(new URL('https://esign.example')), 'isAllowedServiceUrl(new URL("https://esign.example"))');
   });
 
   test('joinApiPath', () => {

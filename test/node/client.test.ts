@@ -237,7 +237,7 @@ describe('client: errors', () => {
     const started = Date.now();
     const error = await rejects(client({ timeoutMs: 150, retry: false }).signatureStatusView());
     assert.equal(error.code, 'timeout');
-    assert.ok(Date.now() - started < 1_500);
+    assert.ok(Date.now() - started < 1_500, 'Date.now() - started < 1_500');
   });
 });
 

@@ -64,7 +64,7 @@ describe('esign-token-proxy CLI', () => {
     const r = run(['--client-id', 'c', '--base-url', 'http://esign.example', '--redirect-uri', 'https://app.example/cb'], { ESIGN_CLIENT_SECRET: 'cli-secret-123' });
     assert.equal(await r.exited, 1);
     assert.match(r.stderr(), /baseUrl/);
-    assert.ok(!r.stderr().includes('cli-secret-123') && !r.stdout().includes('cli-secret-123'));
+    assert.ok(!r.stderr().includes('cli-secret-123') && !r.stdout().includes('cli-secret-123'), '!r.stderr().includes("cli-secret-123") && !r.stdout().includes("cli-secret-123")');
   });
 
   test('reads everything from the environment, serves a real exchange, never prints the secret', async () => {
@@ -87,7 +87,7 @@ describe('esign-token-proxy CLI', () => {
       const body = await response.text();
       assert.equal(response.status, 200, body);
       assert.equal(response.headers.get('access-control-allow-origin'), 'http://127.0.0.1:6006');
-      assert.ok(!body.includes(DEMO_LOGIN.clientSecret));
+      assert.ok(!body.includes(DEMO_LOGIN.clientSecret), '!body.includes(DEMO_LOGIN.clientSecret)');
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.match(r.stdout(), /authorization_code 200 \d+ms/);
       assert.equal(r.stderr(), '', 'no warning when the secret comes from the environment');
@@ -95,7 +95,7 @@ describe('esign-token-proxy CLI', () => {
       r.child.kill('SIGTERM');
       await r.exited;
     }
-    assert.ok(!r.stdout().includes(DEMO_LOGIN.clientSecret) && !r.stderr().includes(DEMO_LOGIN.clientSecret));
+    assert.ok(!r.stdout().includes(DEMO_LOGIN.clientSecret) && !r.stderr().includes(DEMO_LOGIN.clientSecret), '!r.stdout().includes(DEMO_LOGIN.clientSecret) && !r.stderr().includes(DEMO_LOGIN.clientSecret)');
   });
 
   test('--client-secret on the command line works but warns', async () => {

@@ -169,7 +169,7 @@ describe('token proxy + emulator', () => {
       const answer = await proxyPost('token', codeExchangeForm(login), wrong.url);
       assert.equal(answer.status, 401);
       assert.equal(answer.json.error, 'invalid_client');
-      assert.ok(!answer.text.includes('not-the-secret-4711'));
+      assert.ok(!answer.text.includes('not-the-secret-4711'), '!answer.text.includes("not-the-secret-4711")');
     } finally {
       await wrong.close();
     }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { EsignError } from '../../src/core/errors.js';
 import { createTokenProxy, serveTokenProxy, type ServedTokenProxy, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
 
@@ -313,7 +314,7 @@ describe('token proxy: rate limit', () => {
     );
     for (const event of events) {
       assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'status', 'type']);
-      assert.ok(event.durationMs >= 0);
+      assert.ok(event.durationMs >= 0, 'event.durationMs >= 0');
     }
   });
 
@@ -435,5 +436,62 @@ describe('token proxy: mounted in a plain node:http server', () => {
       host.closeAllConnections();
       await new Promise<void>((resolve) => host.close(() => resolve()));
     }
+  });
+});
+
+describe('token proxy: properties', () => {
+  test('whatever the form holds, only known fields go upstream and the secret never comes back', async () => {
+    const allowed = new Set(['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'client_id', 'client_secret']);
+    let forwarded: URLSearchParams | undefined;
+    const handler = createTokenProxy({
+      clientId: 'demo-client',
+      clientSecret: SECRET,
+      baseUrl: 'https://esign.example',
+      allowedOrigins: [ORIGIN],
+      redirectUris: [REDIRECT],
+      rateLimit: false,
+      fetch: async (_input, init) => {
+        forwarded = new URLSearchParams(String(init?.body));
+        return Response.json({ access_token: 'at', token_type: 'Bearer', echo: SECRET, [SECRET]: 1 });
+      },
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('authorization_code', 'refresh_token'),
+        fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 20 }), { maxKeys: 6 }),
+        async (grant, extra) => {
+          forwarded = undefined;
+          const fields = new URLSearchParams(extra);
+          fields.delete('grant_type');
+          fields.delete('client_id');
+          for (const key of ['code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope']) fields.delete(key);
+          fields.set('grant_type', grant);
+          if (grant === 'authorization_code') {
+            fields.set('code', 'c');
+            fields.set('code_verifier', 'v');
+            fields.set('redirect_uri', REDIRECT);
+          } else {
+            fields.set('refresh_token', 'r');
+          }
+          const response = await handler(
+            new Request('http://127.0.0.1/token', {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+              body: fields.toString(),
+            }),
+          );
+          const text = await response.text();
+          assert.equal(response.status, 200, text);
+          assert.ok(!text.includes(SECRET), 'secret in the answer');
+          for (const [name, value] of response.headers) assert.ok(!value.includes(SECRET), `secret in header ${name}`);
+          // Assigned inside the fetch callback, which TypeScript cannot see.
+          const sent = forwarded as URLSearchParams | undefined;
+          assert.ok(sent, 'the service was called');
+          for (const key of sent.keys()) assert.ok(allowed.has(key), `forwarded ${key}`);
+          assert.equal(sent.get('client_secret'), SECRET);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

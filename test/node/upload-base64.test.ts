@@ -8,7 +8,7 @@ import { EsignError } from '../../src/core/errors.js';
 
 async function chunkedBase64(bytes: Uint8Array, chunkBytes: number, native = false): Promise<string> {
   const parts: BlobPart[] = [];
-  for await (const part of base64Chunks(new Blob([bytes]), { chunkBytes, native })) parts.push(part as BlobPart);
+  for await (const part of base64Chunks(new Blob([bytes as Uint8Array<ArrayBuffer>]), { chunkBytes, native })) parts.push(part as BlobPart);
   return new Blob(parts).text();
 }
 
@@ -57,7 +57,7 @@ describe('Base64 in chunks', () => {
 });
 
 async function chunkedBase64Signal(bytes: Uint8Array, signal: AbortSignal): Promise<void> {
-  for await (const part of base64Chunks(new Blob([bytes]), { chunkBytes: 3, signal })) void part;
+  for await (const part of base64Chunks(new Blob([bytes as Uint8Array<ArrayBuffer>]), { chunkBytes: 3, signal })) void part;
 }
 
 describe('upload body', () => {
@@ -65,7 +65,7 @@ describe('upload body', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), fc.integer({ min: 0, max: 5000 }), async (name, size) => {
         const bytes = randomBytes(size);
-        const body = await buildUploadBody([{ name, blob: new Blob([bytes]) }], { chunkBytes: 999, native: false });
+        const body = await buildUploadBody([{ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }], { chunkBytes: 999, native: false });
         assert.equal(body.size, uploadBodySize([{ name, size }]));
         assert.equal(body.type, 'application/json');
         assert.deepEqual(JSON.parse(await body.text()), { Files: [{ FileName: name, FileBody: bytes.toString('base64') }] });

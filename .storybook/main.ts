@@ -4,7 +4,7 @@ import type { StorybookConfig } from '@storybook/web-components-vite';
 const config: StorybookConfig = {
   framework: { name: '@storybook/web-components-vite', options: {} },
   stories: ['../stories/**/*.stories.ts'],
-  addons: [],
+  addons: ['@storybook/addon-docs'],
   core: { disableTelemetry: true, disableWhatsNewNotifications: true },
   docs: {},
 };

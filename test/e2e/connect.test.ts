@@ -90,7 +90,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
 
     await tab.getByText('Connected to Space space_acme').waitFor();
     assert.equal(new URL(tab.url()).search, '');
-    assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible());
+    assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible(), 'a Disconnect button is shown');
 
     await tab.reload();
     await tab.getByText('Connected to Space space_acme').waitFor();
@@ -99,8 +99,8 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await connectButton.waitFor();
 
     // the secret never reached the browser, in any request or log line
-    assert.ok(seen.length > 0);
-    assert.ok(!seen.some((line) => line.includes(SECRET)));
+    assert.ok(seen.length > 0, 'requests were recorded');
+    assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
     await context.close();
   });
 
@@ -116,7 +116,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     const alert = tab.getByRole('alert');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /declined|denied/i);
-    assert.ok(await tab.getByRole('button', { name: 'Try again' }).isVisible());
+    assert.ok(await tab.getByRole('button', { name: 'Try again' }).isVisible(), 'a Try again button is shown');
     await context.close();
   });
 });

@@ -1,0 +1,20 @@
+/** The plain modules, for server code and custom UIs: no element, no tag registration. */
+export * from './errors.js';
+export type * from './service-types.js';
+export { API_PREFIX } from './service-types.js';
+export * from './client.js';
+export { backoffDelay, parseRetryAfter } from './retry.js';
+export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
+export { base64url, createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './pkce.js';
+export {
+  SessionManager,
+  PROXY_HEADER,
+  defaultRevocationEndpoint,
+  sessionKeyOf,
+  validateConfig,
+  type ConnectMode,
+  type SessionChange,
+  type SessionConfig,
+  type SessionInfo,
+} from './session/session-manager.js';
+export type { StorageKind } from './session/store.js';

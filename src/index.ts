@@ -1,5 +1,7 @@
 /** esign-elements: registers every tag and exports the classes and the core. */
 import './esign-connect.js';
+import './esign-signing-frame.js';
+import './esign-contract-list.js';
 
 export * from './elements/index.js';
 export { EsignError, type EsignErrorCode, type SerializedEsignError } from './core/errors.js';

@@ -2,7 +2,7 @@
  * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
  * page on localhost), plus commands that act as a person in windows a test page cannot script.
  */
-import type { Page } from 'puppeteer-core';
+import type { Frame, Page } from 'puppeteer-core';
 import { createEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy } from '../../src/proxy/index.js';
 
@@ -65,6 +65,18 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     return consent;
   }
 
+  /** The embedded page of the emulator shown in one of the test page's iframes, whose path contains `path`. */
+  async function embeddedFrame(page: Page, path: string, timeoutMs: number): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    const prefix = `${emulator.baseUrl}/embedded/s/`;
+    for (;;) {
+      const frame = page.frames().find((f) => f.url().startsWith(prefix) && new URL(f.url()).pathname.includes(path));
+      if (frame) return frame;
+      if (Date.now() > deadline) throw new Error(`no embedded frame with ${path}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   async function command(name: string, payload: Record<string, unknown> | undefined, page: Page): Promise<unknown> {
     const timeoutMs = Number(payload?.['timeoutMs'] ?? 10_000);
     switch (name) {
@@ -87,6 +99,46 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const consent = await consentPage(page, timeoutMs);
         await consent.close();
         return true;
+      }
+      case 'esign-frame-send': {
+        // a person fills the emulator's envelope edit page inside the element's iframe and clicks Send
+        const frame = await embeddedFrame(page, '/compose', timeoutMs);
+        const signers = (payload?.['signers'] as Array<{ name: string; email: string }> | undefined) ?? [{ name: 'Bob Lim', email: 'bob@example.com' }];
+        if (typeof payload?.['subject'] === 'string') await frame.type('#subject', payload['subject']);
+        for (const [i, signer] of signers.entries()) {
+          if (i > 0) await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#add-signer')]);
+          await frame.type(`#signer-name-${i}`, signer.name);
+          await frame.type(`#signer-email-${i}`, signer.email);
+        }
+        await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#send')]);
+        const id = await frame.waitForSelector('#envelope-id', { timeout: timeoutMs });
+        return id ? await id.evaluate((el) => el.textContent) : null;
+      }
+      case 'esign-frame-text': {
+        // what a person reads in the element's iframe (e.g. the contract list), once it shows `contains`
+        const frame = await embeddedFrame(page, String(payload?.['path'] ?? '/'), timeoutMs);
+        const contains = String(payload?.['contains'] ?? '');
+        await frame.waitForFunction((text) => document.body?.innerText.includes(text), { timeout: timeoutMs }, contains);
+        return frame.evaluate(() => document.body.innerText);
+      }
+      case 'esign-file-chooser': {
+        // a person picks files in the native file chooser the page opened (from a click or a key press)
+        const { mkdtemp, writeFile } = await import('node:fs/promises');
+        const { tmpdir } = await import('node:os');
+        const { join } = await import('node:path');
+        const { randomBytes } = await import('node:crypto');
+        const chooser = await page.waitForFileChooser({ timeout: timeoutMs });
+        const dir = await mkdtemp(join(tmpdir(), 'esign-chooser-'));
+        const files = (payload?.['files'] as Array<{ name: string; size: number }> | undefined) ?? [{ name: 'picked.pdf', size: 1024 }];
+        const paths = await Promise.all(
+          files.map(async (f) => {
+            const path = join(dir, f.name);
+            await writeFile(path, randomBytes(f.size));
+            return path;
+          }),
+        );
+        await chooser.accept(paths);
+        return { multiple: chooser.isMultiple(), count: paths.length };
       }
       case 'esign-reset':
         emulator.reset();

@@ -1,0 +1,773 @@
+/**
+ * The one controller behind <esign-signing-frame> and <esign-contract-list>: asks `embedded/views` for a
+ * Url, checks it, gives it once to an iframe (or a popup opened from a click), honours ExpiresAt, watches
+ * the load and the page's messages, renews, and reports all of it as esign-* events. Also the shared
+ * rendering of the states (loading, error, expired, empty) so both elements stay thin.
+ */
+import { css, html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import { keyed } from 'lit/directives/keyed.js';
+import { createRef, ref, type Ref } from 'lit/directives/ref.js';
+import { styleMap } from 'lit/directives/style-map.js';
+import { EsignClient } from '../core/client.js';
+import { EsignError, type EsignErrorCode } from '../core/errors.js';
+import { isAllowedServiceUrl } from '../core/url.js';
+import type { EmbeddedViewTerms } from './embedded-view.messages.js';
+import { emit } from './events.js';
+import { SessionController } from './session-controller.js';
+
+export type OperateType = 'request_signatures' | 'signature_status';
+export type ViewDisplay = 'inline' | 'popup';
+/**
+ * `idle`: nothing shown yet; `requesting`: asking the service for a Url; `loading`: the Url is in a frame
+ * or popup (or held until the element is shown) and the page has not said `ready`; `loaded`: the page is
+ * usable; `expired`: the Url or the page expired and no new one was asked for yet; `error`: see `error`.
+ */
+export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'error';
+
+export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
+/** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
+export const EXPIRY_MARGIN_MS = 5_000;
+/** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
+const MAX_AUTO_RENEWALS = 2;
+const POPUP_FEATURES = 'popup,width=1000,height=800';
+/** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
+const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
+/** Errors about the session itself are the session's to report; they keep their code. */
+const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_failed', 'login_expired']);
+/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
+export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+export const FRAME_ALLOW = 'clipboard-write';
+
+// ---- pure rules (unit-tested in test/node/embedded-view.test.ts) ----
+
+/** Splits an attribute value on spaces and commas; drops empties and repeats. */
+export function parseList(value: string | readonly string[] | null | undefined): string[] {
+  const items = typeof value === 'string' ? value.split(/[\s,]+/) : [...(value ?? [])];
+  return [...new Set(items.map((item) => String(item).trim()).filter((item) => item !== ''))];
+}
+
+/** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
+export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
+  const listed = parseList(allowedOrigins);
+  const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
+  return [...new Set(origins)];
+}
+
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: string };
+
+/**
+ * Whether the service's Url may be shown: absolute (never resolved against anything, the client does not
+ * build it), https or loopback http, no credentials, and from an allowed origin. The reason never holds the Url.
+ */
+export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[]): UrlCheck {
+  if (typeof url !== 'string' || url === '') return { ok: false, reason: 'The service returned no Url.' };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'The service returned a Url that is not an absolute URL.' };
+  }
+  if (!isAllowedServiceUrl(parsed, { allowLoopbackHttp: true })) {
+    return { ok: false, reason: `The Url's scheme ${parsed.protocol} is not allowed: https only, or http on localhost, 127.0.0.1 or [::1].` };
+  }
+  if (!allowedOrigins.includes(parsed.origin)) {
+    return { ok: false, reason: `The Url's origin ${parsed.origin} is not in allowed-origins (${allowedOrigins.join(' ') || 'none'}).` };
+  }
+  return { ok: true, origin: parsed.origin };
+}
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** An RFC3339 timestamp (any offset) as epoch milliseconds, or undefined when it is not one. */
+export function parseInstant(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = RFC3339.exec(value.trim());
+  if (!match) return undefined;
+  const [, date, time, fraction = '', zone = 'Z'] = match;
+  // Date.parse takes milliseconds at most and an upper-case Z
+  const ms = Date.parse(`${date}T${time}${fraction.slice(0, 4)}${zone.toUpperCase()}`);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** True when a Url expiring at `expiresAtMs` must not be used at `nowMs` any more. */
+export function isExpired(expiresAtMs: number, nowMs: number, marginMs = EXPIRY_MARGIN_MS): boolean {
+  return nowMs >= expiresAtMs - marginMs;
+}
+
+/** `{source: "esign", type, …}`: a message of the embedded pages (assumption, docs/architecture.md). */
+export function isEsignMessage(data: unknown): data is { source: 'esign'; type: string; [key: string]: unknown } {
+  return typeof data === 'object' && data !== null && (data as { source?: unknown }).source === 'esign' && typeof (data as { type?: unknown }).type === 'string';
+}
+
+/** Lit converter for `auto`: present means on, `auto="false"` (or "off") means off, absent means `defaultValue`. */
+export function autoConverter(defaultValue: boolean) {
+  return {
+    fromAttribute: (value: string | null): boolean => (value === null ? defaultValue : !/^(false|off|0)$/i.test(value.trim())),
+    toAttribute: (value: boolean): string | null => (value ? '' : 'false'),
+  };
+}
+
+/** Lit converter for `file-ids`: space- or comma-separated FileIds. */
+export const fileIdsConverter = {
+  fromAttribute: (value: string | null): string[] => parseList(value),
+  toAttribute: (value: string[]): string => value.join(' '),
+};
+
+/** Array properties change only when their items do. */
+export function listChanged(value: readonly string[] | undefined, old: readonly string[] | undefined): boolean {
+  return (value ?? []).join('\u0000') !== (old ?? []).join('\u0000');
+}
+
+// ---- the controller ----
+
+/** What the controller reads from its element. */
+export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
+  connect: string | null | undefined;
+  auto: boolean;
+  display: ViewDisplay;
+  allowedOrigins: string;
+  loadTimeout: number;
+}
+
+export interface EmbeddedViewOptions {
+  operateType: OperateType;
+  /** FileIds for request_signatures. */
+  fileIds?: () => readonly string[];
+}
+
+interface HeldUrl {
+  url: string;
+  expiresAtMs: number;
+}
+
+export class EmbeddedViewController implements ReactiveController {
+  readonly session: SessionController;
+  readonly frameRef: Ref<HTMLIFrameElement> = createRef();
+  readonly operateType: OperateType;
+
+  status: ViewStatus = 'idle';
+  error: EsignError | undefined;
+  /** The origin of the current Url (the Url itself is never kept where a template or event can see it). */
+  origin: string | undefined;
+  /** ExpiresAt of the current Url, as the service sent it. */
+  expiresAt: string | undefined;
+  /** Where the current page is shown. */
+  shownIn: ViewDisplay | undefined;
+  /** The height the page reported with `resize`, in CSS pixels. */
+  frameHeight: number | undefined;
+  /** One per Url, so every Url gets a fresh iframe (never one that already navigated). */
+  viewId = 0;
+
+  readonly #host: EmbeddedViewHost;
+  readonly #fileIds: () => readonly string[];
+  #held: HeldUrl | undefined;
+  #placed = false;
+  #abort: AbortController | undefined;
+  #loadTimer: ReturnType<typeof setTimeout> | undefined;
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #popup: Window | null = null;
+  #popupTimer: ReturnType<typeof setInterval> | undefined;
+  #renewals = 0;
+  #autoKey = '';
+  #reopen = false;
+  #scheduled = false;
+  #resizeObserver: ResizeObserver | undefined;
+
+  constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions) {
+    this.#host = host;
+    this.operateType = options.operateType;
+    this.#fileIds = options.fileIds ?? (() => []);
+    this.session = new SessionController(host);
+    host.addController(this);
+  }
+
+  /** True while the element has a session to ask with. */
+  get hasSession(): boolean {
+    return this.session.provider?.session !== undefined;
+  }
+
+  get hasFiles(): boolean {
+    return this.operateType !== 'request_signatures' || this.#fileIds().length > 0;
+  }
+
+  hostConnected(): void {
+    window.addEventListener('message', this.#onMessage);
+    document.addEventListener('visibilitychange', this.#onVisibility);
+    if (typeof ResizeObserver === 'function') {
+      // a host that goes from display:none to shown changes size: time to use or renew a held Url
+      this.#resizeObserver ??= new ResizeObserver(() => this.#host.requestUpdate());
+      this.#resizeObserver.observe(this.#host);
+    }
+    this.#host.requestUpdate();
+  }
+
+  hostDisconnected(): void {
+    window.removeEventListener('message', this.#onMessage);
+    document.removeEventListener('visibilitychange', this.#onVisibility);
+    this.#resizeObserver?.disconnect();
+    // moved in the DOM, an iframe reloads its src: the used Url must not be fetched again, so a re-attached element asks for a new one
+    this.#reopen = this.shownIn !== 'popup' && (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired');
+    this.#autoKey = '';
+    this.#reset('idle');
+  }
+
+  hostUpdated(): void {
+    this.#placeHeld();
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // decisions that start work run after the update, never inside it
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#decide();
+    });
+  }
+
+  /**
+   * Asks for a new Url and shows it; with `display: 'popup'` (or the element's `display="popup"`) the
+   * window opens at once, so call it from a click. Rejects with the EsignError also sent as `esign-error`.
+   */
+  async open(options: { display?: ViewDisplay } = {}): Promise<void> {
+    const display = options.display ?? (this.#host.display === 'popup' ? 'popup' : 'inline');
+    // the popup must open synchronously inside the click, before any await, or the browser blocks it
+    const popup = display === 'popup' ? openBlankPopup() : null;
+    if (display === 'popup' && !popup) {
+      throw this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'));
+    }
+    this.#renewals = 0;
+    this.#autoKey = this.#currentAutoKey();
+    await this.#start(display, popup);
+  }
+
+  /** Closes the page (frame or popup) and goes back to idle. */
+  close(): void {
+    this.#reset('idle');
+  }
+
+  /** The iframe's `load` event: only trusted as "loaded" when the load timeout is off (a page that posts no `ready`). */
+  readonly onFrameLoad = (): void => {
+    if (!this.#placed || this.status !== 'loading' || this.#loadTimeoutMs() > 0) return;
+    this.#loaded();
+  };
+
+  /** Brings the popup of the current page to the front. */
+  focusPopup(): void {
+    if (this.#popup && !this.#popup.closed) this.#popup.focus();
+  }
+
+  // ---- the flow ----
+
+  async #start(display: ViewDisplay, popup: Window | null): Promise<void> {
+    this.#reset(this.status, { keepPopup: popup ?? undefined });
+    const provider = this.session.provider;
+    if (!provider?.session) {
+      popup?.close();
+      throw this.#fail(new EsignError('no_session', 'Not connected: connect an e-signature account first.'));
+    }
+    const fileIds = [...this.#fileIds()];
+    if (this.operateType === 'request_signatures' && fileIds.length === 0) {
+      popup?.close();
+      throw this.#fail(new EsignError('no_files', 'No FileIds: upload the files to sign first.'));
+    }
+    this.#popup = popup;
+    this.status = 'requesting';
+    this.error = undefined;
+    this.#host.requestUpdate();
+    const abort = new AbortController();
+    this.#abort = abort;
+    let url: unknown;
+    let expiresAt: string;
+    try {
+      const client = new EsignClient({ baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId });
+      const { data } = this.operateType === 'request_signatures'
+        ? await client.requestSignaturesView(fileIds, { signal: abort.signal })
+        : await client.signatureStatusView({ signal: abort.signal });
+      url = data.Url;
+      expiresAt = data.ExpiresAt;
+    } catch (error) {
+      if (abort !== this.#abort) return; // superseded or torn down
+      this.#abort = undefined;
+      popup?.close();
+      throw this.#fail(viewError(error));
+    }
+    if (abort !== this.#abort) return;
+    this.#abort = undefined;
+    const check = checkEmbeddedUrl(url, allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl));
+    if (!check.ok) {
+      popup?.close();
+      throw this.#fail(new EsignError('url_rejected', check.reason));
+    }
+    const receivedAt = Date.now();
+    // an unreadable ExpiresAt makes the Url good for immediate use only
+    const expiresAtMs = parseInstant(expiresAt) ?? receivedAt;
+    this.origin = check.origin;
+    this.expiresAt = expiresAt;
+    this.frameHeight = undefined;
+    this.viewId += 1;
+    this.shownIn = display;
+    this.status = 'loading';
+    emit(this.#host, 'esign-view-ready', { origin: check.origin, expiresAt, operateType: this.operateType });
+    if (display === 'popup' && popup) {
+      this.#placeInPopup(popup, url as string);
+    } else {
+      this.#held = { url: url as string, expiresAtMs };
+      this.#armExpiry(expiresAtMs - EXPIRY_MARGIN_MS - receivedAt);
+    }
+    this.#host.requestUpdate();
+  }
+
+  /** Gives a held Url to the frame once the frame exists and the element can be seen. */
+  #placeHeld(): void {
+    const held = this.#held;
+    const frame = this.frameRef.value;
+    if (!held || !frame || this.shownIn !== 'inline' || !frame.isConnected || !this.#isShown()) return;
+    if (isExpired(held.expiresAtMs, Date.now()) && this.#renewals < MAX_AUTO_RENEWALS) {
+      // too old to use: a new Url, asked for after this update
+      this.#held = undefined;
+      queueMicrotask(() => this.#renew());
+      return;
+    }
+    this.#held = undefined;
+    this.#clearExpiry();
+    this.#placed = true;
+    // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
+    // re-inserted frame (which reloads its src) has nothing to load again
+    const target = frame.contentWindow;
+    if (target) target.location.replace(held.url);
+    else frame.src = held.url;
+    this.#armLoadTimer();
+  }
+
+  #placeInPopup(popup: Window, url: string): void {
+    if (popup.closed) {
+      this.#reset('idle');
+      return;
+    }
+    this.#placed = true;
+    popup.location.replace(url);
+    this.#armLoadTimer();
+    clearInterval(this.#popupTimer);
+    this.#popupTimer = setInterval(() => {
+      if (this.#popup === popup && popup.closed) this.#reset('idle');
+    }, 500);
+  }
+
+  #renew(): void {
+    this.#renewals += 1;
+    const display = this.shownIn ?? 'inline';
+    const popup = display === 'popup' && this.#popup && !this.#popup.closed ? this.#popup : null;
+    if (display === 'popup' && !popup) {
+      this.#reset('expired');
+      return;
+    }
+    void this.#start(display, popup).catch(() => undefined);
+  }
+
+  /** Starts what the element's state calls for: the automatic open, or a new Url after expiry or re-attachment. */
+  #decide(): void {
+    if (!this.#host.isConnected) return;
+    if (!this.hasSession) {
+      // the session ended: the page of that account goes too
+      if (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired') this.#reset('idle');
+      this.#autoKey = '';
+      return;
+    }
+    const display: ViewDisplay = this.#host.display === 'popup' ? 'popup' : 'inline';
+    if (this.#reopen && display === 'inline') {
+      this.#reopen = false;
+      this.#autoKey = this.#currentAutoKey();
+      void this.#start('inline', null).catch(() => undefined);
+      return;
+    }
+    if (this.status === 'expired' && this.shownIn !== 'popup' && this.#isShown()) {
+      this.#renew();
+      return;
+    }
+    if (!this.#host.auto || display !== 'inline' || !this.hasFiles) return;
+    const key = this.#currentAutoKey();
+    if (key === this.#autoKey) return;
+    this.#autoKey = key;
+    this.#renewals = 0;
+    void this.#start('inline', null).catch(() => undefined);
+  }
+
+  #currentAutoKey(): string {
+    const provider = this.session.provider;
+    return JSON.stringify([provider?.baseUrl, provider?.session?.spaceId, this.#host.allowedOrigins, [...this.#fileIds()]]);
+  }
+
+  readonly #onMessage = (event: MessageEvent): void => {
+    if (this.status !== 'loading' && this.status !== 'loaded') return;
+    const source = this.shownIn === 'popup' ? this.#popup : this.frameRef.value?.contentWindow;
+    // only the page we opened, on the origin of its Url: any other window or origin is ignored
+    if (!this.#placed || !source || event.source !== source || event.origin !== this.origin) return;
+    emit(this.#host, 'esign-view-message', { data: event.data, origin: event.origin });
+    const data: unknown = event.data;
+    if (!isEsignMessage(data)) return;
+    switch (data.type) {
+      case 'ready':
+        this.#loaded();
+        break;
+      case 'resize': {
+        const height = Number(data['height']);
+        if (this.shownIn === 'inline' && Number.isFinite(height) && height > 0) {
+          this.frameHeight = Math.min(Math.ceil(height), 100_000);
+          this.#host.requestUpdate();
+        }
+        break;
+      }
+      case 'error':
+        this.#pageError(typeof data['code'] === 'string' ? data['code'] : 'unknown');
+        break;
+    }
+  };
+
+  readonly #onVisibility = (): void => {
+    if (document.visibilityState === 'visible') this.#host.requestUpdate();
+  };
+
+  #loaded(): void {
+    clearTimeout(this.#loadTimer);
+    this.#loadTimer = undefined;
+    this.#renewals = 0;
+    if (this.status !== 'loaded') {
+      this.status = 'loaded';
+      this.#host.requestUpdate();
+      emit(this.#host, 'esign-view-loaded', { origin: this.origin ?? '' });
+    }
+  }
+
+  #pageError(code: string): void {
+    if (RENEWABLE_PAGE_ERRORS.has(code)) {
+      const renewing = this.#renewals < MAX_AUTO_RENEWALS && this.#isShown();
+      emit(this.#host, 'esign-view-expired', { expiresAt: this.expiresAt ?? '', renewing });
+      if (renewing) this.#renew();
+      else this.#reset('expired');
+      return;
+    }
+    this.#reset('idle');
+    this.#fail(new EsignError('view_failed', `The embedded page cannot be used (${code}).`, { serviceCode: code }));
+  }
+
+  #armLoadTimer(): void {
+    clearTimeout(this.#loadTimer);
+    const timeout = this.#loadTimeoutMs();
+    if (timeout <= 0) return;
+    this.#loadTimer = setTimeout(() => {
+      this.#loadTimer = undefined;
+      if (this.status !== 'loading') return;
+      const origin = this.origin ?? '';
+      const inPopup = this.shownIn === 'popup';
+      this.#reset('idle');
+      this.#fail(
+        new EsignError(
+          'frame_blocked',
+          inPopup
+            ? `The e-signature page from ${origin} did not report ready within ${timeout} ms (network, or the page was closed).`
+            : `The e-signature page from ${origin} did not load within ${timeout} ms. Likely causes: this page's Content-Security-Policy frame-src does not allow ${origin}; the service's frame-ancestors does not allow this page's origin; the network.`,
+        ),
+      );
+    }, timeout);
+  }
+
+  #loadTimeoutMs(): number {
+    const value = Number(this.#host.loadTimeout);
+    return Number.isFinite(value) ? value : DEFAULT_LOAD_TIMEOUT_MS;
+  }
+
+  #armExpiry(delayMs: number): void {
+    this.#clearExpiry();
+    this.#expiryTimer = setTimeout(() => {
+      this.#expiryTimer = undefined;
+      const held = this.#held;
+      if (!held) return;
+      // never used, now too old: drop it; a new one is asked for when the element is seen again
+      this.#held = undefined;
+      const shown = this.#isShown();
+      emit(this.#host, 'esign-view-expired', { expiresAt: this.expiresAt ?? '', renewing: shown });
+      if (shown) this.#renew();
+      else this.#reset('expired');
+    }, Math.min(Math.max(0, delayMs), 2_147_483_647));
+  }
+
+  #clearExpiry(): void {
+    clearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
+  }
+
+  #isShown(): boolean {
+    if (document.visibilityState === 'hidden' || !this.#host.isConnected) return false;
+    const host = this.#host as HTMLElement & { checkVisibility?: () => boolean };
+    return host.checkVisibility ? host.checkVisibility() : true;
+  }
+
+  /** Forgets the current page: request, held Url, timers, the frame's src, the popup. */
+  #reset(status: ViewStatus, options: { keepPopup?: Window } = {}): void {
+    this.#abort?.abort();
+    this.#abort = undefined;
+    this.#held = undefined;
+    this.#clearExpiry();
+    clearTimeout(this.#loadTimer);
+    this.#loadTimer = undefined;
+    clearInterval(this.#popupTimer);
+    this.#popupTimer = undefined;
+    // an iframe keeps its src when detached and loads it again when re-inserted: drop it now
+    this.frameRef.value?.removeAttribute('src');
+    if (this.#popup && this.#popup !== options.keepPopup && !this.#popup.closed) this.#popup.close();
+    if (this.#popup !== options.keepPopup) this.#popup = null;
+    this.#placed = false;
+    if (status === 'idle') this.shownIn = undefined;
+    this.frameHeight = undefined;
+    this.status = status;
+    if (status !== 'error') this.error = undefined;
+    this.#host.requestUpdate();
+  }
+
+  #fail(error: EsignError): EsignError {
+    this.error = error;
+    this.status = 'error';
+    this.#host.requestUpdate();
+    emit(this.#host, 'esign-error', { error });
+    return error;
+  }
+}
+
+function openBlankPopup(): Window | null {
+  const popup = window.open('about:blank', `esign-view-${Math.random().toString(36).slice(2)}`, POPUP_FEATURES);
+  if (!popup) return null;
+  try {
+    popup.document.title = '…';
+    popup.document.body.textContent = '…';
+  } catch {
+    // about:blank should be ours; the service's page replaces it anyway
+  }
+  return popup;
+}
+
+function viewError(error: unknown): EsignError {
+  const e = EsignError.from(error, 'view_failed');
+  if (SESSION_CODES.has(e.code) || e.code === 'view_failed') return e;
+  // one code for "the service gave no page"; the service's own code, status and RequestId stay on it
+  return new EsignError('view_failed', `The service did not give an embedded page: ${e.message}`, {
+    status: e.status,
+    requestId: e.requestId,
+    serviceCode: e.serviceCode ?? e.code,
+    retryAfter: e.retryAfter,
+    cause: e,
+  });
+}
+
+// ---- shared rendering ----
+
+/** Styles of both elements: the frame fills the host and grows with the height the page reports. */
+export const embeddedViewStyles = css`
+  :host {
+    display: block;
+    position: relative;
+    min-height: var(--esign-frame-min-height, 32rem);
+    font: var(--esign-font, inherit);
+    color: inherit;
+    color-scheme: light dark;
+  }
+  :host([hidden]) {
+    display: none;
+  }
+  [part~='base'] {
+    position: relative;
+    display: flex;
+    flex-direction: column;
+    box-sizing: border-box;
+    height: 100%;
+    min-height: inherit;
+  }
+  [part~='frame'] {
+    display: block;
+    flex: 1 0 auto;
+    width: 100%;
+    min-height: inherit;
+    box-sizing: border-box;
+    border: var(--esign-frame-border, 0);
+    border-radius: var(--esign-radius, 6px);
+    background: var(--esign-frame-background, transparent);
+  }
+  [part~='frame'].pending {
+    visibility: hidden;
+  }
+  [part~='loading'],
+  [part~='error'],
+  [part~='expired'],
+  [part~='empty'],
+  [part~='popup'] {
+    display: flex;
+    flex-direction: column;
+    align-items: center;
+    justify-content: center;
+    gap: var(--esign-gap, 0.5rem);
+    padding: var(--esign-padding, 1rem);
+    text-align: center;
+    box-sizing: border-box;
+  }
+  [part~='loading'] {
+    position: absolute;
+    inset: 0;
+  }
+  [part~='error'] {
+    color: var(--esign-danger, #b3261e);
+    align-items: flex-start;
+    text-align: start;
+  }
+  [part~='error'] p,
+  [part~='error'] ul {
+    margin: 0;
+  }
+  [part~='spinner'] {
+    width: 1.5rem;
+    height: 1.5rem;
+    border-radius: 50%;
+    border: 3px solid currentColor;
+    border-right-color: transparent;
+    animation: spin 0.8s linear infinite;
+  }
+  @keyframes spin {
+    to {
+      transform: rotate(1turn);
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    [part~='spinner'] {
+      animation-duration: 3s;
+    }
+  }
+  button {
+    font: inherit;
+    cursor: pointer;
+    border: 1px solid transparent;
+    border-radius: var(--esign-radius, 6px);
+    padding: 0.5em 1em;
+    background: var(--esign-accent, #2557d6);
+    color: var(--esign-accent-contrast, #ffffff);
+  }
+  button.secondary {
+    background: transparent;
+    color: inherit;
+    border-color: currentColor;
+  }
+  button:focus-visible {
+    outline: 3px solid var(--esign-focus, #8ab4ff);
+    outline-offset: 2px;
+  }
+  .actions {
+    display: flex;
+    flex-wrap: wrap;
+    gap: var(--esign-gap, 0.5rem);
+  }
+  @media (prefers-color-scheme: dark) {
+    [part~='error'] {
+      color: var(--esign-danger, #ffb4ab);
+    }
+  }
+`;
+
+export interface ViewText {
+  /** The iframe's title. */
+  title: string;
+  /** The button that opens the page. */
+  open: string;
+  /** The empty state when there is a session but nothing to show (no FileIds). */
+  empty: string;
+  /** The shared terms. */
+  term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) => string;
+}
+
+/** The shared template: states with their slots, then the frame. */
+export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText): TemplateResult {
+  const { status } = view;
+  const inline = view.shownIn === 'inline' && (status === 'loading' || status === 'loaded');
+  const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
+  const autoPending = status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
+  const open = (display?: ViewDisplay) => () => void view.open(display ? { display } : {}).catch(() => undefined);
+  return html`<div part="base">
+    ${status === 'requesting' || (status === 'loading' && !popupOpen) || autoPending
+      ? html`<div part="loading" role="status"><slot name="loading"><span part="spinner" aria-hidden="true"></span><span>${text.term('loading')}</span></slot></div>`
+      : nothing}
+    ${popupOpen
+      ? html`<div part="popup" role="status">
+          <span>${text.term('openedInPopup')}</span>
+          <button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>
+        </div>`
+      : nothing}
+    ${status === 'error' ? renderError(view, text, open) : nothing}
+    ${status === 'expired'
+      ? html`<div part="expired" role="status"><slot name="expired"><span>${text.term('expired')}</span>
+          <button part="button" @click=${open()}>${text.term('reload')}</button></slot></div>`
+      : nothing}
+    ${status === 'idle' && !autoPending ? renderIdle(view, host, text, open) : nothing}
+    ${inline
+      ? keyed(
+          view.viewId,
+          html`<iframe
+            ${ref(view.frameRef)}
+            part="frame"
+            class=${status === 'loading' ? 'pending' : ''}
+            title=${text.title}
+            sandbox=${FRAME_SANDBOX}
+            allow=${FRAME_ALLOW}
+            referrerpolicy="no-referrer"
+            style=${styleMap(view.frameHeight ? { 'flex-basis': `${view.frameHeight}px`, height: `${view.frameHeight}px` } : {})}
+            @load=${view.onFrameLoad}
+          ></iframe>`,
+        )
+      : nothing}
+  </div>`;
+}
+
+function renderIdle(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText, open: (display?: ViewDisplay) => () => void) {
+  if (!view.hasSession) return html`<div part="empty"><slot name="empty"><span>${text.term('noSession')}</span></slot></div>`;
+  if (!view.hasFiles) return html`<div part="empty"><slot name="empty"><span>${text.empty}</span></slot></div>`;
+  return html`<div part="empty"><button part="button" @click=${open(host.display === 'popup' ? 'popup' : undefined)}>${text.open}</button></div>`;
+}
+
+function renderError(view: EmbeddedViewController, text: ViewText, open: (display?: ViewDisplay) => () => void) {
+  const code = view.error?.code;
+  const message = (() => {
+    switch (code) {
+      case 'url_rejected':
+        return html`<p>${text.term('errorUrlRejected')}</p>`;
+      case 'frame_blocked':
+        return html`<p>${text.term('errorFrameBlocked')}</p>
+          <ul>
+            <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
+            <li>${text.term('causeFrameAncestors')}</li>
+            <li>${text.term('causeNetwork')}</li>
+          </ul>`;
+      case 'popup_blocked':
+        return html`<p>${text.term('errorPopupBlocked')}</p>`;
+      case 'no_session':
+        return html`<p>${text.term('errorNoSession')}</p>`;
+      case 'no_files':
+        return html`<p>${text.term('errorNoFiles')}</p>`;
+      case 'view_failed':
+        return html`<p>${text.term('errorViewFailed')}</p>`;
+      default:
+        return html`<p>${text.term('errorGeneric')}</p>`;
+    }
+  })();
+  const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected';
+  return html`<div part="error" role="alert" data-code=${code ?? ''}>
+    <slot name="error">
+      ${message}
+      <div class="actions">
+        ${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
+        ${code === 'frame_blocked' ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}
+      </div>
+    </slot>
+  </div>`;
+}

@@ -1,0 +1,308 @@
+import { expect, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
+import '../../src/esign-connect.js';
+import '../../src/esign-signing-frame.js';
+import '../../src/esign-contract-list.js';
+import { EsignClient } from '../../src/core/client.js';
+import type { EsignError } from '../../src/core/errors.js';
+import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignSigningFrame } from '../../src/elements/esign-signing-frame.js';
+import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
+import { cfg, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+
+let connect: EsignConnect;
+let client: EsignClient;
+const mounted: Element[] = [];
+
+/** Every esign-* event an element fires, in order. */
+function record(el: Element): Array<{ type: string; detail: unknown }> {
+  const seen: Array<{ type: string; detail: unknown }> = [];
+  for (const type of ['esign-view-ready', 'esign-view-loaded', 'esign-view-expired', 'esign-view-message', 'esign-error']) {
+    el.addEventListener(type, (event) => seen.push({ type, detail: (event as CustomEvent).detail }));
+  }
+  return seen;
+}
+
+/** Creates the element, listens, then attaches it (so no event is missed). */
+function mount<T extends HTMLElement>(tag: string, attrs: Record<string, string> = {}, parent: Element = document.body): { el: T; events: Array<{ type: string; detail: unknown }> } {
+  const el = document.createElement(tag) as T;
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
+  const events = record(el);
+  parent.append(el);
+  mounted.push(el);
+  return { el, events };
+}
+
+async function upload(...names: string[]): Promise<string[]> {
+  const files = names.map((FileName) => ({ FileName, FileBody: btoa(`%PDF-1.4 ${FileName}`) }));
+  const { data } = await client.uploadFiles(files);
+  return data.Files.map((f) => f.FileId);
+}
+
+async function fault(body: Record<string, unknown>): Promise<void> {
+  await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+function frameOf(el: Element): HTMLIFrameElement | null {
+  return el.shadowRoot!.querySelector('iframe');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('<esign-signing-frame>', () => {
+  before(async () => {
+    await executeServerCommand('esign-reset');
+    connect = document.createElement('esign-connect') as EsignConnect;
+    connect.id = 'c';
+    for (const [name, value] of Object.entries({ 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'memory' })) {
+      connect.setAttribute(name, value);
+    }
+    document.body.append(connect);
+    await connectAs(connect, { spaceId: 'space_acme' });
+    client = new EsignClient({ baseUrl: cfg.baseUrl, tokens: connect });
+  });
+
+  afterEach(async () => {
+    for (const el of mounted.splice(0)) el.remove();
+    await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' });
+  });
+
+  it('without a session: an accessible empty state, and open() rejects with no_session', async () => {
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'nobody', 'file-ids': 'file_a' });
+    await el.updateComplete;
+    expect(shadowText(el)).to.contain('Connect your e-signature account');
+    await expect(el).shadowDom.to.be.accessible();
+    const error = (await el.open().catch((e: EsignError) => e)) as EsignError;
+    expect(error.code).to.equal('no_session');
+    expect(events.find((e) => e.type === 'esign-error')).to.deep.include({ detail: { error } });
+    expect(frameOf(el)).to.equal(null);
+  });
+
+  it('without FileIds: the empty state (replaceable by a slot), and open() rejects with no_files', async () => {
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', auto: '' });
+    el.innerHTML = '<p slot="empty">Drop your contract above.</p>';
+    await el.updateComplete;
+    const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('slot[name="empty"]')!;
+    expect(slot.assignedElements()[0]!.textContent).to.equal('Drop your contract above.');
+    const error = (await el.open().catch((e: EsignError) => e)) as EsignError;
+    expect(error.code).to.equal('no_files');
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('Upload the files');
+  });
+
+  it('full path: FileIds from an uploader, the page in a sandboxed frame, a person sends the envelope, the contract list shows it', async () => {
+    const fileIds = await upload('lease.pdf', 'annex.pdf');
+    const uploader = document.createElement('div');
+    uploader.id = 'up';
+    document.body.append(uploader);
+    mounted.push(uploader);
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', uploader: 'up', auto: '' });
+    await el.updateComplete;
+    expect(frameOf(el)).to.equal(null);
+
+    const ready = oneEvent(el, 'esign-view-ready');
+    const loaded = oneEvent(el, 'esign-view-loaded');
+    // what <esign-uploader id="up"> sends when its files are uploaded
+    uploader.dispatchEvent(new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: fileIds.map((FileId, i) => ({ FileId, FileName: `f${i}` })), fileIds } }));
+    const { detail: readyDetail } = await ready;
+    expect(readyDetail.origin).to.equal(new URL(cfg.baseUrl).origin);
+    expect(readyDetail.operateType).to.equal('request_signatures');
+    expect(Date.parse(readyDetail.expiresAt)).to.be.greaterThan(Date.now());
+    expect(JSON.stringify(readyDetail)).not.to.contain('embedded_token');
+    expect(el.fileIds).to.deep.equal(fileIds);
+    await loaded;
+    expect(el.status).to.equal('loaded');
+
+    const frame = frameOf(el)!;
+    expect(frame.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
+    expect(frame.getAttribute('referrerpolicy')).to.equal('no-referrer');
+    expect(frame.getAttribute('title')).to.equal('E-signature: new envelope');
+    expect(frame.hasAttribute('allow')).to.equal(true);
+    // the Url went to src once and nowhere else in the DOM
+    expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
+    // the frame grows to the height its page reports
+    await waitUntil(() => events.some((e) => e.type === 'esign-view-message' && (e.detail as { data: { type: string } }).data.type === 'resize'), 'resize message');
+    const resize = events.filter((e) => e.type === 'esign-view-message').map((e) => (e.detail as { data: { type: string; height?: number } }).data).filter((d) => d.type === 'resize').at(-1)!;
+    await el.updateComplete;
+    expect(frame.style.height).to.equal(`${resize.height}px`);
+    await expect(el).shadowDom.to.be.accessible();
+
+    const sent = new Promise<{ envelopeId: string; status: string }>((resolve) =>
+      el.addEventListener('esign-view-message', (e) => {
+        const data = e.detail.data as { source?: string; type?: string; envelopeId: string; status: string };
+        if (data.source === 'esign' && data.type === 'envelope-sent') resolve(data);
+      }),
+    );
+    const envelopeId = (await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] })) as string;
+    const message = await sent;
+    expect(message.envelopeId).to.equal(envelopeId);
+    expect(message.status).to.equal('sent');
+    // every forwarded message came from the Url's origin
+    expect(events.filter((e) => e.type === 'esign-view-message').every((e) => (e.detail as { origin: string }).origin === readyDetail.origin)).to.equal(true);
+
+    const list = mount<EsignContractList>('esign-contract-list', { connect: 'c' });
+    await oneEvent(list.el, 'esign-view-loaded');
+    const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: 'Lease 2026' })) as string;
+    expect(text).to.contain('sent');
+  });
+
+  it('refuses a Url from an origin that is not allowed: url_rejected, nothing in the DOM', async () => {
+    const [fileId] = await upload('a.pdf');
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'allowed-origins': 'https://esign.example.com' });
+    const { detail } = await oneEvent(el, 'esign-error');
+    expect(detail.error.code).to.equal('url_rejected');
+    expect(detail.error.message).to.contain(new URL(cfg.baseUrl).origin);
+    expect(detail.error.message).not.to.contain('embedded_token');
+    await el.updateComplete;
+    expect(frameOf(el)).to.equal(null);
+    expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
+    expect(events.map((e) => e.type)).not.to.include('esign-view-ready');
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('does not trust');
+    await expect(el).shadowDom.to.be.accessible();
+    // the same element accepts it once the origin is allowed
+    const loaded = oneEvent(el, 'esign-view-loaded');
+    el.allowedOrigins = `https://esign.example.com, ${cfg.baseUrl}`;
+    await loaded;
+  });
+
+  it('reports a service error as view_failed with the service code', async () => {
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': 'file_not_mine', auto: '' });
+    const { detail } = await oneEvent(el, 'esign-error');
+    expect(detail.error.code).to.equal('view_failed');
+    expect(detail.error.status).to.equal(404);
+    expect(detail.error.serviceCode).to.equal('ResourceNotFound.File');
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[part~="retry"]')).not.to.equal(null);
+  });
+
+  it('ignores messages from any other window or origin, even a real embedded page of the same service', async () => {
+    const [fileId] = await upload('a.pdf');
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await oneEvent(el, 'esign-view-loaded');
+    await sleep(300);
+    const before = events.filter((e) => e.type === 'esign-view-message').length;
+
+    // this page itself
+    window.postMessage({ source: 'esign', type: 'envelope-sent', envelopeId: 'forged' }, '*');
+    // a same-origin helper frame
+    const same = document.createElement('iframe');
+    same.srcdoc = `<script>parent.postMessage({source:'esign',type:'envelope-sent',envelopeId:'forged'},'*')</script>`;
+    // an opaque-origin helper frame
+    const opaque = document.createElement('iframe');
+    opaque.src = `data:text/html,<script>parent.postMessage({source:'esign',type:'envelope-signed',envelopeId:'forged'},'*')</script>`;
+    // another window on the Url's exact origin: a second embedded page of the same service
+    const { data } = await client.signatureStatusView();
+    const other = document.createElement('iframe');
+    const otherReady = new Promise<void>((resolve) =>
+      window.addEventListener('message', (e) => {
+        if (e.source === other.contentWindow && (e.data as { type?: string }).type === 'ready') resolve();
+      }),
+    );
+    other.src = data.Url;
+    document.body.append(same, opaque, other);
+    mounted.push(same, opaque, other);
+    await otherReady;
+    await sleep(500);
+    expect(events.filter((e) => e.type === 'esign-view-message').length).to.equal(before);
+    expect(el.status).to.equal('loaded');
+  });
+
+  it('holds a Url while hidden, and when shown after ExpiresAt (emulator clock moved) renews it by itself', async () => {
+    const [fileId] = await upload('a.pdf');
+    await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', hidden: '' });
+    await oneEvent(el, 'esign-view-ready');
+    await sleep(300);
+    // not shown: the Url is kept, not loaded
+    expect(frameOf(el)?.getAttribute('src') ?? null).to.equal(null);
+    await executeServerCommand('esign-advance-clock', { seconds: 301 });
+
+    const expired = oneEvent(el, 'esign-view-expired');
+    el.hidden = false;
+    const { detail } = await expired;
+    expect(detail.renewing).to.equal(true);
+    await oneEvent(el, 'esign-view-loaded');
+    expect(events.map((e) => e.type).filter((t) => t !== 'esign-view-message')).to.deep.equal([
+      'esign-view-ready',
+      'esign-view-expired',
+      'esign-view-ready',
+      'esign-view-loaded',
+    ]);
+    const counters = await emulatorCounters();
+    expect(counters['POST /openapi/v1/embedded/views']).to.equal(2);
+  });
+
+  it('asks for a new Url when re-attached, and never loads a used one again', async () => {
+    const [fileId] = await upload('a.pdf');
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await oneEvent(el, 'esign-view-loaded');
+    await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
+    const box = document.createElement('section');
+    document.body.append(box);
+    mounted.push(box);
+    const loaded = oneEvent(el, 'esign-view-loaded');
+    box.append(el);
+    await loaded;
+    await sleep(300);
+    const counters = await emulatorCounters();
+    expect(counters['POST /openapi/v1/embedded/views']).to.equal(1);
+    expect(counters['GET /embedded/view']).to.equal(1);
+    expect(events.map((e) => e.type)).not.to.include('esign-error');
+    expect(events.map((e) => e.type)).not.to.include('esign-view-expired');
+  });
+
+  it('shows the loading slot while the Url is on its way', async () => {
+    const [fileId] = await upload('a.pdf');
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 1000, times: 1 });
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    el.innerHTML = '<span slot="loading">Preparing your envelope…</span>';
+    await waitUntil(() => el.status === 'requesting', 'requesting');
+    await el.updateComplete;
+    const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('[part~="loading"] slot[name="loading"]')!;
+    expect(slot.assignedElements()[0]!.textContent).to.equal('Preparing your envelope…');
+    await oneEvent(el, 'esign-view-loaded');
+  });
+
+  it('speaks the page language', async () => {
+    const box = document.createElement('div');
+    box.lang = 'zh-CN';
+    document.body.append(box);
+    mounted.push(box);
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c' }, box);
+    await el.updateComplete;
+    expect(shadowText(el)).to.contain('请上传要签署的文件');
+  });
+
+  // last: the page's Content-Security-Policy cannot be taken back
+  describe('when this page does not allow the frame (CSP frame-src)', () => {
+    before(() => {
+      const meta = document.createElement('meta');
+      meta.httpEquiv = 'Content-Security-Policy';
+      meta.content = "frame-src 'self'";
+      document.head.append(meta);
+    });
+
+    it('reports frame_blocked with the likely causes, and opens the page in a popup from a click', async () => {
+      const [fileId] = await upload('a.pdf');
+      const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '1500' });
+      const { detail } = await oneEvent(el, 'esign-error');
+      expect(detail.error.code).to.equal('frame_blocked');
+      expect(detail.error.message).to.contain('frame-src');
+      expect(detail.error.message).to.contain('frame-ancestors');
+      await el.updateComplete;
+      const text = shadowText(el);
+      expect(text).to.contain('did not load here');
+      expect(text).to.contain(new URL(cfg.baseUrl).origin);
+      expect(frameOf(el)).to.equal(null);
+      await expect(el).shadowDom.to.be.accessible();
+
+      const loaded = oneEvent(el, 'esign-view-loaded');
+      await clickIn(el, '[part~="fallback"]');
+      await loaded;
+      expect(el.status).to.equal('loaded');
+      expect(shadowText(el)).to.contain('open in another window');
+      expect(events.filter((e) => e.type === 'esign-view-ready')).to.have.length(2);
+      el.close();
+    });
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Bundle size: minified and gzip bytes of the CDN bundle (src/index.ts, every dependency inlined), of each
+ * single-element import, and of Lit alone, all built in-process with the settings of scripts/build-cdn.mjs.
+ * Prints PASS/OVER against the 20 KiB gzip budget and the modules the bytes come from (esbuild metafile).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { printTable, recordResults } from './results.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const BUDGET_GZIP_BYTES = 20 * 1024;
+
+/** Exactly the options of scripts/build-cdn.mjs, minus the file output (sourcemap off: it is a separate file there). */
+const CDN_OPTIONS: BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'eof',
+  conditions: ['production'],
+  tsconfig: 'tsconfig.json',
+  logLevel: 'silent',
+  absWorkingDir: root,
+  write: false,
+  metafile: true,
+  outdir: 'bench/tmp/size',
+};
+
+interface Measured {
+  name: string;
+  entry: string;
+  min: number;
+  gzip: number;
+  metafile: Metafile | undefined;
+  error?: string;
+}
+
+async function measure(name: string, entry: string | { contents: string }): Promise<Measured> {
+  const label = typeof entry === 'string' ? entry : '(stdin)';
+  try {
+    const result = await build({
+      ...CDN_OPTIONS,
+      ...(typeof entry === 'string' ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, loader: 'ts', sourcefile: 'lit-only.ts' } }),
+    });
+    const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+    if (!js) throw new Error('no JavaScript output');
+    return { name, entry: label, min: js.contents.byteLength, gzip: gzipSync(js.contents).byteLength, metafile: result.metafile };
+  } catch (error) {
+    // another engineer may be mid-edit on an element: report it, keep measuring the rest
+    return { name, entry: label, min: 0, gzip: 0, metafile: undefined, error: (error as Error).message.split('\n')[0] ?? 'build failed' };
+  }
+}
+
+/** Groups an input path into a package (node_modules/<pkg>) or a source folder. */
+function ownerOf(input: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+  if (pkg) return pkg[1]!;
+  const parts = input.split('/');
+  return parts.length > 2 ? parts.slice(0, parts.length - 1).join('/') : input;
+}
+
+const LIT_ONLY = `import { LitElement, html } from 'lit';
+class LitOnly extends LitElement { render() { return html\`<p>lit</p>\`; } }
+customElements.define('lit-only', LitOnly);`;
+
+const elements = ['src/esign-connect.ts', 'src/esign-uploader.ts', 'src/esign-signing-frame.ts', 'src/esign-contract-list.ts'].filter((f) => existsSync(`${root}${f}`));
+
+const all = await measure('CDN bundle (src/index.ts, all elements)', 'src/index.ts');
+const singles = await Promise.all(elements.map((f) => measure(f.replace(/^src\/|\.ts$/g, ''), f)));
+const lit = await measure('Lit alone (trivial LitElement)', { contents: LIT_ONLY });
+
+const kib = (n: number): string => (n / 1024).toFixed(1);
+const verdict = all.error ? 'BUILD FAILED' : all.gzip <= BUDGET_GZIP_BYTES ? 'PASS' : 'OVER';
+printTable('bundle sizes (esbuild, minified, es2022, production conditions; gzip level 6)', [
+  ...[all, ...singles, lit].map((m) => ({
+    bundle: m.name,
+    'min KiB': m.error ? 'error' : kib(m.min),
+    'gzip KiB': m.error ? 'error' : kib(m.gzip),
+    'min bytes': m.min,
+    'gzip bytes': m.gzip,
+    'own share of gzip': m.error || m === lit || lit.error ? '' : `${kib(m.gzip - lit.gzip)} KiB over Lit`,
+  })),
+]);
+for (const m of [all, ...singles, lit]) if (m.error) console.log(`  ${m.name}: ${m.error}`);
+console.log(
+  `\nbudget: whole bundle ≤ ${kib(BUDGET_GZIP_BYTES)} KiB gzip (${BUDGET_GZIP_BYTES} B): ${verdict}` +
+    (all.error ? '' : ` (${all.gzip} B, ${all.gzip <= BUDGET_GZIP_BYTES ? 'under' : 'over'} by ${Math.abs(BUDGET_GZIP_BYTES - all.gzip)} B)`),
+);
+
+let topModules: Array<{ module: string; bytes: number }> = [];
+let byOwner: Array<{ owner: string; bytes: number }> = [];
+if (all.metafile) {
+  const output = Object.values(all.metafile.outputs).find((o) => o.entryPoint === 'src/index.ts');
+  const inputs = Object.entries(output?.inputs ?? {}).map(([module, v]) => ({ module, bytes: v.bytesInOutput }));
+  const total = inputs.reduce((s, i) => s + i.bytes, 0);
+  topModules = inputs.sort((a, b) => b.bytes - a.bytes).slice(0, 15);
+  const owners = new Map<string, number>();
+  for (const i of inputs) owners.set(ownerOf(i.module), (owners.get(ownerOf(i.module)) ?? 0) + i.bytes);
+  byOwner = [...owners].map(([owner, bytes]) => ({ owner, bytes })).sort((a, b) => b.bytes - a.bytes);
+  const pct = (n: number): string => `${((n / total) * 100).toFixed(1)}%`;
+  printTable('where the bundle bytes go, by package or folder (minified bytes in output, before gzip)', byOwner.slice(0, 12).map((o) => ({ owner: o.owner, 'min bytes': o.bytes, share: pct(o.bytes) })));
+  printTable('top 15 modules (minified bytes in output)', topModules.map((t) => ({ module: t.module, 'min bytes': t.bytes, share: pct(t.bytes) })));
+}
+
+recordResults('size', {
+  budgetGzipBytes: BUDGET_GZIP_BYTES,
+  verdict,
+  bundle: { minBytes: all.min, gzipBytes: all.gzip, ...(all.error ? { error: all.error } : {}) },
+  elements: Object.fromEntries(singles.map((s) => [s.name, { minBytes: s.min, gzipBytes: s.gzip, ...(s.error ? { error: s.error } : {}) }])),
+  litAlone: { minBytes: lit.min, gzipBytes: lit.gzip },
+  ownGzipBytesOverLit: all.error || lit.error ? null : all.gzip - lit.gzip,
+  byOwner: byOwner.slice(0, 12),
+  topModules,
+  settings: 'esbuild bundle, minify, esm, es2022, platform browser, conditions production, legalComments eof; gzip zlib default level',
+});

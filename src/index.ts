@@ -1,5 +1,6 @@
 /** esign-elements: registers every tag and exports the classes and the core. */
 import './esign-connect.js';
+import './esign-uploader.js';
 import './esign-signing-frame.js';
 import './esign-contract-list.js';
 

@@ -1,0 +1,355 @@
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand, sendKeys } from '@web/test-runner-commands';
+import { clear, createStore } from 'idb-keyval';
+import '../../src/esign-connect.js';
+import '../../src/esign-uploader.js';
+import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignUploader } from '../../src/elements/esign-uploader.js';
+import type { EsignError } from '../../src/core/errors.js';
+import type { EsignErrorDetail, EsignEventDetailMap, EsignUploadProgressDetail } from '../../src/elements/events.js';
+import { UPLOAD_DB } from '../../src/core/upload/persist.js';
+import { uploadBodySize } from '../../src/core/upload/body.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+
+const SESSION_ID = 'uploader-session';
+const UPLOAD_ROUTE = 'POST /openapi/v1/files/upload';
+
+function bytes(size: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(size);
+  // getRandomValues takes at most 64 KiB at a time
+  for (let i = 0; i < size; i += 65536) crypto.getRandomValues(out.subarray(i, Math.min(size, i + 65536)));
+  return out;
+}
+
+const pdf = (name: string, size = 2048) => new File([bytes(size)], name, { type: 'application/pdf' });
+
+async function fault(body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).to.equal(200);
+}
+
+async function clearFaults(): Promise<void> {
+  await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' });
+}
+
+async function uploadCount(): Promise<number> {
+  return (await emulatorCounters())[UPLOAD_ROUTE] ?? 0;
+}
+
+async function mount(template = html`<esign-uploader connect=${SESSION_ID} multiple></esign-uploader>`): Promise<EsignUploader> {
+  const root = await fixture<HTMLElement>(template);
+  const el = (root.localName === 'esign-uploader' ? root : root.querySelector('esign-uploader')) as EsignUploader;
+  await el.updateComplete;
+  return el;
+}
+
+function once<K extends keyof EsignEventDetailMap>(target: EventTarget, name: K): Promise<CustomEvent<EsignEventDetailMap[K]>> {
+  return oneEvent(target, name) as Promise<CustomEvent<EsignEventDetailMap[K]>>;
+}
+
+function dropZone(el: EsignUploader): HTMLButtonElement {
+  return el.shadowRoot!.querySelector('[part~="drop-zone"]')!;
+}
+
+async function ready(el: EsignUploader): Promise<void> {
+  await waitUntil(() => dropZone(el)?.getAttribute('aria-disabled') === 'false', 'uploader sees the session');
+}
+
+function record<K extends 'esign-error' | 'esign-upload-progress' | 'esign-upload-complete' | 'esign-upload-start'>(el: EsignUploader, name: K) {
+  const seen: Array<EsignEventDetailMap[K]> = [];
+  el.addEventListener(name, (e: Event) => seen.push((e as CustomEvent<EsignEventDetailMap[K]>).detail));
+  return seen;
+}
+
+function row(el: EsignUploader, name: string): HTMLElement | undefined {
+  return [...el.shadowRoot!.querySelectorAll<HTMLElement>('[part~="file"]')].find((li) => li.querySelector('[part~="file-name"]')?.textContent?.includes(name));
+}
+
+describe('<esign-uploader>', function () {
+  this.timeout(60_000);
+  let connect: EsignConnect;
+
+  before(async () => {
+    await executeServerCommand('esign-reset');
+    await clearSession();
+    connect = document.createElement('esign-connect');
+    connect.id = SESSION_ID;
+    connect.setAttribute('client-id', cfg.clientId);
+    connect.setAttribute('base-url', cfg.baseUrl);
+    connect.setAttribute('token-endpoint', cfg.tokenEndpoint);
+    connect.setAttribute('redirect-uri', cfg.callbackUrl);
+    document.body.append(connect);
+    await connectAs(connect, { spaceId: 'space_alice' });
+  });
+
+  after(async () => {
+    connect.remove();
+    await clearSession();
+    await clear(createStore(UPLOAD_DB, 'completed'));
+  });
+
+  beforeEach(async () => {
+    // a fresh minute of the per-token rate limit for every test
+    await executeServerCommand('esign-advance-clock', { seconds: 61 });
+    await clearFaults();
+    await clear(createStore(UPLOAD_DB, 'completed'));
+  });
+
+  it('without a session shows "connect first", and upload() rejects with no_session (also an event)', async () => {
+    const errors: EsignErrorDetail[] = [];
+    const el = await mount(html`<esign-uploader connect="no-such-session" @esign-error=${(e: CustomEvent<EsignErrorDetail>) => errors.push(e.detail)}></esign-uploader>`);
+    expect(shadowText(el)).to.contain('Connect your e-signature account first');
+    expect(dropZone(el).getAttribute('aria-disabled')).to.equal('true');
+    const error = (await el.upload([pdf('a.pdf')]).catch((e: EsignError) => e)) as EsignError;
+    expect(error.code).to.equal('no_session');
+    expect(errors.map((d) => d.error.code)).to.deep.equal(['no_session']);
+    await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('uploads several files over HTTP to the emulator; a refused one is shown with its reason and never stops the others', async () => {
+    const el = await mount(html`<esign-uploader connect=${SESSION_ID} multiple max-size="100000"></esign-uploader>`);
+    await ready(el);
+    const starts = record(el, 'esign-upload-start');
+    const errors = record(el, 'esign-error');
+    const complete = once(el, 'esign-upload-complete');
+    const result = await el.upload([
+      pdf('Contract A.pdf', 30_000),
+      new File([bytes(10)], 'setup.exe', { type: 'application/x-msdownload' }),
+      new File([bytes(20_000)], 'scan.png', { type: 'image/png' }),
+      pdf('Huge.pdf', 100_001),
+      new File([], 'empty.pdf', { type: 'application/pdf' }),
+    ]);
+    const { detail } = await complete;
+    expect(result.map((f) => f.FileName)).to.deep.equal(['Contract A.pdf', 'scan.png']);
+    expect(detail.files.map((f) => f.FileName)).to.deep.equal(['Contract A.pdf', 'scan.png']);
+    expect(detail.fileIds).to.deep.equal(result.map((f) => f.FileId));
+    expect(el.fileIds).to.deep.equal(detail.fileIds);
+    expect(detail.fileIds.every((id) => typeof id === 'string' && id.length > 0)).to.equal(true);
+    expect(starts[0]!.files.map((f) => f.FileName)).to.deep.equal(['Contract A.pdf', 'scan.png']);
+    expect(errors.map((d) => [d.file?.FileName, d.error.code])).to.deep.equal([
+      ['setup.exe', 'file_type_not_accepted'],
+      ['Huge.pdf', 'file_too_large'],
+      ['empty.pdf', 'invalid_argument'],
+    ]);
+    // one request per file, and none for the refused ones
+    expect(await uploadCount()).to.be.greaterThanOrEqual(2);
+    await el.updateComplete;
+    expect(row(el, 'setup.exe')!.textContent).to.contain('not accepted');
+    expect(row(el, 'Huge.pdf')!.textContent).to.match(/larger than 98 kB/i);
+    expect(row(el, 'Contract A.pdf')!.getAttribute('part')).to.contain('file-done');
+    await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('reports progress per file and overall, increasing monotonically to the body size', async () => {
+    const el = await mount();
+    await ready(el);
+    const progress = record(el, 'esign-upload-progress');
+    const files = [pdf('big.pdf', 6 * 1024 * 1024 + 1), pdf('small.pdf', 1000)];
+    await el.upload(files);
+    for (const file of files) {
+      const events = progress.filter((p) => p.file.FileName === file.name);
+      const total = uploadBodySize([{ name: file.name, size: file.size }]);
+      expect(events.length, file.name).to.be.greaterThan(0);
+      events.forEach((p, i) => {
+        expect(p.total).to.equal(total);
+        if (i > 0) expect(p.loaded).to.be.greaterThanOrEqual(events[i - 1]!.loaded);
+      });
+      expect(events.at(-1)!.loaded).to.equal(total);
+    }
+    const overall = progress.map((p: EsignUploadProgressDetail) => p.overall);
+    overall.forEach((o, i) => i > 0 && expect(o.loaded).to.be.greaterThanOrEqual(overall[i - 1]!.loaded));
+    expect(overall.at(-1)).to.deep.equal({
+      loaded: files.reduce((n, f) => n + uploadBodySize([{ name: f.name, size: f.size }]), 0),
+      total: files.reduce((n, f) => n + uploadBodySize([{ name: f.name, size: f.size }]), 0),
+    });
+  });
+
+  it('cancels one file and then all (aborting the requests), and a cancelled file can be retried', async () => {
+    const el = await mount();
+    await ready(el);
+    // the emulator holds each upload for a while, so they are still on their way when cancelled
+    await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 4000, times: 3 });
+    const errors = record(el, 'esign-error');
+    const completes = record(el, 'esign-upload-complete');
+    const settled = el.upload([pdf('one.pdf'), pdf('two.pdf'), pdf('three.pdf')]);
+    await waitUntil(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
+    await el.updateComplete;
+    await clickIn(el, 'button[aria-label="Cancel one.pdf"]');
+    await waitUntil(() => el.files[0]!.status === 'cancelled', 'one.pdf cancelled');
+    expect(el.files.slice(1).every((f) => f.status !== 'cancelled')).to.equal(true);
+    await el.updateComplete;
+    await clickIn(el, '[part~="summary"] button');
+    expect(await settled).to.deep.equal([]);
+    expect(el.files.map((f) => f.status)).to.deep.equal(['cancelled', 'cancelled', 'cancelled']);
+    expect(errors.map((d) => [d.file?.FileName, d.error.code])).to.deep.equal([
+      ['one.pdf', 'aborted'],
+      ['two.pdf', 'aborted'],
+      ['three.pdf', 'aborted'],
+    ]);
+    expect(completes).to.have.length(0);
+    await clearFaults();
+    await el.updateComplete;
+    const complete = once(el, 'esign-upload-complete');
+    await clickIn(el, 'button[aria-label="Retry two.pdf"]');
+    const { detail } = await complete;
+    expect(detail.files.map((f) => f.FileName)).to.deep.equal(['two.pdf']);
+  });
+
+  it('retries an injected 503 and a 429 (honouring Retry-After) by itself', async () => {
+    const el = await mount();
+    await ready(el);
+    const before = await uploadCount();
+    await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 503, times: 1 });
+    await el.upload([pdf('after-503.pdf')]);
+    expect(await uploadCount()).to.equal(before + 2);
+    await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 429, retryAfter: 1, times: 1 });
+    const started = performance.now();
+    const [file] = await el.upload([pdf('after-429.pdf')]);
+    expect(performance.now() - started).to.be.greaterThanOrEqual(950);
+    expect(file!.FileName).to.equal('after-429.pdf');
+    expect(await uploadCount()).to.equal(before + 4);
+    expect(el.fileIds).to.have.length(2);
+  });
+
+  it('gives up after repeated 5xx with upload_failed and the RequestId, then the Retry button uploads it', async () => {
+    const el = await mount();
+    await ready(el);
+    await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 502, times: 4 });
+    const errorEvent = once(el, 'esign-error');
+    const uploaded = await el.upload([pdf('flaky.pdf')]);
+    expect(uploaded).to.deep.equal([]);
+    const { detail } = await errorEvent;
+    expect(detail.error.code).to.equal('upload_failed');
+    expect(detail.error.status).to.equal(502);
+    expect(detail.error.requestId).to.be.a('string').and.not.equal('');
+    await el.updateComplete;
+    expect(row(el, 'flaky.pdf')!.textContent).to.contain(detail.error.requestId!);
+    await expect(el).shadowDom.to.be.accessible();
+    const complete = once(el, 'esign-upload-complete');
+    await clickIn(el, 'button[aria-label="Retry flaky.pdf"]');
+    expect((await complete).detail.files.map((f) => f.FileName)).to.deep.equal(['flaky.pdf']);
+  });
+
+  it('refreshes the token once on a 401 and retries', async () => {
+    const el = await mount();
+    await ready(el);
+    const refreshesBefore = (await emulatorCounters())['grant:refresh_token'] ?? 0;
+    await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 401, code: 'AuthFailure.TokenExpired', times: 1 });
+    const [file] = await el.upload([pdf('after-401.pdf')]);
+    expect(file!.FileName).to.equal('after-401.pdf');
+    expect((await emulatorCounters())['grant:refresh_token'] ?? 0).to.equal(refreshesBefore + 1);
+  });
+
+  it("reports the service's 413 as file_too_large with its message", async () => {
+    // a larger max-size than the service's 20 MiB: the service refuses it
+    const el = await mount(html`<esign-uploader connect=${SESSION_ID} max-size="31457280"></esign-uploader>`);
+    await ready(el);
+    const errorEvent = once(el, 'esign-error');
+    await el.upload([pdf('too-big-for-service.pdf', 20 * 1024 * 1024 + 1)]);
+    const { detail } = await errorEvent;
+    expect(detail.error.code).to.equal('file_too_large');
+    expect(detail.error.status).to.equal(413);
+    expect(detail.error.serviceCode).to.equal('LimitExceeded.FileSize');
+    expect(detail.error.requestId).to.be.a('string');
+    await el.updateComplete;
+    expect(row(el, 'too-big-for-service.pdf')!.textContent).to.contain(detail.error.message);
+  });
+
+  it('keeps completed FileIds across a reload (a second element with the same persist key restores them) until reset()', async () => {
+    const first = await mount(html`<esign-uploader connect=${SESSION_ID} multiple persist-key="contracts"></esign-uploader>`);
+    await ready(first);
+    const uploaded = await first.upload([pdf('kept-1.pdf'), pdf('kept-2.pdf')]);
+    // persistence is asynchronous (IndexedDB)
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const restored = once(document, 'esign-upload-complete');
+    const container = document.createElement('div');
+    container.innerHTML = `<esign-uploader connect="${SESSION_ID}" multiple persist-key="contracts"></esign-uploader>`;
+    document.body.append(container);
+    const second = container.firstElementChild as EsignUploader;
+    try {
+      const { detail } = await restored;
+      expect(detail.fileIds).to.deep.equal(uploaded.map((f) => f.FileId));
+      expect(second.fileIds).to.deep.equal(uploaded.map((f) => f.FileId));
+      await second.updateComplete;
+      expect(shadowText(second)).to.contain('kept-1.pdf').and.contain('Uploaded earlier');
+      // another key sees none of them
+      const other = await mount(html`<esign-uploader connect=${SESSION_ID} multiple persist-key="other"></esign-uploader>`);
+      await ready(other);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(other.fileIds).to.deep.equal([]);
+      second.reset();
+      expect(second.fileIds).to.deep.equal([]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const third = document.createElement('esign-uploader');
+      third.setAttribute('connect', SESSION_ID);
+      third.setAttribute('persist-key', 'contracts');
+      container.append(third);
+      await ready(third);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(third.fileIds).to.deep.equal([]);
+    } finally {
+      container.remove();
+    }
+  });
+
+  it('opens the file picker from the keyboard (the drop zone is a button) and uploads what is picked', async () => {
+    const el = await mount();
+    await ready(el);
+    dropZone(el).focus();
+    const complete = once(el, 'esign-upload-complete');
+    const chooser = executeServerCommand('esign-file-chooser', { files: [{ name: 'picked.pdf', size: 4096 }, { name: 'picked-2.pdf', size: 10 }] });
+    // the server waits for the chooser before the key opens it
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sendKeys({ press: 'Enter' });
+    expect(await chooser).to.deep.equal({ multiple: true, count: 2 });
+    const { detail } = await complete;
+    expect(detail.files.map((f) => f.FileName).sort()).to.deep.equal(['picked-2.pdf', 'picked.pdf']);
+  });
+
+  it('is a form control: submits its FileIds under its name, is invalid while required and empty', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form>
+      <esign-uploader connect=${SESSION_ID} multiple name="contract" required></esign-uploader>
+    </form>`);
+    const el = form.querySelector('esign-uploader')!;
+    await ready(el);
+    expect(el.form).to.equal(form);
+    expect(form.checkValidity()).to.equal(false);
+    expect(new FormData(form).getAll('contract')).to.deep.equal([]);
+    const uploaded = await el.upload([pdf('f1.pdf'), pdf('f2.pdf')]);
+    expect(new FormData(form).getAll('contract')).to.deep.equal(uploaded.map((f) => f.FileId));
+    expect(form.checkValidity()).to.equal(true);
+    form.reset();
+    expect(el.fileIds).to.deep.equal([]);
+    expect(new FormData(form).getAll('contract')).to.deep.equal([]);
+  });
+
+  it('refuses bad settings with invalid_config and a visible error, without throwing from setters', async () => {
+    const errors: EsignErrorDetail[] = [];
+    const el = await mount(
+      html`<esign-uploader connect=${SESSION_ID} max-size="-5" @esign-error=${(e: CustomEvent<EsignErrorDetail>) => errors.push(e.detail)}></esign-uploader>`,
+    );
+    await waitUntil(() => errors.length > 0, 'invalid_config reported');
+    expect(errors[0]!.error.code).to.equal('invalid_config');
+    expect(errors[0]!.error.message).to.contain('max-size');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('max-size');
+    expect(((await el.upload([pdf('x.pdf')]).catch((e: EsignError) => e)) as EsignError).code).to.equal('invalid_config');
+    el.removeAttribute('max-size');
+    (el as unknown as { maxFiles: unknown }).maxFiles = 'abc';
+    await el.updateComplete;
+    await waitUntil(() => errors.some((d) => d.error.message.includes('max-files')), 'max-files reported');
+    el.maxFiles = 2;
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[role="alert"]')).to.equal(null);
+    await ready(el);
+    await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('without multiple holds one file: a second is refused with too_many_files', async () => {
+    const el = await mount(html`<esign-uploader connect=${SESSION_ID}></esign-uploader>`);
+    await ready(el);
+    const errors = record(el, 'esign-error');
+    const uploaded = await el.upload([pdf('only.pdf'), pdf('second.pdf')]);
+    expect(uploaded.map((f) => f.FileName)).to.deep.equal(['only.pdf']);
+    expect(errors.map((d) => [d.file?.FileName, d.error.code])).to.deep.equal([['second.pdf', 'too_many_files']]);
+  });
+});

@@ -1,12 +1,13 @@
 /**
- * End to end, as a person: a static page that uses nothing but the tags and their attributes,
+ * End to end, as a person: a static page that loads the CDN file and uses nothing but the tags and their attributes,
  * the real emulator and the real token proxy on other origins, Chromium driven by playwright-core.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
@@ -20,15 +21,16 @@ let siteOrigin: string;
 
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
-<script type="module" src="/esign-elements.js"></script></head><body>${body}</body></html>`;
+<script type="module" src="/esign-elements.min.js"></script></head><body>${body}</body></html>`;
 }
 
 before(async () => {
-  const bundle = await build({ entryPoints: ['src/index.ts'], bundle: true, format: 'esm', write: false, target: 'es2022' });
-  const script = bundle.outputFiles[0]!.text;
+  // the CDN file exactly as `npm run build:cdn` makes it: what a static page would load
+  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  const script = readFileSync('dist/cdn/esign-elements.min.js', 'utf8');
   let markup = '';
   site = createServer((req, res) => {
-    if (req.url === '/esign-elements.js') {
+    if (req.url === '/esign-elements.min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
       res.end(script);
       return;

@@ -179,6 +179,7 @@ export class EmbeddedViewController implements ReactiveController {
   #renewals = 0;
   #autoKey = '';
   #reopen = false;
+  #wasShown = false;
   #scheduled = false;
   #resizeObserver: ResizeObserver | undefined;
 
@@ -217,6 +218,7 @@ export class EmbeddedViewController implements ReactiveController {
     // moved in the DOM, an iframe reloads its src: the used Url must not be fetched again, so a re-attached element asks for a new one
     this.#reopen = this.shownIn !== 'popup' && (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired');
     this.#autoKey = '';
+    this.#wasShown = false;
     this.#reset('idle');
   }
 
@@ -374,6 +376,9 @@ export class EmbeddedViewController implements ReactiveController {
   /** Starts what the element's state calls for: the automatic open, or a new Url after expiry or re-attachment. */
   #decide(): void {
     if (!this.#host.isConnected) return;
+    const shown = this.#isShown();
+    const becameShown = shown && !this.#wasShown;
+    this.#wasShown = shown;
     if (!this.hasSession) {
       // the session ended: the page of that account goes too
       if (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired') this.#reset('idle');
@@ -387,7 +392,9 @@ export class EmbeddedViewController implements ReactiveController {
       void this.#start('inline', null).catch(() => undefined);
       return;
     }
-    if (this.status === 'expired' && this.shownIn !== 'popup' && this.#isShown()) {
+    // expired while out of sight: seen again (element shown, tab visible), it asks for a new Url; while in sight the user decides
+    if (this.status === 'expired' && this.shownIn !== 'popup' && becameShown) {
+      this.#renewals = 0;
       this.#renew();
       return;
     }
@@ -395,7 +402,6 @@ export class EmbeddedViewController implements ReactiveController {
     const key = this.#currentAutoKey();
     if (key === this.#autoKey) return;
     this.#autoKey = key;
-    this.#renewals = 0;
     void this.#start('inline', null).catch(() => undefined);
   }
 

@@ -48,6 +48,8 @@ interface StoredSession {
   spaceId: string | undefined;
   /** ms since epoch, computed from expires_in when the response arrived. */
   expiresAt: number;
+  /** expires_in of the last token response, in seconds. */
+  lifetime?: number;
   connectedAt: number;
   generation: number;
 }
@@ -247,7 +249,9 @@ export class SessionManager extends EventTarget {
   // ---- refresh ----
 
   #needsRefresh(session: StoredSession): boolean {
-    const leeway = (this.config.refreshLeewaySeconds ?? 60) * 1000;
+    // a short-lived token must not look expired from the start: at most half its lifetime early
+    const leewaySeconds = Math.min(this.config.refreshLeewaySeconds ?? 60, (session.lifetime ?? 3600) / 2);
+    const leeway = leewaySeconds * 1000;
     return session.expiresAt - leeway <= Date.now();
   }
 
@@ -415,6 +419,7 @@ export class SessionManager extends EventTarget {
       scope: body.scope ?? previous?.scope ?? this.config.scope,
       spaceId: body.space_id ?? previous?.spaceId ?? this.config.spaceId,
       expiresAt: Date.now() + expiresIn * 1000,
+      lifetime: expiresIn,
       connectedAt: previous?.connectedAt ?? Date.now(),
       generation,
     };

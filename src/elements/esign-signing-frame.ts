@@ -3,7 +3,6 @@ import { property } from 'lit/decorators.js';
 import type { EsignError } from '../core/errors.js';
 import {
   autoConverter,
-  DEFAULT_LOAD_TIMEOUT_MS,
   EmbeddedViewController,
   embeddedViewStyles,
   fileIdsConverter,
@@ -86,7 +85,7 @@ export class EsignSigningFrame extends LitElement {
   @property({ attribute: 'allowed-origins' }) allowedOrigins = '';
 
   /** Milliseconds to wait for the page's `ready` before reporting `frame_blocked`; 0 trusts the frame's load event instead. */
-  @property({ attribute: 'load-timeout', type: Number }) loadTimeout = DEFAULT_LOAD_TIMEOUT_MS;
+  @property({ attribute: 'load-timeout', type: Number }) loadTimeout = 15_000;
 
   readonly #view = new EmbeddedViewController(this, { operateType: 'request_signatures', fileIds: () => this.fileIds });
   readonly #shared = new LocalizeController(this, embeddedViewMessages);

@@ -1,0 +1,153 @@
+import type { Meta, StoryObj } from '@storybook/web-components-vite';
+import { html, type TemplateResult } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import { ref } from 'lit/directives/ref.js';
+import '../src/esign-signing-frame.js';
+import { EsignClient } from '../src/core/client.js';
+import type { EsignConnect } from '../src/elements/esign-connect.js';
+import type { EsignSigningFrame } from '../src/elements/esign-signing-frame.js';
+import { demo } from './demo-config.js';
+
+interface Args {
+  display: 'inline' | 'popup';
+  auto: boolean;
+  'allowed-origins': string;
+  'load-timeout': number;
+  'file-ids': string;
+  lang: string;
+}
+
+const log = (e: CustomEvent) => console.info(e.type, e.type === 'esign-error' ? e.detail.error.code : e.detail);
+
+/** Uploads a one-page sample PDF to the connected Space and hands its FileId to the frame (what <esign-uploader> does for a person). */
+function sampleFiles(frame: EsignSigningFrame, connect: EsignConnect): void {
+  let done = false;
+  const upload = async (): Promise<void> => {
+    if (done || !connect.session) return;
+    done = true;
+    const client = new EsignClient({ baseUrl: demo.baseUrl, tokens: connect });
+    const pdf = '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF';
+    const { data } = await client.uploadFiles([{ FileName: 'sample-contract.pdf', FileBody: btoa(pdf) }]);
+    frame.fileIds = data.Files.map((f) => f.FileId);
+  };
+  connect.addEventListener('esign-connected', () => void upload().catch((error: unknown) => console.info('sample upload failed', error)));
+  void upload();
+}
+
+function page(args: Args, options: { sample?: boolean; id?: string; slots?: TemplateResult; note?: TemplateResult } = {}) {
+  const id = options.id ?? 'esign-demo';
+  let connect: EsignConnect | undefined;
+  return html`
+    <div lang=${args.lang} style="display: grid; gap: 1rem; font: 14px system-ui">
+      <esign-connect
+        id=${id}
+        client-id=${demo.clientId}
+        base-url=${demo.baseUrl}
+        token-endpoint=${demo.tokenEndpoint}
+        ${ref((el) => (connect = el as EsignConnect | undefined))}
+      ></esign-connect>
+      <esign-signing-frame
+        connect=${id}
+        display=${args.display}
+        auto=${args.auto ? 'true' : 'false'}
+        allowed-origins=${ifDefined(args['allowed-origins'] || undefined)}
+        load-timeout=${args['load-timeout']}
+        file-ids=${ifDefined(args['file-ids'] || undefined)}
+        style="min-height: 28rem"
+        ${ref((el) => {
+          if (el && options.sample && connect) sampleFiles(el as EsignSigningFrame, connect);
+        })}
+        @esign-view-ready=${log}
+        @esign-view-loaded=${log}
+        @esign-view-expired=${log}
+        @esign-view-message=${log}
+        @esign-error=${log}
+        >${options.slots ?? ''}</esign-signing-frame
+      >
+      ${options.note ?? ''}
+      <p style="color: #666; max-width: 70ch; margin: 0">
+        Connect as <code>alice@example.com</code> / <code>alice-password</code> on the local emulator. Signers' emails land in the
+        <a href=${demo.outbox} target="_blank" rel="noopener">emulator's outbox</a>. Events are logged to the console.
+      </p>
+    </div>
+  `;
+}
+
+const meta: Meta<Args> = {
+  title: 'Elements/esign-signing-frame',
+  component: 'esign-signing-frame',
+  args: { display: 'inline', auto: true, 'allowed-origins': '', 'load-timeout': 15000, 'file-ids': '', lang: 'en' },
+  argTypes: {
+    display: { control: 'inline-radio', options: ['inline', 'popup'] },
+    lang: { control: 'inline-radio', options: ['en', 'zh-CN', 'ms'] },
+  },
+  render: (args) => page(args, { sample: true }),
+};
+
+export default meta;
+type Story = StoryObj<Args>;
+
+/** The full flow: connect, a sample PDF is uploaded, the envelope edit page opens; add a signer and Send. */
+export const Default: Story = {};
+
+/** `display="popup"`: the page opens in a window from the user's click (the window opens inside the click, then the Url is asked for). */
+export const Popup: Story = { args: { display: 'popup' } };
+
+/** Nothing to sign yet: without a session, then without FileIds, the element says what is missing (replaceable with `slot="empty"`). */
+export const Empty: Story = {
+  render: (args) => page(args, { id: 'esign-empty' }),
+};
+
+/** The Url is on its way: the loading state, here replaced through `slot="loading"` (click "Start signing" to see it briefly). */
+export const Loading: Story = {
+  args: { auto: false },
+  render: (args) =>
+    page(args, {
+      sample: true,
+      id: 'esign-loading',
+      slots: html`<p slot="loading" style="font: italic 14px system-ui">Preparing your envelope…</p>`,
+    }),
+};
+
+/**
+ * Expired Url: the frame sits in a closed section, so its Url is fetched but held, not loaded. Move the emulator's
+ * clock past ExpiresAt, then open the section: the page answers `url_expired`, the element fires
+ * `esign-view-expired` (`renewing: true`) and loads a new Url by itself.
+ */
+export const ExpiredUrl: Story = {
+  render: (args) => html`
+    <div style="display: grid; gap: 0.75rem; font: 14px system-ui">
+      <button
+        style="justify-self: start"
+        @click=${async (e: Event) => {
+          const res = await fetch(`${demo.baseUrl}/__emulator/clock`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 301 }) });
+          (e.target as HTMLButtonElement).textContent = `Emulator clock now ${((await res.json()) as { now: string }).now}: move again`;
+        }}
+      >
+        Move the emulator's clock 301 s forward
+      </button>
+      <details>
+        <summary>Show the signing page</summary>
+        ${page(args, { sample: true, id: 'esign-expired' })}
+      </details>
+    </div>
+  `,
+};
+
+/**
+ * Frame blocked: with `load-timeout="1"` the page cannot say `ready` in time, as when this site's CSP `frame-src` or the
+ * service's `frame-ancestors` refuses the frame. The element lists the likely causes and offers the page in a new window.
+ */
+export const FrameBlocked: Story = { args: { 'load-timeout': 1 } };
+
+/** Url rejected: `allowed-origins` names another origin than the service's, so the Url is refused (`url_rejected`) and never reaches the DOM. */
+export const UrlRejected: Story = { args: { 'allowed-origins': 'https://esign.example.com' } };
+
+/** Error from the service: a FileId that is not in the Space (`ResourceNotFound.File`) is reported as `view_failed`, with a retry. */
+export const ServiceError: Story = {
+  args: { 'file-ids': 'file_not_in_this_space' },
+  render: (args) => page(args, { id: 'esign-service-error' }),
+};
+
+/** The same element in Chinese (the nearest `lang`). */
+export const Chinese: Story = { args: { lang: 'zh-CN' } };

@@ -3,6 +3,7 @@ import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-signing-frame.js';
 import '../../src/esign-contract-list.js';
+import '../../src/esign-uploader.js';
 import { EsignClient } from '../../src/core/client.js';
 import type { EsignError } from '../../src/core/errors.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
@@ -144,6 +145,23 @@ describe('<esign-signing-frame>', () => {
     await oneEvent(list.el, 'esign-view-loaded');
     const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: 'Lease 2026' })) as string;
     expect(text).to.contain('sent');
+  });
+
+  it('takes FileIds from a real <esign-uploader> named by uploader="ID", with no glue script', async () => {
+    const box = document.createElement('div');
+    box.innerHTML = '<esign-uploader id="real-up" connect="c"></esign-uploader><esign-signing-frame uploader="real-up" connect="c" auto></esign-signing-frame>';
+    document.body.append(box);
+    mounted.push(box);
+    const uploader = box.querySelector('esign-uploader')!;
+    const el = box.querySelector('esign-signing-frame')!;
+    const ready = oneEvent(el, 'esign-view-ready');
+    const loaded = oneEvent(el, 'esign-view-loaded');
+    const complete = oneEvent(uploader, 'esign-upload-complete');
+    await uploader.upload([new File(['%PDF-1.4 real uploader'], 'real.pdf', { type: 'application/pdf' })]);
+    const { detail } = await complete;
+    await ready;
+    expect(el.fileIds).to.deep.equal(detail.fileIds);
+    await loaded;
   });
 
   it('refuses a Url from an origin that is not allowed: url_rejected, nothing in the DOM', async () => {

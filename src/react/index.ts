@@ -8,6 +8,12 @@ import * as React from 'react';
 import type { EsignEventMap } from '../elements/events.js';
 import '../esign-connect.js';
 import { EsignConnect as EsignConnectElement } from '../elements/esign-connect.js';
+import '../esign-contract-list.js';
+import { EsignContractList as EsignContractListElement } from '../elements/esign-contract-list.js';
+import '../esign-signing-frame.js';
+import { EsignSigningFrame as EsignSigningFrameElement } from '../elements/esign-signing-frame.js';
+import '../esign-uploader.js';
+import { EsignUploader as EsignUploaderElement } from '../elements/esign-uploader.js';
 
 type Events<N extends keyof EsignEventMap> = { [K in N as `on${PascalCase<K>}`]: EventName<EsignEventMap[K]> };
 type PascalCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Capitalize<Head>}${PascalCase<Tail>}` : Capitalize<S>;
@@ -24,4 +30,48 @@ export const EsignConnect = createComponent({
     onEsignError: 'esign-error',
   } as Events<'esign-connected' | 'esign-disconnected' | 'esign-session-refreshed' | 'esign-error'>,
   displayName: 'EsignConnect',
+});
+
+/** React component for `<esign-contract-list>`. */
+export const EsignContractList = createComponent({
+  react: React,
+  tagName: 'esign-contract-list',
+  elementClass: EsignContractListElement,
+  events: {
+    onEsignViewReady: 'esign-view-ready',
+    onEsignViewLoaded: 'esign-view-loaded',
+    onEsignViewExpired: 'esign-view-expired',
+    onEsignViewMessage: 'esign-view-message',
+    onEsignError: 'esign-error',
+  } as Events<'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message' | 'esign-error'>,
+  displayName: 'EsignContractList',
+});
+
+/** React component for `<esign-signing-frame>`. */
+export const EsignSigningFrame = createComponent({
+  react: React,
+  tagName: 'esign-signing-frame',
+  elementClass: EsignSigningFrameElement,
+  events: {
+    onEsignViewReady: 'esign-view-ready',
+    onEsignViewLoaded: 'esign-view-loaded',
+    onEsignViewExpired: 'esign-view-expired',
+    onEsignViewMessage: 'esign-view-message',
+    onEsignError: 'esign-error',
+  } as Events<'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message' | 'esign-error'>,
+  displayName: 'EsignSigningFrame',
+});
+
+/** React component for `<esign-uploader>`. */
+export const EsignUploader = createComponent({
+  react: React,
+  tagName: 'esign-uploader',
+  elementClass: EsignUploaderElement,
+  events: {
+    onEsignUploadStart: 'esign-upload-start',
+    onEsignUploadProgress: 'esign-upload-progress',
+    onEsignUploadComplete: 'esign-upload-complete',
+    onEsignError: 'esign-error',
+  } as Events<'esign-upload-start' | 'esign-upload-progress' | 'esign-upload-complete' | 'esign-error'>,
+  displayName: 'EsignUploader',
 });

@@ -78,6 +78,7 @@ describe('session configuration', () => {
     assert.notEqual(sessionKeyOf(good), sessionKeyOf({ ...good, clientId: 'other' }));
     assert.notEqual(sessionKeyOf(good), sessionKeyOf({ ...good, baseUrl: 'https://test.esign.example.com' }));
     assert.equal(sessionKeyOf(good), sessionKeyOf({ ...good, baseUrl: 'https://esign.example.com/' }));
+    assert.notEqual(sessionKeyOf(good), sessionKeyOf({ ...good, spaceId: 'space_acme' }));
   });
 
   it('puts the revocation route beside the token route of the proxy', () => {

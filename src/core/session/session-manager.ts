@@ -78,8 +78,10 @@ export interface CallbackMessage {
   params: string;
 }
 
-export function sessionKeyOf(config: Pick<SessionConfig, 'baseUrl' | 'clientId'>): string {
-  return `${new URL(config.baseUrl).href.replace(/\/+$/, '')}|${config.clientId}`;
+/** Sessions never mix across base URLs or client ids; a Designated Space Mode session is kept apart from the Open Mode one. */
+export function sessionKeyOf(config: Pick<SessionConfig, 'baseUrl' | 'clientId' | 'spaceId'>): string {
+  const base = `${new URL(config.baseUrl).href.replace(/\/+$/, '')}|${config.clientId}`;
+  return config.spaceId ? `${base}|space:${config.spaceId}` : base;
 }
 
 export class SessionManager extends EventTarget {
@@ -236,7 +238,8 @@ export class SessionManager extends EventTarget {
 
   /** Handles a relayed callback from a popup (same origin only; the caller checks the origin). */
   async acceptCallback(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
-    if (!isCallbackMessage(message) || message.sessionKey !== this.key) return undefined;
+    // matched by the unguessable, single-use state: the relaying page may be configured without space-id
+    if (!isCallbackMessage(message)) return undefined;
     const params = new URLSearchParams(message.params);
     if (params.get('state') !== expectedState) return undefined;
     return this.completeLogin(params);

@@ -11,7 +11,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { type Browser, chromium } from 'playwright-core';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { createEmulator, demoSeed, type RunningEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
 
 const OUT = 'storybook-static';
@@ -29,12 +29,14 @@ interface IndexEntry {
 }
 
 before(async () => {
-  emulator = await createEmulator({ port: 0, filePort: 0 });
-  const app = emulator.seed.apps.find((a) => a.clientId === 'demo-client')!;
   const staticApp = new Hono().use('/*', serveStatic({ root: `./${OUT}` }));
   site = serve({ fetch: staticApp.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => site.once('listening', () => resolve()));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  // the demo app, with this static site's iframe page registered as a redirect URI
+  const demoApp = demoSeed().apps.find((a) => a.clientId === 'demo-client')!;
+  const app = { ...demoApp, redirectUris: [...demoApp.redirectUris, `${siteOrigin}/iframe.html`] };
+  emulator = await createEmulator({ port: 0, filePort: 0, seed: { apps: [app] } });
   proxy = await serveTokenProxy({
     port: 0,
     host: '127.0.0.1',
@@ -103,5 +105,37 @@ describe('static Storybook build', () => {
     }
     await context.close();
     assert.deepEqual(failures, []);
+  });
+
+  it('the full-flow story works as a person uses it: connect, drop a PDF, send the envelope, follow it', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${siteOrigin}/iframe.html?id=guides-full-flow--all-four-tags&viewMode=story`);
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Connect e-signature account' }).click()]);
+    await popup.getByLabel('Email').fill('alice@example.com');
+    await popup.getByLabel('Password').fill('alice-password');
+    await popup.getByRole('button', { name: 'Log in' }).click();
+    await popup.getByLabel('Acme Legal').check();
+    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await page.getByText('Connected to Space space_acme').waitFor();
+
+    // a person clicks the drop zone and picks a file in the chooser
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.locator('esign-uploader [part~="drop-zone"]').click()]);
+    await chooser.setFiles({ name: 'lease-agreement.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n% a small test document\n%%EOF\n') });
+
+    // the signing frame opens by itself with the uploaded file; the person adds a signer and sends
+    const frame = page.frameLocator('esign-signing-frame iframe');
+    await frame.getByText('lease-agreement.pdf').waitFor({ timeout: 20_000 });
+    await frame.getByLabel('Subject').fill('Lease for unit 12');
+    await frame.getByLabel('Name').fill('Bob Lim');
+    await frame.getByLabel('Email').fill('bob@example.com');
+    await frame.getByRole('button', { name: 'Send' }).click();
+    await frame.locator('#envelope-id').waitFor();
+
+    // later: the contract list shows the envelope, awaiting the signer
+    await page.reload();
+    const list = page.frameLocator('esign-contract-list iframe');
+    await list.getByText('Lease for unit 12').waitFor({ timeout: 20_000 });
+    await context.close();
   });
 });

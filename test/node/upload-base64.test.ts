@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { base64Ascii, base64Chunks, base64Length, checkChunkBytes, encodeChunk } from '../../src/core/upload/base64.js';
+import { base64Ascii, base64Chunks, base64Length, checkChunkBytes, encodeBase64Into, hasNativeBase64, nativeBase64Into, readChunks } from '../../src/core/upload/base64.js';
 import { buildUploadBody, uploadBodySize } from '../../src/core/upload/body.js';
 import { EsignError } from '../../src/core/errors.js';
 
-async function chunkedBase64(bytes: Uint8Array, chunkBytes: number, native = false): Promise<string> {
+async function chunkedBase64(bytes: Uint8Array, chunkBytes: number): Promise<string> {
   const parts: BlobPart[] = [];
-  for await (const part of base64Chunks(new Blob([bytes as Uint8Array<ArrayBuffer>]), { chunkBytes, native })) parts.push(part as BlobPart);
+  // each chunk is a view over a reused buffer: keep a copy
+  for await (const part of base64Chunks(new Blob([bytes as Uint8Array<ArrayBuffer>]), { chunkBytes })) parts.push(part.slice());
   return new Blob(parts).text();
 }
 
@@ -38,11 +39,26 @@ describe('Base64 in chunks', () => {
     assert.equal(await chunkedBase64(big, 3 * 1024 * 1024), big.toString('base64'));
   });
 
-  it('uses the native toBase64 when asked and it exists, else the fallback', () => {
-    const bytes = randomBytes(10);
-    const native = typeof (Uint8Array.prototype as unknown as { toBase64?: unknown }).toBase64 === 'function';
-    const part = encodeChunk(bytes, native);
-    assert.equal(typeof part === 'string' ? part : new TextDecoder().decode(part), bytes.toString('base64'));
+  it('writes at an odd output offset too (the per-character path)', () => {
+    for (let n = 0; n <= 10; n++) {
+      const bytes = randomBytes(n);
+      const out = new Uint8Array(base64Length(n) + 1).subarray(1);
+      const written = encodeBase64Into(bytes, out);
+      assert.equal(new TextDecoder().decode(out.subarray(0, written)), bytes.toString('base64'));
+    }
+  });
+
+  it('the native encoder, where the runtime has it, writes the same bytes', { skip: !hasNativeBase64() && 'no Uint8Array.prototype.toBase64 here' }, () => {
+    const bytes = randomBytes(1000);
+    const out = new Uint8Array(base64Length(1000));
+    assert.equal(new TextDecoder().decode(out.subarray(0, nativeBase64Into(bytes, out))), bytes.toString('base64'));
+  });
+
+  it('reads full chunks even when the stream returns less per read', async () => {
+    const bytes = randomBytes(200_000);
+    const sizes: number[] = [];
+    for await (const chunk of readChunks(new Blob([bytes]), 3 * 30_000)) sizes.push(chunk.length);
+    assert.deepEqual(sizes, [90_000, 90_000, 20_000]);
   });
 
   it('refuses a chunk size that is not a positive multiple of 3', () => {
@@ -65,7 +81,7 @@ describe('upload body', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), fc.integer({ min: 0, max: 5000 }), async (name, size) => {
         const bytes = randomBytes(size);
-        const body = await buildUploadBody([{ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }], { chunkBytes: 999, native: false });
+        const body = await buildUploadBody([{ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }], { chunkBytes: 999 });
         assert.equal(body.size, uploadBodySize([{ name, size }]));
         assert.equal(body.type, 'application/json');
         assert.deepEqual(JSON.parse(await body.text()), { Files: [{ FileName: name, FileBody: bytes.toString('base64') }] });

@@ -31,9 +31,10 @@ export function uploadBodySize(files: ReadonlyArray<{ name: string; size: number
 }
 
 /**
- * Builds the upload body. Each encoded chunk is folded into the Blob as soon as it exists, so the
- * heap holds one chunk at a time; Blob data lives outside the JavaScript heap (in Chromium, in the
- * browser process or on disk).
+ * Builds the upload body. Each encoded chunk is copied into the Blob as soon as it exists, so the heap
+ * holds two reused buffers (a raw and an encoded chunk); Blob data lives outside the JavaScript heap
+ * (in Chromium, in the browser process or on disk). Parts are bytes, not strings: Chromium turns a
+ * string part into UTF-8 several times slower than it copies bytes (measured in the benchmark).
  */
 export async function buildUploadBody(files: readonly UploadBodyFile[], options: Base64ChunkOptions = {}): Promise<Blob> {
   let body = new Blob(files.length === 0 ? ['{"Files":['] : []);
@@ -41,10 +42,32 @@ export async function buildUploadBody(files: readonly UploadBodyFile[], options:
     const parts: BlobPart[] = [body, filePrefix(file.name, i === 0)];
     body = new Blob(parts);
     for await (const chunk of base64Chunks(file.blob, options)) {
-      body = new Blob([body, chunk as BlobPart]);
+      // the Blob copies the bytes now; the buffer is reused for the next chunk
+      body = new Blob([body, chunk as Uint8Array<ArrayBuffer>]);
+      // buffered reads resolve as microtasks only: without a yield, a big file would block the page
+      await yieldToEventLoop();
     }
     body = new Blob([body, FILE_SUFFIX]);
   }
   if (options.signal?.aborted) throw abortedError(options.signal);
   return new Blob([body, BODY_SUFFIX], { type: 'application/json' });
+}
+
+interface Scheduler {
+  yield?: () => Promise<void>;
+}
+
+/** Lets rendering and input run between chunks; not a timer, so a background tab does not throttle it to 1/s. */
+export function yieldToEventLoop(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: Scheduler }).scheduler;
+  if (typeof scheduler?.yield === 'function') return scheduler.yield();
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 }

@@ -45,7 +45,7 @@ async function measure(name: string, entry: string | { contents: string }): Prom
       ...CDN_OPTIONS,
       ...(typeof entry === 'string' ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, loader: 'ts', sourcefile: 'lit-only.ts' } }),
     });
-    const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+    const js = result.outputFiles?.find((f) => f.path.endsWith('.js'));
     if (!js) throw new Error('no JavaScript output');
     return { name, entry: label, min: js.contents.byteLength, gzip: gzipSync(js.contents).byteLength, metafile: result.metafile };
   } catch (error) {

@@ -10,7 +10,8 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const wanted = process.argv.slice(2);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
+  // `npm run bench -- load` runs load.bench.ts only, not every file whose name contains "load"
+  .filter((f) => wanted.length === 0 || wanted.some((w) => f === `${w}.bench.ts` || f === w))
   .sort();
 
 let failed = 0;

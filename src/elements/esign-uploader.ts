@@ -311,14 +311,14 @@ export class EsignUploader extends LitElement {
   /**
    * Checks and uploads files, one request each. Resolves with the files of this call that were
    * uploaded (refused or failed ones are reported with `esign-error` and shown); rejects with
-   * `invalid_config`, `no_session` or `invalid_argument` (disabled) when nothing can be uploaded.
+   * `invalid_config`, `invalid_argument` (disabled) or, when some file passed the checks, `no_session`.
    */
   async upload(files: Iterable<File> | ArrayLike<File>): Promise<UploadedFile[]> {
     const list = Array.from(files as ArrayLike<File>).filter((f): f is File => typeof Blob !== 'undefined' && f instanceof Blob);
     this.#checkConfig();
     if (this.#configError) throw this.#fail(this.#configError);
     if (this.disabled || this._formDisabled) throw this.#fail(new EsignError('invalid_argument', 'The uploader is disabled.'));
-    if (!this.#session.provider?.session) throw this.#fail(noSession());
+    // refused files are shown with their reason even before a session exists
     const { accepted, rejected } = validateFiles(list, this.#limits!, this.#queue.held);
     for (const { file, error } of rejected) {
       const item = this.#queue.reject(file, error);
@@ -326,6 +326,7 @@ export class EsignUploader extends LitElement {
       emit(this, 'esign-error', { error, file: ref(item) });
     }
     if (accepted.length === 0) return [];
+    if (!this.#session.provider?.session) throw this.#fail(noSession());
     const { items, settled } = this.#queue.add(accepted);
     emit(this, 'esign-upload-start', { files: items.map(ref) });
     await settled;

@@ -103,6 +103,11 @@ describe('<esign-uploader>', function () {
     const error = (await el.upload([pdf('a.pdf')]).catch((e: EsignError) => e)) as EsignError;
     expect(error.code).to.equal('no_session');
     expect(errors.map((d) => d.error.code)).to.deep.equal(['no_session']);
+    // a refused file is shown with its reason even before connecting
+    expect(await el.upload([new File(['x'], 'notes.exe')])).to.deep.equal([]);
+    expect(errors.map((d) => d.error.code)).to.deep.equal(['no_session', 'file_type_not_accepted']);
+    await el.updateComplete;
+    expect(row(el, 'notes.exe')!.textContent).to.contain('not accepted');
     await expect(el).shadowDom.to.be.accessible();
   });
 

@@ -1,0 +1,368 @@
+/**
+ * Upload benchmark, in Chromium against the in-process emulator (another origin than the page):
+ *  - throughput of <esign-uploader> (File → Base64 chunks → Blob body → XHR) against a raw upload of the
+ *    same body bytes already built (the transport alone), same endpoint, same run: ratio;
+ *  - peak JavaScript heap growth / file size for the element and for the naive approach (readAsDataURL →
+ *    JSON.stringify → send), same run: ratio;
+ *  - encode-only time and the longest main-thread block per chunk size and encoder (native toBase64 vs the
+ *    byte fallback), which is what decides whether a Worker would help.
+ * Heap: performance.memory.usedJSHeapSize (--enable-precise-memory-info) polled every millisecond in the
+ * page plus CDP Runtime.getHeapUsage polled from Node, after a forced GC; the maximum of both.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { chromium, type CDPSession, type Page } from 'playwright-core';
+import { createEmulator } from '../src/emulator/index.js';
+import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { printTable, recordResults } from './results.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const MiB = 1024 * 1024;
+const SIZES = [20 * MiB, 50 * MiB];
+const TIME_ROUNDS = 7;
+const HEAP_ROUNDS = 2;
+const ROUNDS = 3;
+const CHUNKS = [192 * 1024, 768 * 1024, 3 * MiB, 12 * MiB];
+const TARGETS = { throughputRatio: 0.8, heapPerFileByte: 1.5, naiveOverElement: 3 };
+
+const PAGE_SCRIPT = `
+import { EsignUploader, buildUploadBody, hasNativeBase64 } from './bench.js';
+
+class BenchSession extends HTMLElement {
+  get baseUrl() { return window.__baseUrl; }
+  get session() { return { scope: [], spaceId: 'space_alice', expiresAt: new Date(Date.now() + 3600e3), connectedAt: new Date() }; }
+  get operatorUserId() { return undefined; }
+  async getAccessToken() { return window.__token; }
+}
+customElements.define('bench-session', BenchSession);
+customElements.define('esign-uploader', EsignUploader);
+
+let file;
+let peak = 0;
+// when the last request started and ended: splits the element's time into preparing and sending
+let sendAt = 0;
+let loadAt = 0;
+const realSend = XMLHttpRequest.prototype.send;
+XMLHttpRequest.prototype.send = function (body) {
+  sendAt = performance.now();
+  // headers arrive before load, whose handlers resolve the upload first
+  this.addEventListener('readystatechange', () => { if (this.readyState === 2) loadAt = performance.now(); });
+  return realSend.call(this, body);
+};
+let sampler;
+const heap = () => performance.memory.usedJSHeapSize;
+const sample = () => { const h = heap(); if (h > peak) peak = h; };
+let sampling = false;
+function startSampler() { peak = heap(); if (sampling) sampler = setInterval(sample, 1); }
+function stopSampler() { clearInterval(sampler); sample(); return peak; }
+
+function xhrSend(body) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', window.__baseUrl + '/openapi/v1/files/upload');
+    xhr.setRequestHeader('Content-Type', 'application/json');
+    xhr.setRequestHeader('Authorization', 'Bearer ' + window.__token);
+    xhr.upload.onprogress = () => {};
+    xhr.onload = () => (xhr.status === 200 ? resolve(JSON.parse(xhr.responseText)) : reject(new Error('HTTP ' + xhr.status + ' ' + xhr.responseText)));
+    xhr.onerror = () => reject(new Error('network error'));
+    xhr.send(body);
+  });
+}
+
+window.bench = {
+  native: hasNativeBase64(),
+  makeFile(size) {
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, Math.min(size, i + 65536)));
+    file = new File([bytes], 'bench-' + size + '.pdf', { type: 'application/pdf' });
+    return file.size;
+  },
+  gc() { window.gc(); window.gc(); return heap(); },
+  setSampling(on) { sampling = on; },
+  async element() {
+    const el = document.createElement('esign-uploader');
+    el.setAttribute('connect', 'session');
+    el.setAttribute('max-size', String(64 * 1024 * 1024));
+    el.setAttribute('persist-key', 'bench-' + Math.random());
+    document.body.append(el);
+    await el.updateComplete;
+    const base = this.gc();
+    startSampler();
+    const t0 = performance.now();
+    const [uploaded] = await el.upload([file]);
+    const ms = performance.now() - t0;
+    const top = stopSampler();
+    if (!uploaded) throw new Error('element upload failed: ' + JSON.stringify(el.files.map((f) => f.error?.message)));
+    el.reset();
+    el.remove();
+    return { ms, base, peak: top, prepareMs: sendAt - t0, sendMs: loadAt - sendAt };
+  },
+  async raw() {
+    // the same body bytes, built beforehand: only the transport is timed
+    const body = await buildUploadBody([{ name: file.name, blob: file }]);
+    const base = this.gc();
+    startSampler();
+    const t0 = performance.now();
+    await xhrSend(body);
+    const ms = performance.now() - t0;
+    return { ms, base, peak: stopSampler(), bodyBytes: body.size };
+  },
+  async naive() {
+    const base = this.gc();
+    startSampler();
+    const t0 = performance.now();
+    const dataUrl = await new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(file);
+    });
+    sample();
+    const b64 = dataUrl.slice(dataUrl.indexOf(',') + 1);
+    const body = JSON.stringify({ Files: [{ FileName: file.name, FileBody: b64 }] });
+    sample();
+    await xhrSend(body);
+    const ms = performance.now() - t0;
+    return { ms, base, peak: stopSampler() };
+  },
+  async encode(chunkBytes, encoder) {
+    const base = this.gc();
+    startSampler();
+    // long tasks (over 50 ms) are what freezes a page; scheduler.yield continuations starve timers, so no timer ticker
+    let longest = 0;
+    const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) longest = Math.max(longest, e.duration); });
+    observer.observe({ type: 'longtask' });
+    const t0 = performance.now();
+    const body = await buildUploadBody([{ name: file.name, blob: file }], { chunkBytes, encoder });
+    const ms = performance.now() - t0;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const e of observer.takeRecords()) longest = Math.max(longest, e.duration);
+    observer.disconnect();
+    return { ms, base, peak: stopSampler(), longestBlockMs: longest, bodyBytes: body.size };
+  },
+};
+`;
+
+interface Run {
+  ms: number;
+  base: number;
+  peak: number;
+}
+
+async function bundle(): Promise<string> {
+  const result = await build({
+    stdin: {
+      contents: `export { EsignUploader } from './src/elements/esign-uploader.js';
+export { buildUploadBody } from './src/core/upload/body.js';
+export { hasNativeBase64 } from './src/core/upload/base64.js';`,
+      resolveDir: root,
+      loader: 'ts',
+      sourcefile: 'bench-entry.ts',
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['production'],
+    tsconfig: `${root}tsconfig.json`,
+    write: false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+function servePage(js: string): Promise<Server> {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>upload bench</title></head>
+<body><bench-session id="session"></bench-session><script type="module" src="/page.js"></script></body></html>`;
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const [type, body] = path === '/bench.js' ? ['text/javascript', js] : path === '/page.js' ? ['text/javascript', PAGE_SCRIPT] : ['text/html', html];
+    res.writeHead(200, { 'Content-Type': `${type}; charset=utf-8`, 'Cache-Control': 'no-store' });
+    res.end(body);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function accessToken(baseUrl: string): Promise<string> {
+  const code = await obtainAuthorizationCode({ baseUrl, chooseSpaceId: 'space_alice' });
+  const form = codeExchangeForm(code, DEMO_LOGIN.clientId);
+  form.set('client_secret', DEMO_LOGIN.clientSecret);
+  const res = await fetch(`${baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form });
+  const json = (await res.json()) as { access_token?: string };
+  if (!json.access_token) throw new Error(`no token: ${JSON.stringify(json)}`);
+  return json.access_token;
+}
+
+/** Polls CDP heap usage while `work` runs; returns its result with the peak folded in. */
+async function withCdpPeak<T extends Run>(cdp: CDPSession, work: Promise<T>): Promise<T> {
+  let done = false;
+  let peak = 0;
+  const poll = (async () => {
+    while (!done) {
+      const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+      peak = Math.max(peak, usedSize);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  })();
+  try {
+    const result = await work;
+    return { ...result, peak: Math.max(result.peak, peak) };
+  } finally {
+    done = true;
+    await poll;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const mb = (bytes: number) => (bytes / MiB).toFixed(1);
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+async function main(): Promise<void> {
+  const emulator = await createEmulator({
+    port: 0,
+    filePort: 0,
+    // the body cap follows maxFileBytes (4/3 of it per file, plus room)
+    limits: { maxFileBytes: 64 * MiB, requestsPerMinute: 100_000 },
+  });
+  const server = await servePage(await bundle());
+  const pageUrl = `http://localhost:${(server.address() as AddressInfo).port}/`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--headless=new',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--enable-precise-memory-info',
+      '--js-flags=--expose-gc',
+    ],
+  });
+  try {
+    const page: Page = await browser.newPage();
+    page.on('pageerror', (error) => console.error('page error:', error.message));
+    await page.goto(pageUrl);
+    await page.waitForFunction(() => 'bench' in window);
+    const cdp = await page.context().newCDPSession(page);
+    const native = await page.evaluate(() => (window as unknown as { bench: { native: boolean } }).bench.native);
+    const setToken = async () => {
+      // reset frees the files the emulator keeps in memory; it also drops tokens, so get a new one
+      emulator.reset();
+      const token = await accessToken(emulator.baseUrl);
+      await page.evaluate(([t, b]) => Object.assign(window, { __token: t, __baseUrl: b }), [token, emulator.baseUrl] as const);
+    };
+    const call = <T>(name: 'element' | 'raw' | 'naive'): Promise<T> =>
+      page.evaluate((n) => (window as unknown as { bench: Record<string, () => Promise<unknown>> }).bench[n]!(), name) as Promise<T>;
+
+    const setSampling = (on: boolean) => page.evaluate((v) => (window as unknown as { bench: { setSampling(v: boolean): void } }).bench.setSampling(v), on);
+    const rows: Array<Record<string, string | number>> = [];
+    const upload: Record<string, unknown> = { chromium: browser.version(), nativeToBase64: native, timeRounds: TIME_ROUNDS, heapRounds: HEAP_ROUNDS, targets: TARGETS, sizes: {} };
+    for (const size of SIZES) {
+      await page.evaluate((s) => (window as unknown as { bench: { makeFile(n: number): number } }).bench.makeFile(s), size);
+      const runs: Record<'element' | 'raw' | 'naive', Run[]> = { element: [], raw: [], naive: [] };
+      const heapRuns: Record<'element' | 'raw' | 'naive', Run[]> = { element: [], raw: [], naive: [] };
+      let bodyBytes = 0;
+      // timing rounds run with no heap sampling at all (polling costs CPU on both sides); heap rounds after
+      for (let round = 0; round < TIME_ROUNDS + HEAP_ROUNDS; round++) {
+        const heapRound = round >= TIME_ROUNDS;
+        await setSampling(heapRound);
+        // rotate the order so no approach always runs on a warmer (or more fragmented) page
+        const order = (['raw', 'element', 'naive'] as const).map((_, i, all) => all[(i + round) % all.length]!);
+        for (const kind of order) {
+          await setToken();
+          const work = call<Run & { bodyBytes?: number }>(kind);
+          const result = heapRound ? await withCdpPeak(cdp, work) : await work;
+          if ('bodyBytes' in result && result.bodyBytes) bodyBytes = result.bodyBytes;
+          (heapRound ? heapRuns : runs)[kind].push(result);
+        }
+      }
+      const ms = (k: keyof typeof runs) => median(runs[k].map((r) => r.ms));
+      const growth = (k: keyof typeof runs) => Math.max(...heapRuns[k].map((r) => Math.max(0, r.peak - r.base)));
+      const throughputRatio = ms('raw') / ms('element');
+      const elementHeap = growth('element') / size;
+      const naiveHeap = growth('naive') / size;
+      const naiveOverElement = growth('naive') / Math.max(1, growth('element'));
+      for (const kind of ['raw', 'element', 'naive'] as const) {
+        rows.push({
+          file: `${mb(size)} MiB`,
+          approach: kind === 'raw' ? 'raw body (transport only)' : kind === 'element' ? '<esign-uploader>' : 'naive data URL',
+          'median ms': Math.round(ms(kind)),
+          'MiB/s (file)': r2(size / MiB / (ms(kind) / 1000)),
+          'heap growth MiB': mb(growth(kind)),
+          'heap / file': r2(growth(kind) / size),
+        });
+      }
+      (upload.sizes as Record<string, unknown>)[`${size / MiB}MiB`] = {
+        fileBytes: size,
+        bodyBytes,
+        medianMs: { raw: r2(ms('raw')), element: r2(ms('element')), naive: r2(ms('naive')) },
+        allMs: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map((r) => r2(r.ms))])),
+        elementSplitMs: {
+          prepare: r2(median(runs.element.map((r) => (r as Run & { prepareMs: number }).prepareMs))),
+          send: r2(median(runs.element.map((r) => (r as Run & { sendMs: number }).sendMs))),
+        },
+        bestMs: { raw: r2(Math.min(...runs.raw.map((r) => r.ms))), element: r2(Math.min(...runs.element.map((r) => r.ms))), naive: r2(Math.min(...runs.naive.map((r) => r.ms))) },
+        throughputRatioBest: r2(Math.min(...runs.raw.map((r) => r.ms)) / Math.min(...runs.element.map((r) => r.ms))),
+        heapGrowthBytes: { element: growth('element'), naive: growth('naive'), raw: growth('raw') },
+        throughputRatio: r2(throughputRatio),
+        heapPerFileByte: { element: r2(elementHeap), naive: r2(naiveHeap) },
+        naiveHeapOverElement: r2(naiveOverElement),
+        verdict: {
+          throughput: throughputRatio >= TARGETS.throughputRatio ? 'PASS' : 'MISS',
+          heap: elementHeap <= TARGETS.heapPerFileByte ? 'PASS' : 'MISS',
+          vsNaive: naiveOverElement >= TARGETS.naiveOverElement ? 'PASS' : 'MISS',
+        },
+      };
+    }
+    printTable(`Upload to the emulator in Chromium ${browser.version()} (native toBase64: ${native}); time: median of ${TIME_ROUNDS}; heap: worst of ${HEAP_ROUNDS}`, rows);
+    const summary = Object.entries(upload.sizes as Record<string, { throughputRatio: number; heapPerFileByte: { element: number }; naiveHeapOverElement: number; verdict: Record<string, string> }>).map(
+      ([size, s]) => ({
+        file: size,
+        'throughput element/raw': `${s.throughputRatio} (${s.verdict.throughput}, target >= ${TARGETS.throughputRatio})`,
+        'element heap/file': `${s.heapPerFileByte.element} (${s.verdict.heap}, target <= ${TARGETS.heapPerFileByte})`,
+        'naive heap / element heap': `${s.naiveHeapOverElement} (${s.verdict.vsNaive}, target >= ${TARGETS.naiveOverElement})`,
+      }),
+    );
+    printTable('Against the targets', summary);
+
+    // encode-only sweep on the 20 MiB file: time, heap and the longest main-thread block
+    await page.evaluate((s) => (window as unknown as { bench: { makeFile(n: number): number } }).bench.makeFile(s), SIZES[0]!);
+    const sweep: Array<Record<string, string | number>> = [];
+    const encoders = native ? (['js', 'native'] as const) : (['js'] as const);
+    for (const encoder of encoders) {
+      for (const chunk of CHUNKS) {
+        const results: Array<Run & { longestBlockMs: number }> = [];
+        await setSampling(true);
+        for (let i = 0; i < ROUNDS; i++) {
+          results.push(
+            await page.evaluate(
+              ([c, e]) => (window as unknown as { bench: { encode(c: number, e: string): Promise<Run & { longestBlockMs: number }> } }).bench.encode(c, e),
+              [chunk, encoder] as const,
+            ),
+          );
+        }
+        sweep.push({
+          encoder: encoder === 'native' ? 'toBase64 + encodeInto' : 'JS table (default)',
+          'chunk KiB': chunk / 1024,
+          'median ms': Math.round(median(results.map((r) => r.ms))),
+          'MiB/s': r2(SIZES[0]! / MiB / (median(results.map((r) => r.ms)) / 1000)),
+          'longest task ms (0: none over 50)': Math.round(median(results.map((r) => r.longestBlockMs))),
+          'heap growth MiB': mb(median(results.map((r) => Math.max(0, r.peak - r.base)))),
+        });
+      }
+    }
+    printTable('Encode only (File → Blob body), 20 MiB, by chunk size', sweep);
+    upload.encodeSweep20MiB = sweep;
+    recordResults('upload', upload);
+  } finally {
+    await browser.close();
+    server.close();
+    await emulator.close();
+  }
+}
+
+await main();

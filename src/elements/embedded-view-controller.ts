@@ -62,6 +62,21 @@ function originOf(value: string): string | undefined {
   }
 }
 
+/** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
+export function configProblem(settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown }): string | undefined {
+  if (settings.display !== 'inline' && settings.display !== 'popup') {
+    return `display must be "inline" or "popup", not "${String(settings.display)}".`;
+  }
+  const timeout = Number(settings.loadTimeout);
+  if (!Number.isFinite(timeout) || timeout < 0) {
+    return `load-timeout must be a number of milliseconds, 0 or more, not "${String(settings.loadTimeout)}".`;
+  }
+  const listed = parseList(typeof settings.allowedOrigins === 'string' || Array.isArray(settings.allowedOrigins) ? settings.allowedOrigins : []);
+  const bad = listed.filter((entry) => originOf(entry) === undefined);
+  if (bad.length) return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${bad.map((b) => `"${b}"`).join(', ')}.`;
+  return undefined;
+}
+
 export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: string };
 
 /**
@@ -182,6 +197,7 @@ export class EmbeddedViewController implements ReactiveController {
   #wasShown = false;
   #scheduled = false;
   #resizeObserver: ResizeObserver | undefined;
+  #configProblem: string | undefined;
 
   constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions) {
     this.#host = host;
@@ -238,6 +254,8 @@ export class EmbeddedViewController implements ReactiveController {
    * window opens at once, so call it from a click. Rejects with the EsignError also sent as `esign-error`.
    */
   async open(options: { display?: ViewDisplay } = {}): Promise<void> {
+    const problem = configProblem(this.#host);
+    if (problem) throw this.#fail(new EsignError('invalid_config', problem));
     const display = options.display ?? (this.#host.display === 'popup' ? 'popup' : 'inline');
     // the popup must open synchronously inside the click, before any await, or the browser blocks it
     const popup = display === 'popup' ? openBlankPopup() : null;
@@ -376,6 +394,7 @@ export class EmbeddedViewController implements ReactiveController {
   /** Starts what the element's state calls for: the automatic open, or a new Url after expiry or re-attachment. */
   #decide(): void {
     if (!this.#host.isConnected) return;
+    if (this.#checkConfig()) return;
     const shown = this.#isShown();
     const becameShown = shown && !this.#wasShown;
     this.#wasShown = shown;
@@ -535,6 +554,26 @@ export class EmbeddedViewController implements ReactiveController {
     this.status = status;
     if (status !== 'error') this.error = undefined;
     this.#host.requestUpdate();
+  }
+
+  /** Reports a bad setting once (as invalid_config) and clears that error once the setting is fixed. True while it is bad. */
+  #checkConfig(): boolean {
+    const problem = configProblem(this.#host);
+    if (problem) {
+      if (problem !== this.#configProblem) {
+        this.#configProblem = problem;
+        this.#reset('idle');
+        this.#fail(new EsignError('invalid_config', problem));
+      }
+      return true;
+    }
+    if (this.#configProblem) {
+      this.#configProblem = undefined;
+      // fixed: back to idle, and `auto` may open again
+      this.#autoKey = '';
+      if (this.error?.code === 'invalid_config') this.#reset('idle');
+    }
+    return false;
   }
 
   #fail(error: EsignError): EsignError {
@@ -762,11 +801,14 @@ function renderError(view: EmbeddedViewController, text: ViewText, open: (displa
         return html`<p>${text.term('errorNoFiles')}</p>`;
       case 'view_failed':
         return html`<p>${text.term('errorViewFailed')}</p>`;
+      case 'invalid_config':
+        // a setup mistake: the integrator needs the exact reason
+        return html`<p>${view.error?.message}</p>`;
       default:
         return html`<p>${text.term('errorGeneric')}</p>`;
     }
   })();
-  const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected';
+  const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected' && code !== 'invalid_config';
   return html`<div part="error" role="alert" data-code=${code ?? ''}>
     <slot name="error">
       ${message}

@@ -11,6 +11,7 @@ import {
   listChanged,
   parseInstant,
   parseList,
+  configProblem,
 } from '../../src/elements/embedded-view-controller.js';
 
 describe('embedded view rules', () => {
@@ -103,4 +104,24 @@ describe('embedded view rules', () => {
     assert.equal(listChanged(['a', 'b'], ['b', 'a']), true);
     assert.equal(listChanged([], undefined), false);
   });
+});
+
+describe('configProblem: bad settings are reported, never thrown', () => {
+  const good = { display: 'inline', allowedOrigins: '', loadTimeout: 15000 };
+  it('accepts the defaults, popup display, listed origins and a zero timeout', () => {
+    assert.equal(configProblem(good), undefined);
+    assert.equal(configProblem({ ...good, display: 'popup', allowedOrigins: 'https://a.example.com, http://127.0.0.1:4010', loadTimeout: 0 }), undefined);
+  });
+  for (const [name, patch, mention] of [
+    ['an unknown display', { display: 'sideways' }, 'display'],
+    ['a negative load-timeout', { loadTimeout: -1 }, 'load-timeout'],
+    ['a non-numeric load-timeout', { loadTimeout: Number('soon') }, 'load-timeout'],
+    ['a non-URL origin', { allowedOrigins: 'https://ok.example.com not-an-origin' }, 'not-an-origin'],
+    ['a non-http origin', { allowedOrigins: 'ftp://files.example.com' }, 'ftp://files.example.com'],
+  ] as const) {
+    it(`names ${name}`, () => {
+      const problem = configProblem({ ...good, ...patch });
+      assert.ok(problem?.includes(mention), `the problem names ${mention}: ${problem}`);
+    });
+  }
 });

@@ -4,7 +4,7 @@ import { EsignError } from '../core/errors.js';
 import type { UploadedFile } from '../core/service-types.js';
 import { openUploadRecords, uploadRecordKey } from '../core/upload/persist.js';
 import { UploadQueue, type UploadItem } from '../core/upload/queue.js';
-import { DEFAULT_ACCEPT, parseLimits, validateFiles, type UploaderLimits } from '../core/upload/validate.js';
+import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, validateFiles, type UploaderLimits } from '../core/upload/validate.js';
 import { emit, type UploadFileRef } from './events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { LocalizeController } from './localize.js';
@@ -397,6 +397,7 @@ export class EsignUploader extends LitElement {
       this.#configError = undefined;
       this.#reportedConfigError = '';
     } catch (error) {
+      this.#limits = undefined;
       this.#configError = EsignError.from(error, 'invalid_config');
       // once per distinct problem, not on every render
       if (this.#reportedConfigError !== this.#configError.message) {
@@ -523,7 +524,8 @@ export class EsignUploader extends LitElement {
   }
 
   #hint(): string {
-    const size = this.#t.bytes(this.#limits?.maxSize ?? 0);
+    // a bad max-size leaves no limits: the hint then shows the service's
+    const size = this.#t.bytes(this.#limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES);
     if (!this.#limits || this.accept === DEFAULT_ACCEPT) return this.#t.term('hintDefault', { size });
     const types = this.#limits.accept.filter((t) => t.startsWith('.') || t.endsWith('/*'));
     return this.#t.term('hintCustom', { size, types: (types.length > 0 ? types : this.#limits.accept).join(', ') || '*' });
@@ -602,7 +604,7 @@ export class EsignUploader extends LitElement {
     switch (error.code) {
       case 'file_too_large':
         // the service's own limit may differ from ours: its message says which
-        return error.status === 413 ? error.message : this.#t.term('file_too_large', { size: this.#t.bytes(this.#limits?.maxSize ?? 0) });
+        return error.status === 413 ? error.message : this.#t.term('file_too_large', { size: this.#t.bytes(this.#limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES) });
       case 'too_many_files':
         return this.#t.term('too_many_files', { count: this.#limits?.maxFiles ?? 0 });
       case 'invalid_argument':

@@ -140,6 +140,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         await chooser.accept(paths);
         return { multiple: chooser.isMultiple(), count: paths.length };
       }
+      case 'esign-offline': {
+        // the browser loses (or regains) its network, as when a laptop leaves the Wi-Fi
+        await page.setOfflineMode(payload?.['offline'] === true);
+        return true;
+      }
       case 'esign-reset':
         emulator.reset();
         return true;

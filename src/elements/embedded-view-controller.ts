@@ -6,14 +6,13 @@
  */
 import { css, html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
-import { createRef, ref, type Ref } from 'lit/directives/ref.js';
-import { styleMap } from 'lit/directives/style-map.js';
 import { EsignClient } from '../core/client.js';
 import { EsignError, type EsignErrorCode } from '../core/errors.js';
 import { isAllowedServiceUrl } from '../core/url.js';
 import type { EmbeddedViewTerms } from './embedded-view.messages.js';
 import { emit } from './events.js';
 import { SessionController } from './session-controller.js';
+import { buttonStyles } from './shared-styles.js';
 
 export type OperateType = 'request_signatures' | 'signature_status';
 export type ViewDisplay = 'inline' | 'popup';
@@ -166,7 +165,10 @@ interface HeldUrl {
 
 export class EmbeddedViewController implements ReactiveController {
   readonly session: SessionController;
-  readonly frameRef: Ref<HTMLIFrameElement> = createRef();
+  /** The inline iframe when rendered, looked up in the shadow root (the ref directive would add ~1 KB gzip to the bundle). */
+  get frameRef(): { readonly value: HTMLIFrameElement | undefined } {
+    return { value: this.#host.shadowRoot?.querySelector('iframe') ?? undefined };
+  }
   readonly operateType: OperateType;
 
   status: ViewStatus = 'idle';
@@ -198,6 +200,12 @@ export class EmbeddedViewController implements ReactiveController {
   #scheduled = false;
   #resizeObserver: ResizeObserver | undefined;
   #configProblem: string | undefined;
+  #resumeOnline = false;
+  readonly #onOnline = (): void => {
+    if (!this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
+    this.#resumeOnline = false;
+    void this.#start('inline', null).catch(() => undefined);
+  };
 
   constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions) {
     this.#host = host;
@@ -218,6 +226,7 @@ export class EmbeddedViewController implements ReactiveController {
 
   hostConnected(): void {
     window.addEventListener('message', this.#onMessage);
+    window.addEventListener('online', this.#onOnline);
     document.addEventListener('visibilitychange', this.#onVisibility);
     if (typeof ResizeObserver === 'function') {
       // a host that goes from display:none to shown changes size: time to use or renew a held Url
@@ -229,6 +238,7 @@ export class EmbeddedViewController implements ReactiveController {
 
   hostDisconnected(): void {
     window.removeEventListener('message', this.#onMessage);
+    window.removeEventListener('online', this.#onOnline);
     document.removeEventListener('visibilitychange', this.#onVisibility);
     this.#resizeObserver?.disconnect();
     // moved in the DOM, an iframe reloads its src: the used Url must not be fetched again, so a re-attached element asks for a new one
@@ -239,6 +249,7 @@ export class EmbeddedViewController implements ReactiveController {
   }
 
   hostUpdated(): void {
+    this.#sizeFrame();
     this.#placeHeld();
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -316,7 +327,13 @@ export class EmbeddedViewController implements ReactiveController {
       if (abort !== this.#abort) return; // superseded or torn down
       this.#abort = undefined;
       popup?.close();
-      throw this.#fail(viewError(error));
+      const failure = viewError(error);
+      if (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false)) {
+        // offline: open again by itself when the connection returns (inline only: a popup needs a click)
+        this.#resumeOnline = true;
+        throw this.#fail(new EsignError('network_error', 'The browser is offline or cannot reach the service; the page opens again when the connection returns.', { cause: failure }));
+      }
+      throw this.#fail(failure);
     }
     if (abort !== this.#abort) return;
     this.#abort = undefined;
@@ -342,6 +359,15 @@ export class EmbeddedViewController implements ReactiveController {
       this.#armExpiry(expiresAtMs - EXPIRY_MARGIN_MS - receivedAt);
     }
     this.#host.requestUpdate();
+  }
+
+  /** The height the page reported, set through the CSSOM (as styleMap did, minus its bytes): never a style attribute, so a strict style-src allows it. */
+  #sizeFrame(): void {
+    const style = this.frameRef.value?.style;
+    if (!style) return;
+    const height = this.frameHeight ? `${this.frameHeight}px` : '';
+    style.flexBasis = height;
+    style.height = height;
   }
 
   /** Gives a held Url to the frame once the frame exists and the element can be seen. */
@@ -549,7 +575,10 @@ export class EmbeddedViewController implements ReactiveController {
     if (this.#popup && this.#popup !== options.keepPopup && !this.#popup.closed) this.#popup.close();
     if (this.#popup !== options.keepPopup) this.#popup = null;
     this.#placed = false;
-    if (status === 'idle') this.shownIn = undefined;
+    if (status === 'idle') {
+      this.shownIn = undefined;
+      this.#resumeOnline = false;
+    }
     this.frameHeight = undefined;
     this.status = status;
     if (status !== 'error') this.error = undefined;
@@ -599,7 +628,7 @@ function openBlankPopup(): Window | null {
 
 function viewError(error: unknown): EsignError {
   const e = EsignError.from(error, 'view_failed');
-  if (SESSION_CODES.has(e.code) || e.code === 'view_failed') return e;
+  if (SESSION_CODES.has(e.code) || e.code === 'view_failed' || e.code === 'network_error') return e;
   // one code for "the service gave no page"; the service's own code, status and RequestId stay on it
   return new EsignError('view_failed', `The service did not give an embedded page: ${e.message}`, {
     status: e.status,
@@ -613,7 +642,9 @@ function viewError(error: unknown): EsignError {
 // ---- shared rendering ----
 
 /** Styles of both elements: the frame fills the host and grows with the height the page reports. */
-export const embeddedViewStyles = css`
+export const embeddedViewStyles = [
+  buttonStyles,
+  css`
   :host {
     display: block;
     position: relative;
@@ -621,9 +652,6 @@ export const embeddedViewStyles = css`
     font: var(--esign-font, inherit);
     color: inherit;
     color-scheme: light dark;
-  }
-  :host([hidden]) {
-    display: none;
   }
   [part~='base'] {
     position: relative;
@@ -691,24 +719,6 @@ export const embeddedViewStyles = css`
       animation-duration: 3s;
     }
   }
-  button {
-    font: inherit;
-    cursor: pointer;
-    border: 1px solid transparent;
-    border-radius: var(--esign-radius, 6px);
-    padding: 0.5em 1em;
-    background: var(--esign-accent, #2557d6);
-    color: var(--esign-accent-contrast, #ffffff);
-  }
-  button.secondary {
-    background: transparent;
-    color: inherit;
-    border-color: currentColor;
-  }
-  button:focus-visible {
-    outline: 3px solid var(--esign-focus, #8ab4ff);
-    outline-offset: 2px;
-  }
   .actions {
     display: flex;
     flex-wrap: wrap;
@@ -719,7 +729,8 @@ export const embeddedViewStyles = css`
       color: var(--esign-danger, #ffb4ab);
     }
   }
-`;
+  `,
+];
 
 export interface ViewText {
   /** The iframe's title. */
@@ -759,14 +770,12 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
       ? keyed(
           view.viewId,
           html`<iframe
-            ${ref(view.frameRef)}
             part="frame"
             class=${status === 'loading' ? 'pending' : ''}
             title=${text.title}
             sandbox=${FRAME_SANDBOX}
             allow=${FRAME_ALLOW}
             referrerpolicy="no-referrer"
-            style=${styleMap(view.frameHeight ? { 'flex-basis': `${view.frameHeight}px`, height: `${view.frameHeight}px` } : {})}
             @load=${view.onFrameLoad}
           ></iframe>`,
         )
@@ -801,6 +810,8 @@ function renderError(view: EmbeddedViewController, text: ViewText, open: (displa
         return html`<p>${text.term('errorNoFiles')}</p>`;
       case 'view_failed':
         return html`<p>${text.term('errorViewFailed')}</p>`;
+      case 'network_error':
+        return html`<p>${text.term('errorOffline')}</p>`;
       case 'invalid_config':
         // a setup mistake: the integrator needs the exact reason
         return html`<p>${view.error?.message}</p>`;

@@ -20,6 +20,7 @@ export interface EmbeddedViewTerms extends Record<string, string> {
   errorNoFiles: string;
   errorViewFailed: string;
   errorGeneric: string;
+  errorOffline: string;
 }
 
 export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
@@ -42,6 +43,7 @@ export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
     errorNoFiles: 'Upload the files to sign first.',
     errorViewFailed: 'The e-signature service could not open the page.',
     errorGeneric: 'Something went wrong.',
+    errorOffline: 'You are offline. The page opens again by itself when the connection returns.',
   },
   'zh-CN': {
     loading: '正在加载电子签名页面…',
@@ -62,6 +64,7 @@ export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
     errorNoFiles: '请先上传要签署的文件。',
     errorViewFailed: '电子签名服务无法打开该页面。',
     errorGeneric: '出现了问题。',
+    errorOffline: '您已离线。网络恢复后页面会自动重新打开。',
   },
   ms: {
     loading: 'Memuatkan halaman e-tandatangan…',
@@ -82,5 +85,6 @@ export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
     errorNoFiles: 'Muat naik fail untuk ditandatangani dahulu.',
     errorViewFailed: 'Perkhidmatan e-tandatangan tidak dapat membuka halaman.',
     errorGeneric: 'Sesuatu tidak kena.',
+    errorOffline: 'Anda di luar talian. Halaman akan dibuka semula dengan sendirinya apabila sambungan pulih.',
   },
 };

@@ -23,6 +23,7 @@ export const connectMessages: Translations<{
   login_expired: string;
   network_error: string;
   session_expired: string;
+  offline: string;
 }> = {
   en: {
     connect: 'Connect e-signature account',
@@ -46,6 +47,7 @@ export const connectMessages: Translations<{
     login_expired: 'The sign-in took too long and expired. Start again.',
     network_error: 'Could not reach the sign-in service. Check your connection and try again.',
     session_expired: 'The session expired. Connect again to continue.',
+    offline: 'You are offline.',
   },
   'zh-CN': {
     connect: '连接电子签名账户',
@@ -69,6 +71,7 @@ export const connectMessages: Translations<{
     login_expired: '登录耗时过长，已过期。请重新开始。',
     network_error: '无法连接登录服务。请检查网络后重试。',
     session_expired: '会话已过期。请重新连接以继续。',
+    offline: '您已离线。',
   },
   ms: {
     connect: 'Sambungkan akaun e-tandatangan',
@@ -92,5 +95,6 @@ export const connectMessages: Translations<{
     login_expired: 'Log masuk mengambil masa terlalu lama dan telah tamat. Mulakan semula.',
     network_error: 'Tidak dapat mencapai perkhidmatan log masuk. Semak sambungan anda dan cuba lagi.',
     session_expired: 'Sesi telah tamat. Sambung semula untuk meneruskan.',
+    offline: 'Anda di luar talian.',
   },
 };

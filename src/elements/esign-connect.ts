@@ -15,6 +15,7 @@ import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
 import { LocalizeController } from './localize.js';
 import { sessionContext, type SessionProvider } from './session-context.js';
+import { buttonStyles } from './shared-styles.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
@@ -66,6 +67,7 @@ function takePageCallback(): URLSearchParams | null {
  * @csspart status - The text that says which Space is connected.
  * @csspart error - The error message.
  * @csspart fallback - The "continue in this tab" button offered when a popup is blocked.
+ * @csspart offline - The note shown while the browser is offline.
  *
  * @cssprop [--esign-accent=#2557d6] - Button background.
  * @cssprop [--esign-accent-contrast=#ffffff] - Button text colour.
@@ -75,38 +77,19 @@ function takePageCallback(): URLSearchParams | null {
  * @cssprop [--esign-gap=0.5rem] - Space between the parts.
  */
 export class EsignConnect extends LitElement implements SessionProvider {
-  static override styles = css`
+  static override styles = [
+    buttonStyles,
+    css`
     :host {
       display: block;
       font: var(--esign-font, inherit);
       color: inherit;
-    }
-    :host([hidden]) {
-      display: none;
     }
     [part~='bar'] {
       display: flex;
       flex-wrap: wrap;
       align-items: center;
       gap: var(--esign-gap, 0.5rem);
-    }
-    button {
-      font: inherit;
-      cursor: pointer;
-      border: 1px solid transparent;
-      border-radius: var(--esign-radius, 6px);
-      padding: 0.5em 1em;
-      background: var(--esign-accent, #2557d6);
-      color: var(--esign-accent-contrast, #ffffff);
-    }
-    button.secondary {
-      background: transparent;
-      color: inherit;
-      border-color: currentColor;
-    }
-    button:focus-visible {
-      outline: 3px solid var(--esign-focus, #8ab4ff);
-      outline-offset: 2px;
     }
     button[aria-busy='true'] {
       cursor: progress;
@@ -130,7 +113,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
         color: var(--esign-danger, #ffb4ab);
       }
     }
-  `;
+    `,
+  ];
 
   /** The OAuth client_id of your app, from the service console. */
   @property({ attribute: 'client-id', reflect: true }) clientId = '';
@@ -180,6 +164,18 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   readonly #t = new LocalizeController(this, connectMessages);
 
+  /** True while the browser says it has no network. */
+  @state() private _offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+
+  readonly #onNetwork = (): void => {
+    this._offline = navigator.onLine === false;
+    // back online: a failure that was only the network is over
+    if (!this._offline && this.status === 'error' && this._error?.code === 'network_error') {
+      this._error = undefined;
+      this.status = this.session ? 'connected' : 'idle';
+    }
+  };
+
   @provide({ context: sessionContext }) protected provider: SessionProvider = this;
 
   #manager: SessionManager | undefined;
@@ -193,11 +189,16 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    window.addEventListener('online', this.#onNetwork);
+    window.addEventListener('offline', this.#onNetwork);
+    this._offline = navigator.onLine === false;
     void this.#init();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    window.removeEventListener('online', this.#onNetwork);
+    window.removeEventListener('offline', this.#onNetwork);
     this.#pending?.cleanup();
     this.#manager?.removeEventListener('change', this.#onChange);
     this.#manager?.close();
@@ -456,6 +457,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     return html`
       <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
+        ${this._offline ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
         <span role="status" aria-live="polite" class="visually-hidden">${this.#liveText()}</span>
       </div>
       <slot></slot>

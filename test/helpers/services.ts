@@ -2,9 +2,12 @@
  * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
  * page on localhost), plus commands that act as a person in windows a test page cannot script.
  */
-import type { Frame, Page } from 'puppeteer-core';
+import type { Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { createEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy } from '../../src/proxy/index.js';
+
+/** Pages the esign-offline command has cut off, with their request handler. */
+const offlinePages = new Map<Page, (request: HTTPRequest) => void>();
 
 export const TEST_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret-never-in-a-browser' };
 
@@ -141,8 +144,29 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         return { multiple: chooser.isMultiple(), count: paths.length };
       }
       case 'esign-offline': {
-        // the browser loses (or regains) its network, as when a laptop leaves the Wi-Fi
-        await page.setOfflineMode(payload?.['offline'] === true);
+        // the test runner talks to this page over the network as well, so a page-wide offline mode would cut it off:
+        // requests to the service and the proxy fail as a disconnected browser's do, and the page is told it is offline
+        const offline = payload?.['offline'] === true;
+        const cut = [emulator.baseUrl, emulator.fileUrl, proxy.url];
+        const known = offlinePages.get(page);
+        if (offline && !known) {
+          const onRequest = (request: HTTPRequest): void => {
+            if (request.isInterceptResolutionHandled()) return;
+            if (cut.some((origin) => request.url().startsWith(origin))) void request.abort('internetdisconnected');
+            else void request.continue();
+          };
+          offlinePages.set(page, onRequest);
+          await page.setRequestInterception(true);
+          page.on('request', onRequest);
+        } else if (!offline && known) {
+          page.off('request', known);
+          offlinePages.delete(page);
+          await page.setRequestInterception(false);
+        }
+        // a string, not a function: tsx would wrap a function in a helper that does not exist in the page
+        await page.evaluate(
+          `Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => ${!offline} }); window.dispatchEvent(new Event('${offline ? 'offline' : 'online'}'));`,
+        );
         return true;
       }
       case 'esign-reset':

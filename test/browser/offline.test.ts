@@ -1,0 +1,41 @@
+/** Offline and back online, as when a laptop leaves the Wi-Fi: the elements say so, keep the session and resume. */
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
+import '../../src/esign-connect.js';
+import '../../src/esign-contract-list.js';
+import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
+import { cfg, connectAs, shadowText } from './helpers.js';
+
+describe('offline and back online', () => {
+  afterEach(async () => {
+    await executeServerCommand('esign-offline', { offline: false });
+  });
+
+  it('the contract list says it is offline, then opens again by itself; the session survives', async () => {
+    const wrapper = await fixture(html`<div>
+      <esign-connect id="net" client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} redirect-uri=${cfg.callbackUrl} storage="memory"></esign-connect>
+      <esign-contract-list connect="net" load-timeout="10000"></esign-contract-list>
+    </div>`);
+    const connect = wrapper.querySelector('esign-connect') as EsignConnect;
+    const list = wrapper.querySelector('esign-contract-list') as EsignContractList;
+    await connectAs(connect, { spaceId: 'space_acme' });
+    await waitUntil(() => list.status === 'loaded', 'the list loads', { timeout: 15000 });
+
+    await executeServerCommand('esign-offline', { offline: true });
+    await waitUntil(() => shadowText(connect).includes('You are offline'), 'esign-connect shows it is offline');
+    const failed = oneEvent(list, 'esign-error');
+    void list.refresh().catch(() => undefined);
+    expect((await failed).detail.error.code).to.equal('network_error');
+    await list.updateComplete;
+    expect(list.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('You are offline');
+    expect(connect.status).to.equal('connected');
+
+    const loaded = oneEvent(list, 'esign-view-loaded');
+    await executeServerCommand('esign-offline', { offline: false });
+    await loaded;
+    expect(list.status).to.equal('loaded');
+    await waitUntil(() => !shadowText(connect).includes('You are offline'), 'the offline note goes away');
+    expect(connect.session?.spaceId).to.equal('space_acme');
+  });
+});

@@ -97,6 +97,13 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await tab.reload();
     await tab.getByText('Connected to Space space_acme').waitFor();
 
+    // the laptop leaves the Wi-Fi (the browser's real offline mode) and comes back: told, and still connected
+    await context.setOffline(true);
+    await tab.getByText('You are offline.').waitFor();
+    await context.setOffline(false);
+    await tab.getByText('You are offline.').waitFor({ state: 'detached' });
+    await tab.getByText('Connected to Space space_acme').waitFor();
+
     await tab.getByRole('button', { name: 'Disconnect' }).click();
     await connectButton.waitFor();
 

@@ -128,8 +128,11 @@ function checkPublicUrl(value: string): string {
 export async function createEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const seed = options.seed ? mergeSeed(demoSeed(), options.seed) : demoSeed();
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  for (const [k, v] of Object.entries(limits))
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`limits.${k} must be a positive number`);
+  for (const [k, v] of Object.entries(limits)) {
+    // a grace of 0 means none; every other limit must be positive
+    const min = k === 'refreshReuseGraceSeconds' ? 0 : Number.MIN_VALUE;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new Error(`limits.${k} must be a ${min === 0 ? 'non-negative' : 'positive'} number`);
+  }
   const host = options.host ?? '127.0.0.1';
   const store = new Store(seed, limits);
   const rt: Runtime = {

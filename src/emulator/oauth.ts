@@ -364,7 +364,8 @@ export function mountOAuth(app: Hono<EmuEnv>, rt: Runtime): void {
     const rec = store.refreshTokens.get(refresh);
     const grant = rec ? store.grants.get(rec.grantId) : undefined;
     if (!rec || !grant || grant.revoked || grant.clientId !== client.clientId) return oauthError(400, 'invalid_grant', 'Unknown or revoked refresh token.');
-    if (rec.rotated) {
+    const inGrace = rec.rotated && rec.rotatedAt !== undefined && now - rec.rotatedAt <= rt.limits.refreshReuseGraceSeconds * 1000;
+    if (rec.rotated && !inGrace) {
       // a rotated token came back: someone holds a copy, end the whole grant
       store.revokeGrant(grant.id);
       rt.log(`token: rotated refresh token reused, grant ${grant.id} revoked`);
@@ -379,7 +380,10 @@ export function mountOAuth(app: Hono<EmuEnv>, rt: Runtime): void {
       if (wanted.some((s) => !granted.includes(s))) return oauthError(400, 'invalid_scope', 'The scope exceeds the original grant.');
       scope = wanted.join(' ');
     }
-    rec.rotated = true;
+    if (!rec.rotated) {
+      rec.rotated = true;
+      rec.rotatedAt = now;
+    }
     return issue(grant, scope);
   });
 

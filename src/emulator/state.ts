@@ -86,6 +86,8 @@ export interface RefreshTokenRec {
   grantId: string;
   expiresAt: number;
   rotated: boolean;
+  /** When it was rotated (emulator clock, ms). */
+  rotatedAt?: number;
 }
 
 export interface FileRec {

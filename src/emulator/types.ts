@@ -71,6 +71,12 @@ export interface EmulatorLimits {
   accessTokenTtlSeconds: number;
   /** (assumption) refresh token lifetime. */
   refreshTokenTtlSeconds: number;
+  /**
+   * (assumption) How long a just-rotated refresh token is still accepted (answered with a fresh pair) instead of
+   * revoking the grant. 0, the default, follows design.md: any reuse revokes the grant. Some services allow a few
+   * seconds so a client whose refresh answer was lost on the network can try again.
+   */
+  refreshReuseGraceSeconds: number;
   /** (assumption) embedded Url lifetime (ExpiresAt). */
   embeddedUrlTtlSeconds: number;
   /** (assumption) how long an embedded page stays usable after its Url was opened. */
@@ -86,6 +92,7 @@ export const DEFAULT_LIMITS: EmulatorLimits = {
   codeTtlSeconds: 300,
   accessTokenTtlSeconds: 3600,
   refreshTokenTtlSeconds: 30 * 24 * 3600,
+  refreshReuseGraceSeconds: 0,
   embeddedUrlTtlSeconds: 300,
   embeddedSessionTtlSeconds: 3600,
   authRequestTtlSeconds: 600,

@@ -427,6 +427,28 @@ describe('refresh and revoke', () => {
     assert.equal((await refresh(r2.body.refresh_token as string)).body.error, 'invalid_grant');
   });
 
+  it('with refreshReuseGraceSeconds, a just-rotated token is accepted once more within the grace, then reuse revokes the grant', async () => {
+    const graceful = await start({ limits: { refreshReuseGraceSeconds: 10 } });
+    try {
+      const again = (rt: string) => token(graceful, { grant_type: 'refresh_token', refresh_token: rt, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+      const t1 = await alice(graceful);
+      const lost = await again(t1.refresh_token!);
+      assert.equal(lost.status, 200);
+      // the answer was lost on the way: the client tries the same token again, within the grace
+      const retried = await again(t1.refresh_token!);
+      assert.equal(retried.status, 200);
+      assert.notEqual(retried.body.refresh_token, lost.body.refresh_token);
+      assert.equal((await api(graceful, '/embedded/views', retried.body.access_token as string, { OperateType: 'signature_status' })).status, 200);
+      // past the grace, the same reuse ends the grant
+      graceful.advanceClock(11);
+      const late = await again(t1.refresh_token!);
+      assert.equal(late.body.error, 'invalid_grant');
+      assert.equal((await again(retried.body.refresh_token as string)).body.error, 'invalid_grant');
+    } finally {
+      await graceful.close();
+    }
+  });
+
   it('refresh may narrow the scope but not widen it', async () => {
     const t1 = await alice(emu);
     const narrow = await token(emu, { grant_type: 'refresh_token', refresh_token: t1.refresh_token!, scope: 'envelope:read', client_id: CLIENT_ID, client_secret: CLIENT_SECRET });

@@ -67,3 +67,24 @@ export const ProxyDown: Story = { args: { 'token-endpoint': 'http://127.0.0.1:9/
 
 /** A configuration mistake (plain-http service on a public host) is reported, not thrown. */
 export const BadConfiguration: Story = { args: { 'base-url': 'http://esign.example.com', storage: 'memory' } };
+
+/**
+ * The browser blocked the sign-in window. The story makes `window.open` answer `null`, exactly what a popup
+ * blocker does, so it shows the same state in every browser: the element says so and offers to continue in
+ * this tab.
+ */
+export const PopupBlocked: Story = {
+  args: { storage: 'memory' },
+  play: async ({ canvasElement }) => {
+    const el = canvasElement.querySelector('esign-connect') as (HTMLElement & { connect(): Promise<unknown>; updateComplete: Promise<boolean> }) | null;
+    if (!el) return;
+    await el.updateComplete;
+    const open = window.open;
+    window.open = () => null;
+    try {
+      await el.connect().catch(() => undefined);
+    } finally {
+      window.open = open;
+    }
+  },
+};

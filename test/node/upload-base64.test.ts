@@ -48,6 +48,35 @@ describe('Base64 in chunks', () => {
     }
   });
 
+  it('equals Buffer base64 at every input and output offset around the 12-byte blocks (aligned and unaligned paths)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 7 }), (size, inOffset, outOffset) => {
+        const bytes = randomBytes(size);
+        const input = new Uint8Array(size + inOffset).subarray(inOffset);
+        input.set(bytes);
+        const out = new Uint8Array(base64Length(size) + outOffset + 4).fill(0x21).subarray(outOffset);
+        const written = encodeBase64Into(input, out);
+        assert.equal(written, base64Length(size), `${size} bytes written at in+${inOffset} out+${outOffset}`);
+        assert.equal(new TextDecoder().decode(out.subarray(0, written)), bytes.toString('base64'), `${size} bytes at in+${inOffset} out+${outOffset}`);
+        assert.ok(out.subarray(written).every((b) => b === 0x21), `nothing written past the end (${size} bytes at in+${inOffset} out+${outOffset})`);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads the next chunk meanwhile, without touching the chunk in use (two buffers)', async () => {
+    const bytes = randomBytes(10 * 999 + 5);
+    const seen: string[] = [];
+    for await (const chunk of readChunks(new Blob([bytes]), 999)) {
+      const copy = Buffer.from(chunk).toString('hex');
+      // the read of the next chunk runs during these turns of the event loop
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(Buffer.from(chunk).toString('hex'), copy, `chunk ${seen.length} is intact while the next is read`);
+      seen.push(copy);
+    }
+    assert.equal(seen.join(''), bytes.toString('hex'), 'the chunks join to the file');
+  });
+
   it('the native encoder, where the runtime has it, writes the same bytes', { skip: !hasNativeBase64() && 'no Uint8Array.prototype.toBase64 here' }, () => {
     const bytes = randomBytes(1000);
     const out = new Uint8Array(base64Length(1000));

@@ -16,6 +16,7 @@ export interface UploaderTerms extends Record<string, string> {
   encoding: string;
   uploading: string;
   retrying: string;
+  offline: string;
   done: string;
   restored: string;
   cancelled: string;
@@ -36,6 +37,9 @@ export interface UploaderTerms extends Record<string, string> {
   liveProgress: string;
   liveDone: string;
   liveFileError: string;
+  liveOffline: string;
+  liveOnline: string;
+  offlineNote: string;
   busyValidity: string;
   requiredValidity: string;
   file_too_large: string;
@@ -64,6 +68,7 @@ export const uploaderMessages: Translations<UploaderTerms> = {
     encoding: 'Preparing…',
     uploading: 'Uploading… {percent}%',
     retrying: 'Trying again shortly…',
+    offline: 'Waiting for connection',
     done: 'Uploaded',
     restored: 'Uploaded earlier',
     cancelled: 'Cancelled',
@@ -84,6 +89,9 @@ export const uploaderMessages: Translations<UploaderTerms> = {
     liveProgress: 'Uploading, {percent}% done',
     liveDone: '{count} file(s) uploaded',
     liveFileError: '{name}: {reason}',
+    liveOffline: 'You are offline: {count} upload(s) waiting for connection',
+    liveOnline: 'Back online: resuming {count} upload(s)',
+    offlineNote: 'You are offline. Uploads resume by themselves when the connection is back.',
     busyValidity: 'Wait until the uploads finish.',
     requiredValidity: 'Upload at least one file.',
     file_too_large: 'larger than {size}',
@@ -110,6 +118,7 @@ export const uploaderMessages: Translations<UploaderTerms> = {
     encoding: '准备中…',
     uploading: '上传中… {percent}%',
     retrying: '稍后重试…',
+    offline: '等待网络连接',
     done: '已上传',
     restored: '之前已上传',
     cancelled: '已取消',
@@ -130,6 +139,9 @@ export const uploaderMessages: Translations<UploaderTerms> = {
     liveProgress: '上传中，已完成 {percent}%',
     liveDone: '已上传 {count} 个文件',
     liveFileError: '{name}：{reason}',
+    liveOffline: '您已离线：{count} 个上传正在等待网络连接',
+    liveOnline: '已恢复联网：继续上传 {count} 个文件',
+    offlineNote: '您已离线。网络恢复后将自动继续上传。',
     busyValidity: '请等待上传完成。',
     requiredValidity: '请至少上传一个文件。',
     file_too_large: '超过 {size}',
@@ -156,6 +168,7 @@ export const uploaderMessages: Translations<UploaderTerms> = {
     encoding: 'Menyediakan…',
     uploading: 'Memuat naik… {percent}%',
     retrying: 'Mencuba semula sebentar lagi…',
+    offline: 'Menunggu sambungan',
     done: 'Dimuat naik',
     restored: 'Dimuat naik sebelum ini',
     cancelled: 'Dibatalkan',
@@ -176,6 +189,9 @@ export const uploaderMessages: Translations<UploaderTerms> = {
     liveProgress: 'Memuat naik, {percent}% selesai',
     liveDone: '{count} fail dimuat naik',
     liveFileError: '{name}: {reason}',
+    liveOffline: 'Anda di luar talian: {count} muat naik menunggu sambungan',
+    liveOnline: 'Kembali dalam talian: menyambung semula {count} muat naik',
+    offlineNote: 'Anda di luar talian. Muat naik akan bersambung semula sendiri apabila sambungan pulih.',
     busyValidity: 'Tunggu sehingga muat naik selesai.',
     requiredValidity: 'Muat naik sekurang-kurangnya satu fail.',
     file_too_large: 'melebihi {size}',

@@ -14,7 +14,7 @@ export type { UploadItem, UploadStatus } from '../core/upload/queue.js';
 
 /** Live-region progress is announced at most this often; screen readers fall behind otherwise. */
 const LIVE_PROGRESS_INTERVAL_MS = 4000;
-const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying']);
+const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
 
 const optionalNumber = {
   fromAttribute: (value: string | null): number | undefined => (value === null || value.trim() === '' ? undefined : Number(value)),
@@ -25,7 +25,9 @@ const optionalNumber = {
  * Uploads files for e-signing and yields their FileIds. Files come from a drop zone (also a button
  * that opens the file picker) or from `upload(files)`. Each file is checked before it is read, then
  * Base64-encoded a chunk at a time straight into the request body (never one big string), and sent in
- * its own request with real progress. Completed uploads survive a reload until `reset()`.
+ * its own request with real progress. Completed uploads survive a reload until `reset()`. When the
+ * browser goes offline, files on their way wait (status `offline`, shown and announced) and start again
+ * by themselves when it is back online.
  *
  * Put it inside an `<esign-connect>` or name one with `connect="ID"`. Inside a `<form>` it submits
  * its FileIds under its `name`.
@@ -45,13 +47,14 @@ const optionalNumber = {
  * @csspart label - The main text of the drop zone.
  * @csspart hint - The accepted types and size line.
  * @csspart list - The list of files.
- * @csspart file - One file row; also `file-<status>` (`file-uploading`, `file-done`, `file-failed`, `file-rejected`, …).
+ * @csspart file - One file row; also `file-<status>` (`file-uploading`, `file-offline`, `file-done`, `file-failed`, `file-rejected`, …).
  * @csspart file-name - The file's name.
  * @csspart file-status - The file's status text.
  * @csspart progress - A `<progress>` bar (per file and overall).
  * @csspart button - The cancel, retry and remove buttons.
  * @csspart summary - The overall progress row.
  * @csspart error - The setup error message.
+ * @csspart offline - The note shown while the browser is offline and uploads wait.
  *
  * @cssprop [--esign-accent=#2557d6] - Progress and focus accents, the drop zone when dragging over.
  * @cssprop [--esign-radius=6px] - Corner radius.
@@ -187,6 +190,10 @@ export class EsignUploader extends LitElement {
       color: var(--_danger);
       margin: 0;
     }
+    [part~='offline'] {
+      margin: 0;
+      font-weight: 600;
+    }
     .visually-hidden {
       position: absolute;
       width: 1px;
@@ -241,6 +248,8 @@ export class EsignUploader extends LitElement {
   #recordKey = '';
   #savedSignature = '';
   #lastLiveProgress = 0;
+  /** Files waiting for the connection at the last change: announcements go with changes of it. */
+  #waiting = 0;
 
   readonly #queue = new UploadQueue({
     session: () => {
@@ -252,6 +261,7 @@ export class EsignUploader extends LitElement {
       this.requestUpdate();
       this.#syncForm();
       void this.#persist();
+      this.#announceConnectivity();
     },
     onProgress: (item, overall) => {
       this.requestUpdate();
@@ -279,9 +289,23 @@ export class EsignUploader extends LitElement {
     this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : undefined;
   }
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    window.addEventListener('online', this.#onConnectivity);
+    window.addEventListener('offline', this.#onConnectivity);
+    // the state may have changed while detached
+    this.#queue.setOnline(navigator.onLine !== false);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener('online', this.#onConnectivity);
+    window.removeEventListener('offline', this.#onConnectivity);
+  }
+
   /**
    * The files this uploader knows, with their status (`queued`, `encoding`, `uploading`, `retrying`,
-   * `done`, `failed`, `cancelled`, `rejected`), bytes sent, FileId or error. Setting it uploads the
+   * `offline` (waiting for the connection), `done`, `failed`, `cancelled`, `rejected`), bytes sent, FileId or error. Setting it uploads the
    * given files (as `upload()`, errors reported as events).
    */
   get files(): readonly UploadItem[] {
@@ -512,6 +536,9 @@ export class EsignUploader extends LitElement {
         ${this.#configError
           ? html`<p part="error" role="alert">${this.#t.term('misconfigured', { message: this.#configError.message })}</p>`
           : nothing}
+        ${!this.#queue.online && items.some((i) => i.status === 'offline')
+          ? html`<p part="offline">${this.#t.term('offlineNote')}</p>`
+          : nothing}
         ${this.#renderSummary(items)}
         ${items.length > 0
           ? html`<ul part="list" aria-label=${this.#t.term('filesLabel')}>
@@ -573,7 +600,7 @@ export class EsignUploader extends LitElement {
             </button>`
           : nothing}
       </span>
-      ${active
+      ${active && item.status !== 'offline'
         ? item.status === 'uploading'
           ? html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
           : html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })}></progress>`
@@ -620,6 +647,20 @@ export class EsignUploader extends LitElement {
   }
 
   // ---- handlers ----
+
+  readonly #onConnectivity = (): void => {
+    this.#queue.setOnline(navigator.onLine !== false);
+  };
+
+  /** Says in the live region when files start waiting for the connection and when they resume. */
+  #announceConnectivity(): void {
+    const waiting = this.#queue.items.filter((i) => i.status === 'offline').length;
+    const before = this.#waiting;
+    this.#waiting = waiting;
+    // files in flight are parked a moment after the queued ones: the count only grows while offline
+    if (waiting > before) this._live = this.#t.term('liveOffline', { count: waiting });
+    else if (waiting === 0 && before > 0 && this.#queue.online && this.#queue.busy) this._live = this.#t.term('liveOnline', { count: before });
+  }
 
   readonly #onClick = (): void => {
     this.showPicker();

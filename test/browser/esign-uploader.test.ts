@@ -349,6 +349,63 @@ describe('<esign-uploader>', function () {
     await expect(el).shadowDom.to.be.accessible();
   });
 
+  it('offline: files in flight and queued wait (shown, announced, localized), then resume by themselves online with one FileId each', async () => {
+    const el = await mount();
+    const zh = await mount(html`<esign-uploader connect=${SESSION_ID} multiple lang="zh-CN"></esign-uploader>`);
+    await ready(el);
+    await ready(zh);
+    const errors = record(el, 'esign-error');
+    const live = () => el.shadowRoot!.querySelector('[aria-live]')!.textContent ?? '';
+    // the service holds the first two uploads, so they are still in flight when the connection goes
+    await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 3000, times: 2 });
+    const before = await uploadCount();
+    const settled = el.upload([pdf('on-the-way-1.pdf'), pdf('on-the-way-2.pdf'), pdf('queued.pdf')]);
+    await waitUntil(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
+    let completes = 0;
+    el.addEventListener('esign-upload-complete', () => (completes += 1));
+    try {
+      await executeServerCommand('esign-offline', { offline: true });
+      // the mechanism really cuts the page off from the service on 127.0.0.1
+      const reached = await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' }).then(
+        () => true,
+        () => false,
+      );
+      expect(reached, 'a request to the service fails while offline').to.equal(false);
+      await waitUntil(() => el.files.every((f) => f.status === 'offline'), 'every file waits for the connection');
+      await el.updateComplete;
+      for (const name of ['on-the-way-1.pdf', 'on-the-way-2.pdf', 'queued.pdf']) {
+        expect(row(el, name)!.textContent, name).to.contain('Waiting for connection');
+        expect(row(el, name)!.getAttribute('part')).to.contain('file-offline');
+      }
+      expect(el.shadowRoot!.querySelector('[part~="offline"]')!.textContent).to.contain('You are offline');
+      expect(live()).to.contain('You are offline: 3 upload(s) waiting for connection');
+      // a file added while offline waits too, here in Chinese
+      void zh.upload([pdf('离线.pdf')]);
+      await waitUntil(() => zh.files[0]?.status === 'offline', 'the new file waits');
+      await zh.updateComplete;
+      expect(row(zh, '离线.pdf')!.textContent).to.contain('等待网络连接');
+      await expect(el).shadowDom.to.be.accessible();
+      // nothing fails while offline, even past the service's delay
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      expect(el.files.map((f) => f.status)).to.deep.equal(['offline', 'offline', 'offline']);
+      expect(errors).to.deep.equal([]);
+      expect(completes).to.equal(0);
+    } finally {
+      await executeServerCommand('esign-offline', { offline: false });
+    }
+    const uploaded = await settled;
+    expect(uploaded.map((f) => f.FileName)).to.deep.equal(['on-the-way-1.pdf', 'on-the-way-2.pdf', 'queued.pdf']);
+    expect(new Set(el.fileIds).size, 'one FileId per file').to.equal(3);
+    expect(el.files.map((f) => f.status)).to.deep.equal(['done', 'done', 'done']);
+    expect(errors).to.deep.equal([]);
+    expect(completes).to.equal(1);
+    await waitUntil(() => zh.files[0]?.status === 'done', 'the Chinese uploader resumes too');
+    // the two restarted requests, the queued one and the Chinese one went out after the connection came back
+    expect((await uploadCount()) - before).to.be.greaterThanOrEqual(4);
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[part~="offline"]')).to.equal(null);
+  });
+
   it('without multiple holds one file: a second is refused with too_many_files', async () => {
     const el = await mount(html`<esign-uploader connect=${SESSION_ID}></esign-uploader>`);
     await ready(el);

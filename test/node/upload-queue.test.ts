@@ -92,6 +92,126 @@ describe('upload queue', () => {
   });
 });
 
+describe('upload queue offline and back online', () => {
+  /** A service whose answers the test releases; a request rejects as XHR does when aborted or cut off. */
+  function service() {
+    const sent: string[] = [];
+    const open: Array<{ name: string; release: () => void; cut: () => void }> = [];
+    const send = async (o: SendOptions): Promise<RawResponse> => {
+      const name = (JSON.parse(await o.body.text()) as { Files: Array<{ FileName: string }> }).Files[0]!.FileName;
+      sent.push(name);
+      return new Promise((resolve, reject) => {
+        const entry = {
+          name,
+          release: () => resolve(ok(name, `id-${name}-${sent.length}`)),
+          cut: () => reject(new EsignError('network_error', 'Could not reach the service.')),
+        };
+        open.push(entry);
+        o.signal?.addEventListener('abort', () => reject(new EsignError('aborted', 'aborted')), { once: true });
+      });
+    };
+    return { sent, open, send };
+  }
+
+  function queueWith(send: (o: SendOptions) => Promise<RawResponse>, online = true) {
+    const errors: EsignError[] = [];
+    const events: string[] = [];
+    const queue = new UploadQueue(
+      {
+        session: () => ({ baseUrl: 'http://127.0.0.1:1', tokens: { getAccessToken: async () => 'tok' } }),
+        onChange: () => undefined,
+        onProgress: () => undefined,
+        onError: (_item, error) => errors.push(error),
+        onComplete: () => events.push('complete'),
+      },
+      { send, chunkBytes: 3, online },
+    );
+    return { queue, errors, events };
+  }
+
+  const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+  /** Polls until `check` holds (the queue encodes and sends asynchronously). */
+  async function until(check: () => boolean, what: string): Promise<void> {
+    for (let i = 0; i < 400 && !check(); i++) await tick();
+    assert.ok(check(), `in time: ${what}`);
+  }
+  const statuses = (queue: UploadQueue) => queue.items.map((i) => i.status);
+
+  it('parks files in flight and queued as offline (no error), restarts them online; a finished file is never sent again', async () => {
+    const s = service();
+    const { queue, errors, events } = queueWith(s.send);
+    const { settled } = queue.add([file('a.pdf'), file('b.pdf'), file('c.pdf')]);
+    await until(() => s.open.length === 2, 'two requests in flight');
+    assert.deepEqual(s.sent, ['a.pdf', 'b.pdf'], 'two requests in flight');
+    s.open.find((o) => o.name === 'a.pdf')!.release();
+    await until(() => s.open.length === 3, 'c.pdf sent');
+    assert.deepEqual(statuses(queue), ['done', 'uploading', 'uploading'], 'a.pdf done, b.pdf and c.pdf in flight');
+    queue.setOnline(false);
+    await until(() => statuses(queue).join() === 'done,offline,offline', 'the files on their way wait');
+    assert.equal(queue.busy, true, 'waiting files keep the queue busy');
+    assert.deepEqual(errors, [], 'going offline is not an error');
+    assert.deepEqual(events, [], 'no completion while files wait');
+    const sentOffline = s.sent.length;
+    await tick(20);
+    assert.equal(s.sent.length, sentOffline, 'nothing is sent while offline');
+    queue.setOnline(true);
+    await until(() => s.open.length === 5, 'two requests again');
+    assert.deepEqual(s.sent.slice(sentOffline).sort(), ['b.pdf', 'c.pdf'], 'the waiting files restart their requests, a.pdf is not sent again');
+    for (const o of s.open.slice(-2)) o.release();
+    await settled;
+    assert.deepEqual(statuses(queue), ['done', 'done', 'done'], 'everything uploaded');
+    const ids = queue.completed.map((f) => f.FileId);
+    assert.equal(new Set(ids).size, 3, `one FileId per file (${ids.join(', ')})`);
+    assert.deepEqual(events, ['complete'], 'one completion');
+    assert.deepEqual(errors, [], 'no error at all');
+  });
+
+  it('a network error while the browser says it is offline parks the file instead of failing or retrying it', async () => {
+    const s = service();
+    const { queue, errors } = queueWith(s.send);
+    const onLine = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    Object.defineProperty(globalThis, 'navigator', { configurable: true, value: { onLine: false } });
+    try {
+      const { settled } = queue.add([file('a.pdf'), file('b.pdf'), file('c.pdf')]);
+      await until(() => s.open.length === 2, 'two requests in flight');
+      s.open[0]!.cut();
+      await until(() => statuses(queue).join() === 'offline,offline,offline', 'the cut file and the others wait');
+      assert.equal(queue.online, false, 'the queue knows it is offline');
+      assert.deepEqual(errors, [], 'no error');
+      Object.defineProperty(globalThis, 'navigator', { configurable: true, value: { onLine: true } });
+      queue.setOnline(true);
+      await until(() => s.open.length === 4, 'two requests again');
+      for (const o of s.open.slice(2)) o.release();
+      await until(() => s.open.length === 5, 'the third file sent');
+      s.open[4]!.release();
+      await settled;
+      assert.deepEqual(statuses(queue), ['done', 'done', 'done'], 'everything uploaded after the connection came back');
+      assert.deepEqual(errors, [], 'no error');
+    } finally {
+      if (onLine) Object.defineProperty(globalThis, 'navigator', onLine);
+      else delete (globalThis as { navigator?: unknown }).navigator;
+    }
+  });
+
+  it('starting offline sends nothing; a waiting file can be cancelled; the rest go when online', async () => {
+    const s = service();
+    const { queue, errors } = queueWith(s.send, false);
+    const { items, settled } = queue.add([file('a.pdf'), file('b.pdf')]);
+    await tick();
+    assert.deepEqual(statuses(queue), ['offline', 'offline'], 'both wait');
+    assert.deepEqual(s.sent, [], 'nothing sent');
+    queue.cancel(items[0]!.key);
+    assert.deepEqual(statuses(queue), ['cancelled', 'offline'], 'a waiting file is cancellable');
+    queue.setOnline(true);
+    await until(() => s.open.length === 1, 'b.pdf sent');
+    s.open[0]!.release();
+    await settled;
+    assert.deepEqual(statuses(queue), ['cancelled', 'done'], 'the other uploaded');
+    assert.deepEqual(s.sent, ['b.pdf'], 'only b.pdf was sent');
+    assert.deepEqual(errors.map((e) => e.code), ['aborted'], 'only the cancel is reported');
+  });
+});
+
 describe('upload transport', () => {
   const body = new Blob(['{}']);
   const run = (responses: RawResponse[], tokens = { getAccessToken: async () => 'tok' }) => {
@@ -115,7 +235,7 @@ describe('upload transport', () => {
     const r = run([fail(503, 'InternalError'), fail(429, 'RequestLimitExceeded', { 'Retry-After': '1' }), ok('a', 'id-a')]);
     assert.deepEqual((await r.result).files, [{ FileId: 'id-a', FileName: 'a' }]);
     assert.equal(r.sent.length, 3);
-    assert.ok(r.waits[1]! >= 1000);
+    assert.ok(r.waits[1]! >= 1000, `the 429 wait honours Retry-After (${r.waits[1]} ms)`);
   });
 
   it('refreshes the token once on 401', async () => {

@@ -8,9 +8,10 @@ import { EsignError } from '../errors.js';
 import type { UploadedFile } from '../service-types.js';
 import { DEFAULT_CHUNK_BYTES } from './base64.js';
 import { buildUploadBody, uploadBodySize } from './body.js';
-import { uploadBody, type RawResponse, type SendOptions } from './transport.js';
+import { sendWithProgress, uploadBody, type RawResponse, type SendOptions } from './transport.js';
 
-export type UploadStatus = 'queued' | 'encoding' | 'uploading' | 'retrying' | 'done' | 'failed' | 'cancelled' | 'rejected';
+/** `offline`: on its way, waiting for the browser to be online again (then it starts or restarts by itself). */
+export type UploadStatus = 'queued' | 'encoding' | 'uploading' | 'retrying' | 'offline' | 'done' | 'failed' | 'cancelled' | 'rejected';
 
 /** One file the uploader knows, with where it is. */
 export interface UploadItem {
@@ -51,6 +52,8 @@ export interface UploadQueueOptions {
   chunkBytes?: number;
   /** Replaces XMLHttpRequest (tests). */
   send?: (options: SendOptions) => Promise<RawResponse>;
+  /** Whether the browser is online at the start. Default `navigator.onLine` (true where there is no navigator). */
+  online?: boolean;
 }
 
 interface Entry {
@@ -58,10 +61,12 @@ interface Entry {
   file: Blob | undefined;
   body: Blob | undefined;
   controller: AbortController | undefined;
+  /** Set when the current attempt was stopped because the browser went offline (not cancelled). */
+  offline: boolean;
   waiters: Array<() => void>;
 }
 
-const ACTIVE: ReadonlySet<UploadStatus> = new Set(['queued', 'encoding', 'uploading', 'retrying']);
+const ACTIVE: ReadonlySet<UploadStatus> = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
 let counter = 0;
 
 export class UploadQueue {
@@ -73,12 +78,48 @@ export class UploadQueue {
   /** Keys of the files of the current run (since the queue was last idle), for overall progress. */
   #run = new Set<string>();
   #running = 0;
+  #online: boolean;
 
   constructor(hooks: UploadQueueHooks, options: UploadQueueOptions = {}) {
     this.#hooks = hooks;
     this.#concurrency = Math.max(1, options.concurrency ?? 2);
     this.#chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
     this.#send = options.send;
+    this.#online = options.online ?? browserOnline();
+  }
+
+  get online(): boolean {
+    return this.#online;
+  }
+
+  /**
+   * The browser went offline or came back (`offline`/`online` events). Offline: files on their way stop
+   * their request (keeping the built body) and wait with status `offline`, queued ones too. Online: they
+   * start again. A file already uploaded is never sent again.
+   */
+  setOnline(online: boolean): void {
+    // no early return on an unchanged state: a failed request may have parked a file without an event
+    this.#online = online;
+    if (!online) {
+      for (const e of this.#entries) {
+        if (!ACTIVE.has(e.item.status) || e.item.status === 'offline') continue;
+        if (e.controller) {
+          e.offline = true;
+          e.controller.abort();
+        } else {
+          this.#wait(e);
+        }
+      }
+      this.#hooks.onChange();
+      return;
+    }
+    for (const e of this.#entries) {
+      if (e.item.status !== 'offline') continue;
+      e.item.status = 'queued';
+      e.item.error = undefined;
+    }
+    this.#hooks.onChange();
+    this.#pump();
   }
 
   get items(): readonly UploadItem[] {
@@ -114,7 +155,7 @@ export class UploadQueue {
   reject(file: File, error: EsignError): UploadItem {
     const item = this.#newItem(file, 'rejected');
     item.error = error;
-    this.#entries.push({ item, file: undefined, body: undefined, controller: undefined, waiters: [] });
+    this.#entries.push({ item, file: undefined, body: undefined, controller: undefined, offline: false, waiters: [] });
     this.#hooks.onChange();
     return item;
   }
@@ -125,7 +166,7 @@ export class UploadQueue {
     for (const f of files) {
       if (known.has(f.FileId)) continue;
       const item: UploadItem = { key: nextKey(), FileName: f.FileName, size: 0, type: '', status: 'done', loaded: 0, total: 0, FileId: f.FileId, restored: true };
-      this.#entries.push({ item, file: undefined, body: undefined, controller: undefined, waiters: [] });
+      this.#entries.push({ item, file: undefined, body: undefined, controller: undefined, offline: false, waiters: [] });
     }
     this.#hooks.onChange();
   }
@@ -135,7 +176,7 @@ export class UploadQueue {
     const entries = files.map((file) => {
       const item = this.#newItem(file, 'queued');
       item.total = uploadBodySize([{ name: file.name, size: file.size }]);
-      return { item, file, body: undefined, controller: undefined, waiters: [] } satisfies Entry as Entry;
+      return { item, file, body: undefined, controller: undefined, offline: false, waiters: [] } satisfies Entry as Entry;
     });
     this.#entries.push(...entries);
     const settled = Promise.all(entries.map((e) => this.#settled(e))).then(() => undefined);
@@ -151,7 +192,7 @@ export class UploadQueue {
       (e) => (key === undefined || e.item.key === key) && e.file && (e.item.status === 'failed' || e.item.status === 'cancelled'),
     );
     for (const e of entries) {
-      e.item.status = 'queued';
+      e.item.status = this.#online ? 'queued' : 'offline';
       e.item.error = undefined;
       e.item.loaded = 0;
       this.#run.add(e.item.key);
@@ -166,6 +207,8 @@ export class UploadQueue {
   cancel(key?: string): void {
     for (const e of this.#entries) {
       if ((key !== undefined && e.item.key !== key) || !ACTIVE.has(e.item.status)) continue;
+      // a cancel wins over going offline in the same turn
+      e.offline = false;
       if (e.controller) e.controller.abort();
       else this.#settle(e, 'cancelled', new EsignError('aborted', `The upload of ${e.item.FileName} was cancelled.`));
     }
@@ -200,7 +243,18 @@ export class UploadQueue {
     return new Promise((resolve) => entry.waiters.push(resolve));
   }
 
+  /** Parks a file until the browser is online again. */
+  #wait(entry: Entry): void {
+    entry.item.status = 'offline';
+    entry.item.loaded = 0;
+  }
+
   #pump(): void {
+    if (!this.#online) {
+      for (const e of this.#entries) if (e.item.status === 'queued') this.#wait(e);
+      this.#hooks.onChange();
+      return;
+    }
     while (this.#running < this.#concurrency) {
       const next = this.#entries.find((e) => e.item.status === 'queued');
       if (!next) break;
@@ -218,7 +272,9 @@ export class UploadQueue {
     const { item } = entry;
     const controller = new AbortController();
     entry.controller = controller;
+    entry.offline = false;
     const { signal } = controller;
+    const send = this.#send ?? sendWithProgress;
     this.#hooks.onChange();
     try {
       const session = this.#hooks.session();
@@ -233,7 +289,12 @@ export class UploadQueue {
         operatorUserId: session.operatorUserId,
         body: entry.body,
         signal,
-        send: this.#send,
+        send: (options) =>
+          send(options).catch((error: unknown) => {
+            // a request that fails while the browser says it is offline waits for the connection instead of failing
+            if (EsignError.from(error, 'network_error').code === 'network_error' && !browserOnline()) this.setOnline(false);
+            throw error;
+          }),
         onProgress: (loaded, total) => {
           if (signal.aborted) return;
           item.status = 'uploading';
@@ -260,6 +321,12 @@ export class UploadQueue {
       entry.file = undefined;
       this.#settle(entry, 'done');
     } catch (caught) {
+      if (entry.offline && this.#entries.includes(entry)) {
+        // not settled: the file waits with its body and resumes on setOnline(true)
+        this.#wait(entry);
+        this.#hooks.onChange();
+        return;
+      }
       const error = EsignError.from(caught, 'upload_failed');
       const cancelled = error.code === 'aborted';
       this.#settle(
@@ -269,6 +336,7 @@ export class UploadQueue {
       );
     } finally {
       entry.controller = undefined;
+      entry.offline = false;
     }
   }
 
@@ -289,6 +357,10 @@ export class UploadQueue {
     this.#run.clear();
     if (completedInRun) this.#hooks.onComplete();
   }
+}
+
+function browserOnline(): boolean {
+  return typeof navigator === 'undefined' || navigator.onLine !== false;
 }
 
 function nextKey(): string {

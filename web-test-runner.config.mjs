@@ -2,6 +2,7 @@
 // Run through `node --import tsx` (npm run test:browser) so this config can start the TypeScript servers.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/helpers/chromium.ts';
 import { startTestServices } from './test/helpers/services.ts';
 
 // WTR_PORT lets several runs share a machine; the emulator's test app registers this origin's fixture pages
@@ -38,17 +39,9 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: {
-        executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+        executablePath: CHROMIUM_PATH,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--headless=new',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
+        args: CHROMIUM_ARGS,
         // keep the real popup blocker: tests must prove the popup opens from a user gesture
         ignoreDefaultArgs: ['--disable-popup-blocking'],
       },

@@ -4,15 +4,7 @@ import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import { clear, createStore } from 'idb-keyval';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { SessionInfo } from '../../src/core/session/session-manager.js';
-
-export interface BrowserTestConfig {
-  baseUrl: string;
-  fileUrl: string;
-  tokenEndpoint: string;
-  clientId: string;
-  pageOrigin: string;
-  callbackUrl: string;
-}
+import type { BrowserTestConfig } from '../helpers/services.js';
 
 export const cfg = (window as unknown as { __ESIGN_TEST__: BrowserTestConfig }).__ESIGN_TEST__;
 

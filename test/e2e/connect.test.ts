@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
 
@@ -58,10 +59,7 @@ before(async () => {
   });
   markup = `<h1>Contracts</h1>
 <esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxy.url}/token"></esign-connect>`;
-  browser = await chromium.launch({
-    executablePath: process.env['CHROME_PATH'] ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {

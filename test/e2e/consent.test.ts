@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { alice, api, authUrl, b64, defaultAuthParams, exchange, pkce, upload } from '../node/emulator-helpers.js';
 
@@ -31,10 +32,7 @@ before(async () => {
       apps: [{ clientId: 'e2e-client', clientSecret: 'e2e-secret', name: 'E2E app', scopes: ['envelope:create', 'envelope:read'], redirectUris: [`${hostOrigin}/callback`] }],
     },
   });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await chromium.launch(chromiumLaunchOptions());
 });
 after(async () => {
   await browser?.close();

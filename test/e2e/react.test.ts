@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
 
 let browser: Browser;
 let site: Server;
@@ -33,10 +34,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   origin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: process.env['CHROME_PATH'] ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {

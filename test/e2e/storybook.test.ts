@@ -11,6 +11,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { type Browser, chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { createEmulator, demoSeed, type RunningEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
 
@@ -57,10 +58,7 @@ before(async () => {
       STORYBOOK_ESIGN_CLIENT_ID: app.clientId,
     },
   });
-  browser = await chromium.launch({
-    executablePath: process.env['CHROME_PATH'] ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {

@@ -4,7 +4,7 @@
  */
 
 import { EsignError, isAbortError, type EsignErrorCode } from './errors.js';
-import { DEFAULT_RETRY_POLICY, abortedError, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, abortedError, backoffDelay, parseRetryAfter, retryWithRefresh, type RetryPolicy } from './retry.js';
 import type {
   AddMemberData,
   AddMemberRequest,
@@ -99,31 +99,13 @@ export class EsignClient {
     const url = joinApiPath(this.baseUrl, path);
     const { signal } = options;
     const payload = JSON.stringify(body ?? {});
-    let refreshed = false;
-    let forceRefresh = false;
-    let attempt = 0;
-    for (;;) {
-      if (signal?.aborted) throw abortedError(signal);
-      let error: EsignError;
-      try {
-        const token = await this.#token(forceRefresh, signal);
-        return await this.#attempt<T>(url, payload, token, options);
-      } catch (caught) {
-        error = toEsignError(caught, signal);
-      }
-      if (error.code === 'aborted') throw error;
-      // One refresh-and-retry: the request was refused before being processed, so it is safe for any call.
-      if (error.code === 'unauthorized' && error.status === 401 && !refreshed) {
-        refreshed = true;
-        forceRefresh = true;
-        continue;
-      }
-      forceRefresh = false;
-      const wait = this.#retryWait(error, attempt, options.idempotent === true);
-      if (wait === undefined) throw error;
-      attempt += 1;
-      await sleep(wait, signal);
-    }
+    return retryWithRefresh({
+      signal,
+      attempt: async (forceRefresh) => this.#attempt<T>(url, payload, await this.#token(forceRefresh, signal), options),
+      toError: (caught) => toEsignError(caught, signal),
+      isRefused: (error) => error.code === 'unauthorized' && error.status === 401,
+      waitFor: (error, retries) => this.#retryWait(error, retries, options.idempotent === true),
+    });
   }
 
   /** POST /files/upload (JSON Base64 variant). Not idempotent unless `idempotent: true`. */

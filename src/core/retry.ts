@@ -63,3 +63,52 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function abortedError(signal?: AbortSignal): EsignError {
   return new EsignError('aborted', 'The operation was aborted.', { cause: signal?.reason });
 }
+
+export interface RetryLoop<T> {
+  signal?: AbortSignal | undefined;
+  /** One try; `forceRefresh` is true right after the service refused the token. */
+  attempt(forceRefresh: boolean): Promise<T>;
+  /** Anything thrown, as an EsignError. */
+  toError(caught: unknown): EsignError;
+  /** The service refused the token before processing anything (a 401): worth one refresh and one more try. */
+  isRefused(error: EsignError): boolean;
+  /** How long to wait before trying again, or undefined to give up with this error. */
+  waitFor(error: EsignError, retriesSoFar: number): number | undefined;
+  /** Errors that end the loop at once (an abort always does). */
+  isFinal?(error: EsignError): boolean;
+  /** The error thrown when giving up. */
+  giveUp?(error: EsignError): EsignError;
+  onRetry?(error: EsignError, waitMs: number): void;
+}
+
+/**
+ * The loop shared by every service call: try; on a refused token refresh once and try again; on a retryable
+ * failure wait (backoff, Retry-After) and try again; stop at once on abort.
+ */
+export async function retryWithRefresh<T>(loop: RetryLoop<T>): Promise<T> {
+  const { signal } = loop;
+  let refreshed = false;
+  let forceRefresh = false;
+  let retries = 0;
+  for (;;) {
+    if (signal?.aborted) throw abortedError(signal);
+    let error: EsignError;
+    try {
+      return await loop.attempt(forceRefresh);
+    } catch (caught) {
+      error = loop.toError(caught);
+    }
+    if (error.code === 'aborted' || loop.isFinal?.(error)) throw error;
+    // refused before being processed, so one refresh-and-retry is safe for any call
+    if (loop.isRefused(error) && !refreshed) {
+      refreshed = forceRefresh = true;
+      continue;
+    }
+    forceRefresh = false;
+    const wait = loop.waitFor(error, retries);
+    if (wait === undefined) throw loop.giveUp ? loop.giveUp(error) : error;
+    retries += 1;
+    loop.onRetry?.(error, wait);
+    await sleep(wait, signal);
+  }
+}

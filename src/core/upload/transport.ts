@@ -5,7 +5,7 @@
  */
 import { codeForStatus, type TokenSource } from '../client.js';
 import { EsignError } from '../errors.js';
-import { abortedError, backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from '../retry.js';
+import { abortedError, backoffDelay, parseRetryAfter, retryWithRefresh, type RetryPolicy } from '../retry.js';
 import type { UploadedFile } from '../service-types.js';
 import { joinApiPath } from '../url.js';
 
@@ -133,32 +133,20 @@ export async function uploadBody(request: UploadRequest): Promise<{ files: Uploa
   const url = joinApiPath(request.baseUrl, '/files/upload');
   const send = request.send ?? sendWithProgress;
   const policy = request.retry === false ? undefined : (request.retry ?? UPLOAD_RETRY_POLICY);
-  let refreshed = false;
-  let forceRefresh = false;
-  let attempt = 0;
-  for (;;) {
-    if (signal?.aborted) throw abortedError(signal);
-    let error: EsignError;
-    try {
+  return retryWithRefresh({
+    signal,
+    attempt: async (forceRefresh) => {
       const token = await getToken(request.tokens, forceRefresh, signal);
       const response = await send({ url, token, body: request.body, operatorUserId: request.operatorUserId, signal, onProgress: request.onProgress });
       return interpretUploadResponse(response);
-    } catch (caught) {
-      error = signal?.aborted ? abortedError(signal) : EsignError.from(caught, 'upload_failed');
-    }
-    if (error.code === 'aborted' || error.code === 'no_session') throw error;
-    // the request was refused before being processed: one refresh-and-retry is safe
-    if (error.code === 'unauthorized' && !refreshed) {
-      refreshed = forceRefresh = true;
-      continue;
-    }
-    forceRefresh = false;
-    const wait = policy && attempt < policy.retries ? retryWait(error, attempt, policy) : undefined;
-    if (wait === undefined) throw finalError(error);
-    attempt += 1;
-    request.onRetry?.(error, wait);
-    await sleep(wait, signal);
-  }
+    },
+    toError: (caught) => (signal?.aborted ? abortedError(signal) : EsignError.from(caught, 'upload_failed')),
+    isFinal: (error) => error.code === 'no_session',
+    isRefused: (error) => error.code === 'unauthorized',
+    waitFor: (error, retries) => (policy && retries < policy.retries ? retryWait(error, retries, policy) : undefined),
+    giveUp: finalError,
+    ...(request.onRetry ? { onRetry: request.onRetry } : {}),
+  });
 }
 
 function retryWait(error: EsignError, attempt: number, policy: RetryPolicy): number | undefined {

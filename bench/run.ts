@@ -14,11 +14,17 @@ const files = readdirSync(dir)
   .filter((f) => wanted.length === 0 || wanted.some((w) => f === `${w}.bench.ts` || f === w))
   .sort();
 
+/** A benchmark that runs longer than this is stopped and reported, so `npm run bench` always ends. */
+const LIMIT_MS = Number(process.env['BENCH_LIMIT_MS'] ?? 10 * 60_000);
+
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', `${dir}${file}`], { stdio: 'inherit' });
-  if (run.status !== 0) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', `${dir}${file}`], { stdio: 'inherit', timeout: LIMIT_MS, killSignal: 'SIGKILL' });
+  if (run.error && (run.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
+    failed++;
+    console.error(`${file} did not finish within ${LIMIT_MS / 1000} s and was stopped (its numbers, if any, are from an earlier run)`);
+  } else if (run.status !== 0) {
     failed++;
     console.error(`${file} failed (exit ${run.status ?? run.signal})`);
   }

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
+import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { createEmulator } from '../src/emulator/index.js';
 import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
 import { printTable, recordResults } from './results.js';
@@ -276,20 +277,7 @@ async function main(): Promise<void> {
   });
   const server = await servePage(await bundle());
   const pageUrl = `http://localhost:${(server.address() as AddressInfo).port}/`;
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--headless=new',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--enable-precise-memory-info',
-      '--js-flags=--expose-gc',
-    ],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions(['--enable-precise-memory-info', '--js-flags=--expose-gc']));
   try {
     const page: Page = await browser.newPage();
     page.on('pageerror', (error) => console.error('page error:', error.message));

@@ -4,7 +4,7 @@
  */
 
 import { EsignError, isAbortError, type EsignErrorCode } from './errors.js';
-import { DEFAULT_RETRY_POLICY, abortedError, backoffDelay, parseRetryAfter, retryWithRefresh, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from './retry.js';
 import type {
   AddMemberData,
   AddMemberRequest,
@@ -225,13 +225,7 @@ export class EsignClient {
     const retryable =
       error.code === 'rate_limited' ||
       (idempotent && (error.code === 'service_error' && (error.status ?? 0) >= 500 || error.code === 'network_error' || error.code === 'timeout'));
-    if (!retryable) return undefined;
-    const jitter = backoffDelay(attempt, policy);
-    if (error.retryAfter === undefined) return jitter;
-    const asked = error.retryAfter * 1000;
-    // Waiting less than asked would only earn another refusal; a longer wait than the cap is the caller's call.
-    if (asked > policy.maxDelayMs) return undefined;
-    return Math.max(asked, jitter);
+    return retryable ? retryDelay(error, attempt, policy) : undefined;
   }
 }
 

@@ -41,6 +41,19 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
   return Math.floor(random() * ceiling);
 }
 
+/**
+ * How long to wait before retrying a retryable error: full-jitter backoff, but never less than the service's
+ * Retry-After (a shorter wait only earns another refusal). Undefined when Retry-After is longer than the policy's
+ * cap: retrying then is the caller's decision, not a background wait.
+ */
+export function retryDelay(error: EsignError, attempt: number, policy: RetryPolicy): number | undefined {
+  const jitter = backoffDelay(attempt, policy);
+  if (error.retryAfter === undefined) return jitter;
+  const asked = error.retryAfter * 1000;
+  if (asked > policy.maxDelayMs) return undefined;
+  return Math.max(asked, jitter);
+}
+
 /** Resolves after `ms`, or rejects with an `aborted` EsignError as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -15,7 +15,7 @@ import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
 import { LocalizeController } from './localize.js';
 import { sessionContext, type SessionProvider } from './session-context.js';
-import { buttonStyles } from './shared-styles.js';
+import { buttonStyles, visuallyHiddenStyles } from './shared-styles.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
@@ -79,6 +79,7 @@ function takePageCallback(): URLSearchParams | null {
 export class EsignConnect extends LitElement implements SessionProvider {
   static override styles = [
     buttonStyles,
+    visuallyHiddenStyles,
     css`
     :host {
       display: block;
@@ -94,14 +95,6 @@ export class EsignConnect extends LitElement implements SessionProvider {
     button[aria-busy='true'] {
       cursor: progress;
       opacity: 0.8;
-    }
-    .visually-hidden {
-      position: absolute;
-      width: 1px;
-      height: 1px;
-      overflow: hidden;
-      clip: rect(0 0 0 0);
-      white-space: nowrap;
     }
     [part~='error'] {
       color: var(--esign-danger, #b3261e);

@@ -8,6 +8,7 @@ import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, validateFiles, typ
 import { emit, type UploadFileRef } from './events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { LocalizeController } from './localize.js';
+import { visuallyHiddenStyles } from './shared-styles.js';
 import { SessionController } from './session-controller.js';
 
 export type { UploadItem, UploadStatus } from '../core/upload/queue.js';
@@ -69,7 +70,9 @@ const optionalNumber = {
 export class EsignUploader extends LitElement {
   static formAssociated = true;
 
-  static override styles = css`
+  static override styles = [
+    visuallyHiddenStyles,
+    css`
     :host {
       display: block;
       font: var(--esign-font, inherit);
@@ -194,15 +197,8 @@ export class EsignUploader extends LitElement {
       margin: 0;
       font-weight: 600;
     }
-    .visually-hidden {
-      position: absolute;
-      width: 1px;
-      height: 1px;
-      overflow: hidden;
-      clip: rect(0 0 0 0);
-      white-space: nowrap;
-    }
-  `;
+  `,
+  ];
 
   /** The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element. */
   @property({ reflect: true }) connect: string | undefined = undefined;

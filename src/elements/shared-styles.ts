@@ -1,4 +1,4 @@
-/** CSS shared by <esign-connect>, <esign-signing-frame> and <esign-contract-list>: one CSSResult, so one stylesheet adopted by all of them. */
+/** CSS shared by the elements: one CSSResult each, so one stylesheet adopted by all of them. */
 import { css } from 'lit';
 
 /** `hidden` hides the host; buttons: accent-filled, `.secondary` outlined, and a visible focus ring. */
@@ -23,5 +23,17 @@ export const buttonStyles = css`
   button:focus-visible {
     outline: 3px solid var(--esign-focus, #8ab4ff);
     outline-offset: 2px;
+  }
+`;
+
+/** Text for screen readers only (live regions): in the accessibility tree, not on screen. */
+export const visuallyHiddenStyles = css`
+  .visually-hidden {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
   }
 `;

@@ -5,7 +5,7 @@
  */
 import { codeForStatus, type TokenSource } from '../client.js';
 import { EsignError } from '../errors.js';
-import { abortedError, backoffDelay, parseRetryAfter, retryWithRefresh, type RetryPolicy } from '../retry.js';
+import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../retry.js';
 import type { UploadedFile } from '../service-types.js';
 import { joinApiPath } from '../url.js';
 
@@ -153,13 +153,7 @@ function retryWait(error: EsignError, attempt: number, policy: RetryPolicy): num
   const status = error.status ?? 0;
   // a lost connection usually means nothing was stored; at worst a retry leaves one orphan FileId
   const retryable = error.code === 'rate_limited' || status >= 500 || error.code === 'network_error' || error.code === 'timeout';
-  if (!retryable) return undefined;
-  const jitter = backoffDelay(attempt, policy);
-  if (error.retryAfter === undefined) return jitter;
-  const asked = error.retryAfter * 1000;
-  // a shorter wait would only earn another refusal
-  if (asked > policy.maxDelayMs) return undefined;
-  return Math.max(asked, jitter);
+  return retryable ? retryDelay(error, attempt, policy) : undefined;
 }
 
 function finalError(error: EsignError): EsignError {

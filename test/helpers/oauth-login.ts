@@ -4,6 +4,7 @@
  * from the final redirect's Location. Node only; for tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '../../src/proxy/index.js';
 
 export interface PkcePair {
   verifier: string;
@@ -217,4 +218,17 @@ function decodeEntities(text: string): string {
 function alertText(html: string): string {
   const match = /role="alert"[^>]*>([\s\S]*?)<\/p>/.exec(html);
   return match ? match[1]!.replace(/<[^>]+>/g, '').trim() : html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** A token proxy for the demo app in front of `baseUrl`, as the Node tests start it; `overrides` are the test's own options. */
+export function serveDemoProxy(baseUrl: string, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<ServedTokenProxy> {
+  return serveTokenProxy({
+    port: 0,
+    clientId: DEMO_LOGIN.clientId,
+    clientSecret: DEMO_LOGIN.clientSecret,
+    baseUrl,
+    allowedOrigins: [],
+    redirectUris: [DEMO_LOGIN.redirectUri],
+    ...overrides,
+  });
 }

@@ -8,8 +8,8 @@ import { createClient, type TokenSource } from '../../src/core/client.js';
 import { EsignError } from '../../src/core/errors.js';
 import type { TokenResponse } from '../../src/core/service-types.js';
 import { createEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import type { ServedTokenProxy } from '../../src/proxy/index.js';
+import { codeExchangeForm, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
@@ -18,13 +18,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveTokenProxy({
-    port: 0,
-    clientId: DEMO_LOGIN.clientId,
-    clientSecret: DEMO_LOGIN.clientSecret,
-    baseUrl: emulator.baseUrl,
-    allowedOrigins: [],
-    redirectUris: [DEMO_LOGIN.redirectUri],
+  proxy = await serveDemoProxy(emulator.baseUrl, {
     rateLimit: false,
   });
 });

@@ -12,8 +12,8 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, type EsignClient, type TokenSource } from '../../src/core/client.js';
 import { EsignError } from '../../src/core/errors.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import type { ServedTokenProxy } from '../../src/proxy/index.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
 
 const PROXY_TIMEOUT_MS = 500;
 let emu: RunningEmulator;
@@ -21,13 +21,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emu = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveTokenProxy({
-    port: 0,
-    clientId: DEMO_LOGIN.clientId,
-    clientSecret: DEMO_LOGIN.clientSecret,
-    baseUrl: emu.baseUrl,
-    allowedOrigins: [],
-    redirectUris: [DEMO_LOGIN.redirectUri],
+  proxy = await serveDemoProxy(emu.baseUrl, {
     rateLimit: false,
     timeoutMs: PROXY_TIMEOUT_MS,
   });

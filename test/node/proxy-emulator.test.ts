@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
@@ -16,13 +16,8 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveTokenProxy({
-    port: 0,
-    clientId: DEMO_LOGIN.clientId,
-    clientSecret: DEMO_LOGIN.clientSecret,
-    baseUrl: emulator.baseUrl,
+  proxy = await serveDemoProxy(emulator.baseUrl, {
     allowedOrigins: [ORIGIN],
-    redirectUris: [DEMO_LOGIN.redirectUri],
     rateLimit: false,
     timeoutMs: 1_000,
   });
@@ -137,13 +132,8 @@ describe('token proxy + emulator', () => {
   });
 
   test('HTTP Basic client authentication works against the service', async () => {
-    const basic = await serveTokenProxy({
-      port: 0,
-      clientId: DEMO_LOGIN.clientId,
-      clientSecret: DEMO_LOGIN.clientSecret,
-      baseUrl: emulator.baseUrl,
+    const basic = await serveDemoProxy(emulator.baseUrl, {
       allowedOrigins: [ORIGIN],
-      redirectUris: [DEMO_LOGIN.redirectUri],
       clientAuth: 'basic',
     });
     try {

@@ -183,10 +183,21 @@ export class EmbeddedViewController implements ReactiveController {
   frameHeight: number | undefined;
   /** One per Url, so every Url gets a fresh iframe (never one that already navigated). */
   viewId = 0;
+  /**
+   * True while the request for an inline frame's Url is on its way: the fresh frame for that Url (blank, sandboxed,
+   * hidden) is rendered already, so building it (a new browsing context, several ms) overlaps the request instead
+   * of following the answer. The Url still only reaches the frame by navigation, after it is checked.
+   */
+  get framePending(): boolean {
+    return this.#framePending;
+  }
 
   readonly #host: EmbeddedViewHost;
   readonly #fileIds: () => readonly string[];
   #held: HeldUrl | undefined;
+  #framePending = false;
+  /** Frames that were given a Url: never given another (a Url may be placed before the update that renders its fresh frame). */
+  readonly #usedFrames = new WeakSet<HTMLIFrameElement>();
   #placed = false;
   #abort: AbortController | undefined;
   #loadTimer: ReturnType<typeof setTimeout> | undefined;
@@ -311,13 +322,30 @@ export class EmbeddedViewController implements ReactiveController {
     this.#popup = popup;
     this.status = 'requesting';
     this.error = undefined;
+    // the frame for this Url: new, so it has never navigated; it stays about:blank until the checked Url is placed
+    this.viewId += 1;
     this.#host.requestUpdate();
     const abort = new AbortController();
     this.#abort = abort;
+    // rendered once the request is on its way, so building the frame does not delay sending it
+    const sent = (): void => {
+      if (display !== 'inline' || abort !== this.#abort || this.#framePending) return;
+      this.#framePending = true;
+      this.#host.requestUpdate();
+    };
     let url: unknown;
     let expiresAt: string;
     try {
-      const client = new EsignClient({ baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId });
+      const client = new EsignClient({
+        baseUrl: provider.baseUrl,
+        tokens: provider,
+        operatorUserId: provider.operatorUserId,
+        fetch: (input, init) => {
+          const response = globalThis.fetch(input, init);
+          sent();
+          return response;
+        },
+      });
       const { data } = this.operateType === 'request_signatures'
         ? await client.requestSignaturesView(fileIds, { signal: abort.signal })
         : await client.signatureStatusView({ signal: abort.signal });
@@ -326,6 +354,7 @@ export class EmbeddedViewController implements ReactiveController {
     } catch (error) {
       if (abort !== this.#abort) return; // superseded or torn down
       this.#abort = undefined;
+      this.#framePending = false;
       popup?.close();
       const failure = viewError(error);
       if (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false)) {
@@ -337,6 +366,7 @@ export class EmbeddedViewController implements ReactiveController {
     }
     if (abort !== this.#abort) return;
     this.#abort = undefined;
+    this.#framePending = false;
     const check = checkEmbeddedUrl(url, allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl));
     if (!check.ok) {
       popup?.close();
@@ -348,7 +378,6 @@ export class EmbeddedViewController implements ReactiveController {
     this.origin = check.origin;
     this.expiresAt = expiresAt;
     this.frameHeight = undefined;
-    this.viewId += 1;
     this.shownIn = display;
     this.status = 'loading';
     emit(this.#host, 'esign-view-ready', { origin: check.origin, expiresAt, operateType: this.operateType });
@@ -357,6 +386,8 @@ export class EmbeddedViewController implements ReactiveController {
     } else {
       this.#held = { url: url as string, expiresAtMs };
       this.#armExpiry(expiresAtMs - EXPIRY_MARGIN_MS - receivedAt);
+      // the frame rendered while requesting takes the Url now, not after another update (else the next update does)
+      this.#placeHeld();
     }
     this.#host.requestUpdate();
   }
@@ -374,7 +405,7 @@ export class EmbeddedViewController implements ReactiveController {
   #placeHeld(): void {
     const held = this.#held;
     const frame = this.frameRef.value;
-    if (!held || !frame || this.shownIn !== 'inline' || !frame.isConnected || !this.#isShown()) return;
+    if (!held || !frame || this.#usedFrames.has(frame) || this.shownIn !== 'inline' || !frame.isConnected || !this.#isShown()) return;
     if (isExpired(held.expiresAtMs, Date.now()) && this.#renewals < MAX_AUTO_RENEWALS) {
       // too old to use: a new Url, asked for after this update
       this.#held = undefined;
@@ -384,6 +415,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.#held = undefined;
     this.#clearExpiry();
     this.#placed = true;
+    this.#usedFrames.add(frame);
     // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
     // re-inserted frame (which reloads its src) has nothing to load again
     const target = frame.contentWindow;
@@ -564,6 +596,7 @@ export class EmbeddedViewController implements ReactiveController {
   #reset(status: ViewStatus, options: { keepPopup?: Window } = {}): void {
     this.#abort?.abort();
     this.#abort = undefined;
+    this.#framePending = false;
     this.#held = undefined;
     this.#clearExpiry();
     clearTimeout(this.#loadTimer);
@@ -746,7 +779,8 @@ export interface ViewText {
 /** The shared template: states with their slots, then the frame. */
 export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText): TemplateResult {
   const { status } = view;
-  const inline = view.shownIn === 'inline' && (status === 'loading' || status === 'loaded');
+  // while requesting, the blank frame waits for its Url (hidden); the Url only ever arrives by navigation
+  const inline = (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
   const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
   const autoPending = status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
   const open = (display?: ViewDisplay) => () => void view.open(display ? { display } : {}).catch(() => undefined);
@@ -771,7 +805,7 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
           view.viewId,
           html`<iframe
             part="frame"
-            class=${status === 'loading' ? 'pending' : ''}
+            class=${status === 'loaded' ? '' : 'pending'}
             title=${text.title}
             sandbox=${FRAME_SANDBOX}
             allow=${FRAME_ALLOW}

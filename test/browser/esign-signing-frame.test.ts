@@ -281,6 +281,40 @@ describe('<esign-signing-frame>', () => {
     await oneEvent(el, 'esign-view-loaded');
   });
 
+  it('builds a blank, hidden frame while the Url is on its way, and gives it the Url by navigation only', async () => {
+    const [fileId] = await upload('a.pdf');
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 500, times: 1 });
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await waitUntil(() => el.status === 'requesting' && frameOf(el) !== null, 'a frame while requesting');
+    const early = frameOf(el)!;
+    expect(early.hasAttribute('src')).to.equal(false);
+    expect(early.classList.contains('pending')).to.equal(true);
+    expect(getComputedStyle(early).visibility).to.equal('hidden');
+    expect(early.contentWindow!.location.href).to.equal('about:blank');
+    expect(early.getAttribute('sandbox')).to.contain('allow-scripts');
+    // nothing was placed yet: a ready posted from inside the blank frame (same origin as this page) is ignored
+    const inFrame = (early.contentWindow as unknown as { Function: FunctionConstructor }).Function;
+    inFrame("parent.postMessage({ source: 'esign', type: 'ready' }, '*')")();
+    await sleep(50);
+    expect(el.status).to.equal('requesting');
+
+    await oneEvent(el, 'esign-view-loaded');
+    // the same frame took the Url, never through an attribute
+    expect(frameOf(el)).to.equal(early);
+    expect(early.hasAttribute('src')).to.equal(false);
+    expect(early.classList.contains('pending')).to.equal(false);
+    expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
+  });
+
+  it('removes the blank frame when the request fails', async () => {
+    const [fileId] = await upload('a.pdf');
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 403, code: 'OperationDenied.NotMember', times: 1 });
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await oneEvent(el, 'esign-error');
+    await el.updateComplete;
+    expect(frameOf(el)).to.equal(null);
+  });
+
   it('speaks the page language', async () => {
     const box = document.createElement('div');
     box.lang = 'zh-CN';

@@ -10,6 +10,10 @@
  * The emulator and the proxy each run in their own child process (like a service and a customer's
  * server), autocannon in this one; all on 127.0.0.1. Segments run direct, proxy, proxy, direct (ABBA) so
  * the emulator's growing token store does not favour one side.
+ *
+ * Besides req/s it reports the CPU time (user + system, all threads) each process spent per request,
+ * read from the children over IPC between segments: req/s on a shared 2-core machine moves with whatever
+ * else runs, CPU per request much less, so it shows where the proxy's cost is and whether a change helped.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -32,7 +36,7 @@ const TARGET_RATIO = 0.7;
 
 // --- the child roles -------------------------------------------------------------------------------
 
-/** Child: runs a server, tells its URL over IPC, answers {cmd:'mem'} (after GC) and {cmd:'stop'}. */
+/** Child: runs a server, tells its URL over IPC, answers {cmd:'mem'} (after GC), {cmd:'cpu'} and {cmd:'stop'}. */
 async function serveChild(role: string): Promise<void> {
   let close: () => Promise<void>;
   let url: string;
@@ -61,6 +65,10 @@ async function serveChild(role: string): Promise<void> {
       globalThis.gc?.();
       globalThis.gc?.();
       process.send!({ mem: process.memoryUsage() });
+    } else if (message.cmd === 'cpu') {
+      // user + system time of this process so far, in µs: robust to other load on the machine, unlike req/s
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpu: user + system });
     } else if (message.cmd === 'stop') {
       await close();
       process.exit(0);
@@ -73,6 +81,8 @@ export interface ChildServer {
   url: string;
   child: ChildProcess;
   memory(): Promise<NodeJS.MemoryUsage>;
+  /** CPU time (user + system) the child has used so far, in µs. */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +108,11 @@ export function startChild(file: string, role: 'emulator' | 'proxy', env: Record
     memory: () => {
       const answer = next<NodeJS.MemoryUsage>('mem');
       child.send({ cmd: 'mem' });
+      return answer;
+    },
+    cpu: () => {
+      const answer = next<number>('cpu');
+      child.send({ cmd: 'cpu' });
       return answer;
     },
     stop: () =>
@@ -208,6 +223,8 @@ export function refreshRequest(pool: string[], target: 'direct' | 'proxy', path:
 }
 
 interface Side {
+  /** CPU time (user + system, all threads) each process spent during this side's segments, µs. */
+  cpu: { emulator: number; proxy: number; autocannon: number };
   requests: number;
   seconds: number;
   latencies: number[];
@@ -216,10 +233,13 @@ interface Side {
   statuses: Record<string, number>;
 }
 
-type Summary = { rps: number; p50: number; p99: number; requests: number; seconds: number; non2xx: number; errors: number; statuses: Record<string, number> };
+/** CPU µs per request of each process: unlike req/s, barely moved by other load on the machine. */
+type CpuPerRequest = { emulator: number; proxy: number; autocannon: number };
+type Summary = { rps: number; p50: number; p99: number; requests: number; seconds: number; non2xx: number; errors: number; statuses: Record<string, number>; cpuMicrosPerRequest: CpuPerRequest };
 
 /** One ABBA measurement of direct against proxy; `roundTripMs` > 0 delays every token call at the emulator. */
 async function scenario(
+  children: { emulator: ChildServer; proxy: ChildServer },
   emulatorUrl: string,
   targets: Record<'direct' | 'proxy', { url: string; request: AutocannonRequest }>,
   roundTripMs: number,
@@ -235,15 +255,23 @@ async function scenario(
     if (!fault.ok) throw new Error(`could not add the delay fault: ${fault.status}`);
   }
   const sides: Record<'direct' | 'proxy', Side> = {
-    direct: { requests: 0, seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} },
-    proxy: { requests: 0, seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} },
+    direct: { cpu: { emulator: 0, proxy: 0, autocannon: 0 }, requests: 0, seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} },
+    proxy: { cpu: { emulator: 0, proxy: 0, autocannon: 0 }, requests: 0, seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} },
   };
   for (const name of ['direct', 'proxy'] as const) {
     await cannon({ url: targets[name].url, connections: CONNECTIONS, duration: WARMUP_SECONDS, requests: [targets[name].request] });
   }
   for (const name of ['direct', 'proxy', 'proxy', 'direct'] as const) {
+    // CPU is read between segments (over IPC), outside the measured window
+    const emulatorCpu = await children.emulator.cpu();
+    const proxyCpu = await children.proxy.cpu();
+    const ownCpu = process.cpuUsage();
     const { result, latencies } = await cannon({ url: targets[name].url, connections: CONNECTIONS, duration: SEGMENT_SECONDS, requests: [targets[name].request] });
+    const ownUsed = process.cpuUsage(ownCpu);
     const side = sides[name];
+    side.cpu.emulator += (await children.emulator.cpu()) - emulatorCpu;
+    side.cpu.proxy += (await children.proxy.cpu()) - proxyCpu;
+    side.cpu.autocannon += ownUsed.user + ownUsed.system;
     side.requests += result.requests.total;
     side.seconds += result.duration;
     side.latencies.push(...latencies);
@@ -256,7 +284,9 @@ async function scenario(
     (['direct', 'proxy'] as const).map((name) => {
       const side = sides[name];
       const sorted = side.latencies.sort((a, b) => a - b);
-      return [name, { rps: side.requests / side.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), requests: side.requests, seconds: side.seconds, non2xx: side.non2xx, errors: side.errors, statuses: side.statuses }];
+      const perRequest = (micros: number): number => Math.round(micros / Math.max(1, side.requests));
+      const cpuMicrosPerRequest = { emulator: perRequest(side.cpu.emulator), proxy: perRequest(side.cpu.proxy), autocannon: perRequest(side.cpu.autocannon) };
+      return [name, { rps: side.requests / side.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), requests: side.requests, seconds: side.seconds, non2xx: side.non2xx, errors: side.errors, statuses: side.statuses, cpuMicrosPerRequest }];
     }),
   ) as Record<'direct' | 'proxy', Summary>;
   return { summary, ratio: summary.proxy.rps / summary.direct.rps };
@@ -283,6 +313,14 @@ function printScenario(title: string, summary: Record<'direct' | 'proxy', Summar
       errors: '',
     },
   ]);
+  printTable('CPU time per request (user + system, all threads of each process; robust to other load, unlike req/s)', [
+    ...(['direct', 'proxy'] as const).map((name) => ({
+      target: name === 'direct' ? 'emulator token endpoint' : 'token proxy → emulator',
+      'emulator µs': summary[name].cpuMicrosPerRequest.emulator,
+      'proxy µs': name === 'direct' ? '-' : summary[name].cpuMicrosPerRequest.proxy,
+      'autocannon µs': summary[name].cpuMicrosPerRequest.autocannon,
+    })),
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -296,8 +334,8 @@ async function main(): Promise<void> {
       direct: { url: emulator.url, request: refreshRequest(pool, 'direct', '/openapi/v1/oauth/token') },
       proxy: { url: proxy.url, request: refreshRequest(pool, 'proxy', '/token') },
     };
-    const loopback = await scenario(emulator.url, targets, 0);
-    const remote = await scenario(emulator.url, targets, SERVICE_ROUND_TRIP_MS);
+    const loopback = await scenario({ emulator, proxy }, emulator.url, targets, 0);
+    const remote = await scenario({ emulator, proxy }, emulator.url, targets, SERVICE_ROUND_TRIP_MS);
     const counters = (await (await fetch(`${emulator.url}/__emulator/requests`)).json()) as Record<string, number>;
     const { summary, ratio } = loopback;
 
@@ -307,8 +345,9 @@ async function main(): Promise<void> {
     if (verdict === 'MISSED') {
       console.log(
         'why: on loopback a refresh costs the emulator a fraction of a millisecond, so the proxy adds a whole second HTTP hop ' +
-          '(serve, validate, then an upstream fetch and its answer) on the same CPUs; the upstream fetch (undici) is most of that ' +
-          'cost. Across a real network the service round trip dominates and the ratio moves towards 1.',
+          '(serve, validate, then an upstream request and its answer) on the same CPUs as the emulator and autocannon; with other ' +
+          'load on the machine req/s swings a lot, so compare the CPU µs per request above. Across a real network the service ' +
+          'round trip dominates and the ratio moves towards 1.',
       );
     }
     printScenario(

@@ -495,3 +495,74 @@ describe('token proxy: properties', () => {
     );
   });
 });
+
+describe('token proxy: serveTokenProxy (node:http) and the Fetch handler answer alike', () => {
+  test('same status, headers and body for accepted, refused and upstream-failed requests', async () => {
+    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000 };
+    const served = await startProxy(options);
+    const { getRequestListener } = await import('@hono/node-server');
+    const host = createServer(getRequestListener(createTokenProxy(options)));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    const viaFetch = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const proxyHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN };
+    const cases: Array<[string, string, RequestInit, UpstreamBehaviour?]> = [
+      ['code exchange', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }],
+      ['refresh without Origin', '/api/esign/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' }, body: form({ grant_type: 'refresh_token', refresh_token: 'r' }) }],
+      ['revoke', '/revoke', { method: 'POST', headers: proxyHeaders, body: form({ token: 't' }) }, (_q, s) => s.end()],
+      ['preflight', '/token', { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } }],
+      ['foreign preflight', '/token', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }],
+      ['unknown path', '/authorize', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }],
+      ['GET', '/token', { method: 'GET' }],
+      ['missing header', '/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN }, body: form(codeGrant) }],
+      ['JSON body', '/token', { method: 'POST', headers: { ...proxyHeaders, 'Content-Type': 'application/json' }, body: '{}' }],
+      ['oversized body', '/token', { method: 'POST', headers: proxyHeaders, body: form({ ...codeGrant, code: 'x'.repeat(9 * 1024) }) }],
+      ['repeated field', '/token', { method: 'POST', headers: proxyHeaders, body: `${form(codeGrant)}&code=2` }],
+      ['unlisted redirect_uri', '/token', { method: 'POST', headers: proxyHeaders, body: form({ ...codeGrant, redirect_uri: 'https://evil.example/cb' }) }],
+      ['wrong client_id', '/token', { method: 'POST', headers: proxyHeaders, body: form({ ...codeGrant, client_id: 'other' }) }],
+      ['upstream OAuth error', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(400, { 'Content-Type': 'application/json' }); s.end(`{"error":"invalid_grant","error_description":"x ${SECRET}"}`); }],
+      ['upstream 503', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(503, { 'Retry-After': '7' }); s.end('down'); }],
+      ['upstream 429', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '3' }); s.end('{"error":"slow_down"}'); }],
+      ['upstream HTML', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<html>'); }],
+      ['upstream redirect', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(302, { Location: 'https://evil.example' }); s.end(); }],
+      ['upstream drops the connection', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (q) => q.socket.destroy()],
+    ];
+    const snapshot = async (base: string, path: string, init: RequestInit): Promise<string> => {
+      const response = await fetch(`${base}${path}`, init);
+      const headers = [...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name));
+      return JSON.stringify({ status: response.status, headers: headers.sort(), body: await response.text() });
+    };
+    try {
+      for (const [name, path, init, upstreamBehaviour] of cases) {
+        behaviour = upstreamBehaviour ?? okToken;
+        const node = await snapshot(served, path, init);
+        const handler = await snapshot(viaFetch, path, init);
+        assert.equal(node, handler, name);
+        assert.ok(!node.includes(SECRET), `secret in the answer to ${name}`);
+      }
+    } finally {
+      host.closeAllConnections();
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+
+  test('a client that goes away cancels the upstream call', async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    behaviour = (req) => req.socket.once('close', () => upstreamClosed());
+    const url = await startProxy({ rateLimit: false, timeoutMs: 5_000 });
+    const controller = new AbortController();
+    const aborted = fetch(`${url}/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+      body: form(codeGrant),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    // the upstream has the request (and never answers it)
+    while (received.length < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    assert.equal(await aborted, 'aborted', 'the client saw its own abort');
+    // well before the proxy's 5 s timeout
+    const outcome = await Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), 2_000))]);
+    assert.equal(outcome, 'closed', 'the upstream connection of the abandoned call was closed');
+  });
+});

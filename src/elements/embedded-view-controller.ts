@@ -3,6 +3,15 @@
  * Url, checks it, gives it once to an iframe (or a popup opened from a click), honours ExpiresAt, watches
  * the load and the page's messages, renews, and reports all of it as esign-* events. Also the shared
  * rendering of the states (loading, error, expired, empty) so both elements stay thin.
+ *
+ * Frame lifecycle (inline display): every Url goes to an iframe that never navigated before, and only by
+ * `location.replace` after the Url was checked (never through a `src` attribute). Building an iframe makes
+ * the browser create a browsing context and load about:blank synchronously (several ms), so it is done before
+ * the Url is needed: while the element waits with a session (idle or expired, inline, settings valid, shown),
+ * one blank, hidden, inert frame is built in idle time after a render (`requestIdleCallback`, else a short
+ * timeout); the next request adopts it. Without one (no idle time yet, or a renewal of a frame in use), a fresh
+ * blank frame is built as soon as the request is sent, so that work overlaps the request. A pre-built frame is
+ * dropped on error, bad settings, popup display, a lost session or disconnection.
  */
 import { css, html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
@@ -26,6 +35,10 @@ export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired
 export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
 export const EXPIRY_MARGIN_MS = 5_000;
+/** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
+const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
+/** Where requestIdleCallback is missing: build the pre-built frame this long after a render, past the first paint. */
+const PREBUILD_FALLBACK_DELAY_MS = 100;
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
 const MAX_AUTO_RENEWALS = 2;
 const POPUP_FEATURES = 'popup,width=1000,height=800';
@@ -161,6 +174,8 @@ export interface EmbeddedViewOptions {
 interface HeldUrl {
   url: string;
   expiresAtMs: number;
+  /** A frame that was not blank any more was replaced once for this Url (a second time is an error, not a loop). */
+  replacedFrame?: boolean;
 }
 
 export class EmbeddedViewController implements ReactiveController {
@@ -181,21 +196,36 @@ export class EmbeddedViewController implements ReactiveController {
   shownIn: ViewDisplay | undefined;
   /** The height the page reported with `resize`, in CSS pixels. */
   frameHeight: number | undefined;
-  /** One per Url, so every Url gets a fresh iframe (never one that already navigated). */
+  /**
+   * The key of the rendered iframe. A new key means a new iframe element: it changes whenever a frame that never
+   * navigated is needed (a pre-built frame, or a Url with no unused frame to adopt), so every Url gets a fresh one.
+   */
   viewId = 0;
   /**
-   * True while the request for an inline frame's Url is on its way: the fresh frame for that Url (blank, sandboxed,
-   * hidden) is rendered already, so building it (a new browsing context, several ms) overlaps the request instead
-   * of following the answer. The Url still only reaches the frame by navigation, after it is checked.
+   * True while the request for an inline frame's Url is on its way and its fresh frame (blank, sandboxed, hidden)
+   * is rendered: either the pre-built frame it adopted, or one rendered as soon as the request was sent, so that
+   * building it (a new browsing context, several ms) overlaps the request instead of following the answer. The Url
+   * still only reaches the frame by navigation, after it is checked.
    */
   get framePending(): boolean {
     return this.#framePending;
+  }
+
+  /**
+   * True while one blank frame is built ahead of need: the element waits (idle or expired) with a session,
+   * inline, with valid settings. That frame is hidden and inert (no part, no focus, not in the accessibility
+   * tree, out of the layout flow), receives nothing and forwards no message until a request adopts it.
+   */
+  get framePrebuilt(): boolean {
+    return this.#prebuilt && this.#wantsPrebuilt();
   }
 
   readonly #host: EmbeddedViewHost;
   readonly #fileIds: () => readonly string[];
   #held: HeldUrl | undefined;
   #framePending = false;
+  #prebuilt = false;
+  #cancelIdle: (() => void) | undefined;
   /** Frames that were given a Url: never given another (a Url may be placed before the update that renders its fresh frame). */
   readonly #usedFrames = new WeakSet<HTMLIFrameElement>();
   #placed = false;
@@ -256,12 +286,17 @@ export class EmbeddedViewController implements ReactiveController {
     this.#reopen = this.shownIn !== 'popup' && (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired');
     this.#autoKey = '';
     this.#wasShown = false;
+    // a detached element keeps no frame: the update that #reset asks for renders none (framePrebuilt is false)
+    this.#cancelIdle?.();
+    this.#cancelIdle = undefined;
+    this.#prebuilt = false;
     this.#reset('idle');
   }
 
   hostUpdated(): void {
     this.#sizeFrame();
     this.#placeHeld();
+    this.#schedulePrebuild();
     if (this.#scheduled) return;
     this.#scheduled = true;
     // decisions that start work run after the update, never inside it
@@ -308,6 +343,11 @@ export class EmbeddedViewController implements ReactiveController {
   // ---- the flow ----
 
   async #start(display: ViewDisplay, popup: Window | null): Promise<void> {
+    // the frame built ahead of need, if it is still there and still blank, is this Url's frame
+    const adopt = display === 'inline' && this.framePrebuilt && this.#isFresh(this.frameRef.value);
+    this.#prebuilt = false;
+    this.#cancelIdle?.();
+    this.#cancelIdle = undefined;
     this.#reset(this.status, { keepPopup: popup ?? undefined });
     const provider = this.session.provider;
     if (!provider?.session) {
@@ -322,8 +362,10 @@ export class EmbeddedViewController implements ReactiveController {
     this.#popup = popup;
     this.status = 'requesting';
     this.error = undefined;
-    // the frame for this Url: new, so it has never navigated; it stays about:blank until the checked Url is placed
-    this.viewId += 1;
+    // the frame for this Url has never navigated, and stays about:blank until the checked Url is placed: the
+    // pre-built one (same key, so the same element; already attached) or a new one (new key)
+    if (adopt) this.#framePending = true;
+    else this.viewId += 1;
     this.#host.requestUpdate();
     const abort = new AbortController();
     this.#abort = abort;
@@ -406,6 +448,19 @@ export class EmbeddedViewController implements ReactiveController {
     const held = this.#held;
     const frame = this.frameRef.value;
     if (!held || !frame || this.#usedFrames.has(frame) || this.shownIn !== 'inline' || !frame.isConnected || !this.#isShown()) return;
+    if (!this.#isFresh(frame)) {
+      // not about:blank any more (should not happen): never reuse it; the next update renders a new frame, once
+      this.#usedFrames.add(frame);
+      if (held.replacedFrame) {
+        this.#reset('idle');
+        this.#fail(new EsignError('view_failed', 'No blank frame could be prepared for the embedded page.'));
+        return;
+      }
+      held.replacedFrame = true;
+      this.viewId += 1;
+      this.#host.requestUpdate();
+      return;
+    }
     if (isExpired(held.expiresAtMs, Date.now()) && this.#renewals < MAX_AUTO_RENEWALS) {
       // too old to use: a new Url, asked for after this update
       this.#held = undefined;
@@ -417,11 +472,48 @@ export class EmbeddedViewController implements ReactiveController {
     this.#placed = true;
     this.#usedFrames.add(frame);
     // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
-    // re-inserted frame (which reloads its src) has nothing to load again
-    const target = frame.contentWindow;
-    if (target) target.location.replace(held.url);
-    else frame.src = held.url;
+    // re-inserted frame (which reloads its src) has nothing to load again (#isFresh checked that contentWindow exists)
+    frame.contentWindow!.location.replace(held.url);
     this.#armLoadTimer();
+  }
+
+  /** A frame that was never given a Url and still shows its initial about:blank (same origin as this page, so readable). */
+  #isFresh(frame: HTMLIFrameElement | undefined): frame is HTMLIFrameElement {
+    if (!frame || !frame.isConnected || this.#usedFrames.has(frame)) return false;
+    try {
+      return frame.contentWindow?.location.href === 'about:blank';
+    } catch {
+      return false; // another origin's document: it navigated
+    }
+  }
+
+  /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
+  #wantsPrebuilt(): boolean {
+    return (
+      this.#host.isConnected &&
+      (this.status === 'idle' || this.status === 'expired') &&
+      this.#host.display === 'inline' &&
+      this.hasSession &&
+      configProblem(this.#host) === undefined
+    );
+  }
+
+  /** After a render: forgets a pre-built frame that is no longer wanted, or asks for one in idle time. */
+  #schedulePrebuild(): void {
+    if (!this.#wantsPrebuilt()) {
+      // not rendered any more (framePrebuilt is false): the next one is a new frame
+      this.#prebuilt = false;
+      return;
+    }
+    if (this.#prebuilt || this.#cancelIdle || !this.#isShown()) return;
+    this.#cancelIdle = whenIdle(() => {
+      this.#cancelIdle = undefined;
+      if (this.#prebuilt || !this.#wantsPrebuilt() || !this.#isShown()) return;
+      // a new key: a new iframe element, attached blank by the next render; never one that was given a Url
+      this.viewId += 1;
+      this.#prebuilt = true;
+      this.#host.requestUpdate();
+    });
   }
 
   #placeInPopup(popup: Window, url: string): void {
@@ -647,6 +739,16 @@ export class EmbeddedViewController implements ReactiveController {
   }
 }
 
+/** Runs `callback` in idle time (requestIdleCallback with a timeout, else a short timeout); returns the cancel. */
+function whenIdle(callback: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(callback, { timeout: PREBUILD_IDLE_TIMEOUT_MS });
+    return () => cancelIdleCallback(handle);
+  }
+  const timer = setTimeout(callback, PREBUILD_FALLBACK_DELAY_MS);
+  return () => clearTimeout(timer);
+}
+
 function openBlankPopup(): Window | null {
   const popup = window.open('about:blank', `esign-view-${Math.random().toString(36).slice(2)}`, POPUP_FEATURES);
   if (!popup) return null;
@@ -706,6 +808,16 @@ export const embeddedViewStyles = [
   }
   [part~='frame'].pending {
     visibility: hidden;
+  }
+  /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
+  iframe.prebuilt {
+    position: absolute;
+    inset: 0;
+    width: 100%;
+    height: 100%;
+    border: 0;
+    visibility: hidden;
+    pointer-events: none;
   }
   [part~='loading'],
   [part~='error'],
@@ -779,8 +891,10 @@ export interface ViewText {
 /** The shared template: states with their slots, then the frame. */
 export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText): TemplateResult {
   const { status } = view;
-  // while requesting, the blank frame waits for its Url (hidden); the Url only ever arrives by navigation
-  const inline = (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
+  // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
+  // (hidden); the Url only ever arrives by navigation
+  const prebuilt = view.framePrebuilt;
+  const inline = prebuilt || (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
   const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
   const autoPending = status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
   const open = (display?: ViewDisplay) => () => void view.open(display ? { display } : {}).catch(() => undefined);
@@ -804,9 +918,12 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
       ? keyed(
           view.viewId,
           html`<iframe
-            part="frame"
-            class=${status === 'loaded' ? '' : 'pending'}
+            part=${prebuilt ? nothing : 'frame'}
+            class=${prebuilt ? 'prebuilt' : status === 'loaded' ? '' : 'pending'}
             title=${text.title}
+            tabindex=${prebuilt ? '-1' : nothing}
+            aria-hidden=${prebuilt ? 'true' : nothing}
+            ?inert=${prebuilt}
             sandbox=${FRAME_SANDBOX}
             allow=${FRAME_ALLOW}
             referrerpolicy="no-referrer"

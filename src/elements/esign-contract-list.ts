@@ -16,7 +16,8 @@ import { LocalizeController } from './localize.js';
 /**
  * Shows the user's contracts in the connected Space: the service's contract list page (`embedded/views`,
  * `signature_status`) in a sandboxed iframe, or in a popup. Same Url rules, renewal and error states as
- * `<esign-signing-frame>`.
+ * `<esign-signing-frame>`, and the same blank, hidden, inert frame built in idle time while it waits (with
+ * `auto="false"`, after `close()`, or once the page expired) so `refresh()` or a click shows the list sooner.
  *
  * @summary Follow the user's contracts in the service's embedded page.
  *

@@ -26,6 +26,10 @@ export type { ViewDisplay, ViewStatus } from './embedded-view-controller.js';
  * With an uploader, no script is needed: `<esign-signing-frame uploader="up" auto>` takes the FileIds of
  * `<esign-uploader id="up">`'s `esign-upload-complete`.
  *
+ * While it waits with a session (for FileIds, a click or a renewal), the element builds one blank frame in
+ * idle time, hidden and inert (no part, not focusable, not in the accessibility tree, out of the layout), so
+ * the page appears sooner once a Url arrives; each Url still goes only to a frame that never navigated.
+ *
  * @summary Start an envelope in the service's embedded page.
  *
  * @fires esign-view-ready - A Url was received and accepted. `detail: {origin, expiresAt, operateType}` (never the Url: it carries a token).

@@ -62,13 +62,17 @@ describe('<esign-contract-list>', () => {
     await expect(el).shadowDom.to.be.accessible();
   });
 
-  it('refresh() loads the list again with a new Url', async () => {
+  it('refresh() loads the list again with a new Url, in a new frame', async () => {
     const { el, events } = mount({ connect: 'c' });
     await oneEvent(el, 'esign-view-loaded');
+    const used = el.shadowRoot!.querySelector('iframe')!;
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
     const loaded = oneEvent(el, 'esign-view-loaded');
     await el.refresh();
     await loaded;
+    const renewed = el.shadowRoot!.querySelector('iframe')!;
+    expect(renewed, 'a frame that was given a Url never gets another').not.to.equal(used);
+    expect(used.isConnected, 'the used frame is gone').to.equal(false);
     const counters = await emulatorCounters();
     expect(counters['POST /openapi/v1/embedded/views']).to.equal(1);
     expect(counters['GET /embedded/view']).to.equal(1);
@@ -86,6 +90,44 @@ describe('<esign-contract-list>', () => {
     const loaded = oneEvent(el, 'esign-view-loaded');
     await clickIn(el, '[part~="button"]');
     await loaded;
+  });
+
+  it('with auto="false", builds one blank, hidden, inert frame in idle time; the Url lands in it, and after close() in a new one', async () => {
+    const { el, events } = mount({ connect: 'c', auto: 'false' });
+    await el.updateComplete;
+    const frameOf = () => el.shadowRoot!.querySelector('iframe');
+    const prebuilt = async (not?: HTMLIFrameElement) => {
+      await waitUntil(() => frameOf() !== null && frameOf() !== not && frameOf()!.classList.contains('prebuilt'), 'a blank frame built in idle time', { timeout: 5_000 });
+      return frameOf()!;
+    };
+    const first = await prebuilt();
+    expect(first.contentWindow!.location.href, 'never navigated').to.equal('about:blank');
+    expect(first.inert, 'inert').to.equal(true);
+    expect(first.getAttribute('aria-hidden')).to.equal('true');
+    expect(first.getAttribute('tabindex')).to.equal('-1');
+    expect(getComputedStyle(first).visibility).to.equal('hidden');
+    await expect(el).shadowDom.to.be.accessible();
+    // a message from inside the blank frame is ignored
+    const inFrame = (first.contentWindow as unknown as { Function: FunctionConstructor }).Function;
+    inFrame("parent.postMessage({ source: 'esign', type: 'ready' }, '*')")();
+    await sleep(200);
+    expect(el.status).to.equal('idle');
+    expect(events, 'no event from the pre-built frame').to.deep.equal([]);
+
+    let loaded = oneEvent(el, 'esign-view-loaded');
+    await clickIn(el, '[part~="button"]');
+    await loaded;
+    expect(frameOf(), 'the Url landed in the pre-built frame').to.equal(first);
+    expect(first.hasAttribute('src'), 'never through src').to.equal(false);
+
+    el.close();
+    const second = await prebuilt(first);
+    expect(first.isConnected, 'the used frame is gone').to.equal(false);
+    expect(second.contentWindow!.location.href, 'never navigated').to.equal('about:blank');
+    loaded = oneEvent(el, 'esign-view-loaded');
+    await el.refresh();
+    await loaded;
+    expect(frameOf(), 'the new Url landed in the new frame').to.equal(second);
   });
 
   it('display="popup": opens the list in a window from the click, and goes back to idle when it is closed', async () => {

@@ -48,6 +48,30 @@ function frameOf(el: Element): HTMLIFrameElement | null {
   return el.shadowRoot!.querySelector('iframe');
 }
 
+/** The URL a frame's document shows, or 'cross-origin' when this page cannot read it (it navigated to the service). */
+function locationOf(frame: HTMLIFrameElement): string {
+  try {
+    return frame.contentWindow!.location.href;
+  } catch {
+    return 'cross-origin';
+  }
+}
+
+/** Posts a message from inside a blank frame (same origin as this page), as a script of that frame would. */
+function postFromInside(frame: HTMLIFrameElement, data: Record<string, unknown>): void {
+  const inFrame = (frame.contentWindow as unknown as { Function: FunctionConstructor }).Function;
+  inFrame('data', "parent.postMessage(data, '*')")(data);
+}
+
+/** Waits for the frame the element builds ahead of need, in idle time. */
+async function prebuiltFrame(el: Element, not?: HTMLIFrameElement): Promise<HTMLIFrameElement> {
+  await waitUntil(() => {
+    const frame = frameOf(el);
+    return frame !== null && frame !== not && frame.classList.contains('prebuilt');
+  }, 'a blank frame built in idle time', { timeout: 5_000 });
+  return frameOf(el)!;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('<esign-signing-frame>', () => {
@@ -313,6 +337,127 @@ describe('<esign-signing-frame>', () => {
     await oneEvent(el, 'esign-error');
     await el.updateComplete;
     expect(frameOf(el)).to.equal(null);
+  });
+
+  it('while it waits for files, builds one blank, hidden, inert frame in idle time, ignores its messages, and gives the Url to that same frame', async () => {
+    const fileIds = await upload('idle.pdf');
+    const uploader = document.createElement('div');
+    uploader.id = 'up-idle';
+    document.body.append(uploader);
+    mounted.push(uploader);
+    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', uploader: 'up-idle', auto: '' });
+    await el.updateComplete;
+    // not in the first render: it waits for idle time
+    expect(frameOf(el), 'no frame in the first render').to.equal(null);
+    const empty = el.shadowRoot!.querySelector('[part~="empty"]')!;
+    const emptyBefore = JSON.stringify(empty.getBoundingClientRect());
+    const hostBefore = JSON.stringify(el.getBoundingClientRect());
+
+    const early = await prebuiltFrame(el);
+    expect(el.shadowRoot!.querySelectorAll('iframe'), 'one frame').to.have.length(1);
+    expect(el.status).to.equal('idle');
+    expect(locationOf(early), 'never navigated').to.equal('about:blank');
+    expect(early.hasAttribute('src'), 'no src').to.equal(false);
+    // hidden and inert: no part for page styles, out of the flow, not focusable, not in the accessibility tree
+    expect(early.hasAttribute('part'), 'no part').to.equal(false);
+    expect(early.getAttribute('tabindex')).to.equal('-1');
+    expect(early.getAttribute('aria-hidden')).to.equal('true');
+    expect(early.inert, 'inert').to.equal(true);
+    const style = getComputedStyle(early);
+    expect(style.visibility).to.equal('hidden');
+    expect(style.position).to.equal('absolute');
+    expect(style.pointerEvents).to.equal('none');
+    expect(early.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
+    expect(early.getAttribute('referrerpolicy')).to.equal('no-referrer');
+    // no layout shift
+    expect(JSON.stringify(empty.getBoundingClientRect()), 'the empty state did not move').to.equal(emptyBefore);
+    expect(JSON.stringify(el.getBoundingClientRect()), 'the element kept its size').to.equal(hostBefore);
+    await expect(el).shadowDom.to.be.accessible();
+
+    // nothing placed yet: messages from inside the blank frame are not forwarded and change nothing
+    postFromInside(early, { source: 'esign', type: 'ready' });
+    postFromInside(early, { source: 'esign', type: 'envelope-sent', envelopeId: 'forged' });
+    await sleep(300);
+    expect(events, 'no event from the pre-built frame').to.deep.equal([]);
+    expect(el.status).to.equal('idle');
+    expect(frameOf(el), 'the same frame still waits').to.equal(early);
+    expect(locationOf(early), 'still blank').to.equal('about:blank');
+
+    // the Url goes to that frame: already attached, adopted by the request (slowed down to look at it meanwhile)
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 500, times: 1 });
+    const loaded = oneEvent(el, 'esign-view-loaded');
+    uploader.dispatchEvent(new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: [{ FileId: fileIds[0], FileName: 'idle.pdf' }], fileIds } }));
+    await waitUntil(() => el.status === 'requesting', 'requesting');
+    await el.updateComplete;
+    expect(frameOf(el), 'the request adopted the pre-built frame').to.equal(early);
+    expect(early.getAttribute('part')).to.equal('frame');
+    expect(early.classList.contains('pending'), 'pending while requesting').to.equal(true);
+    expect(early.hasAttribute('inert') || early.hasAttribute('tabindex') || early.hasAttribute('aria-hidden'), 'no longer inert once adopted').to.equal(false);
+    await loaded;
+    expect(frameOf(el), 'the Url landed in the pre-built frame').to.equal(early);
+    expect(early.hasAttribute('src'), 'never through src').to.equal(false);
+    expect(locationOf(early), 'on the service').to.equal('cross-origin');
+    expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
+  });
+
+  it('after a view was used and closed, the next Url goes to a new frame that never navigated', async () => {
+    const [fileId] = await upload('a.pdf');
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await oneEvent(el, 'esign-view-loaded');
+    const used = frameOf(el)!;
+    el.close();
+    await el.updateComplete;
+    expect(used.isConnected, 'the used frame is gone').to.equal(false);
+    const fresh = await prebuiltFrame(el, used);
+    expect(locationOf(fresh), 'never navigated').to.equal('about:blank');
+    const loaded = oneEvent(el, 'esign-view-loaded');
+    await el.open();
+    await loaded;
+    expect(frameOf(el), 'the new Url is in the fresh frame').to.equal(fresh);
+    expect(fresh.hasAttribute('src'), 'never through src').to.equal(false);
+  });
+
+  it('keeps no pre-built frame in an error state, with bad settings, with display="popup", or detached; a change builds a new one', async () => {
+    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', auto: '' });
+    const first = await prebuiltFrame(el);
+    // error: open() without FileIds
+    await el.open().catch(() => undefined);
+    expect(el.status).to.equal('error');
+    await el.updateComplete;
+    expect(frameOf(el), 'no frame in the error state').to.equal(null);
+    await sleep(300);
+    expect(frameOf(el), 'none built while in error').to.equal(null);
+
+    // a setting that affects the frame: popup display needs none; back to inline, a new one
+    el.close();
+    const second = await prebuiltFrame(el, first);
+    el.display = 'popup';
+    await el.updateComplete;
+    expect(frameOf(el), 'no frame for popup display').to.equal(null);
+    await sleep(300);
+    expect(frameOf(el), 'none built for popup display').to.equal(null);
+    el.display = 'inline';
+    const third = await prebuiltFrame(el, second);
+
+    // bad settings: an invalid_config error, no frame; fixed, a new one
+    const reported = oneEvent(el, 'esign-error');
+    el.setAttribute('load-timeout', '-1');
+    expect((await reported).detail.error.code).to.equal('invalid_config');
+    await el.updateComplete;
+    expect(frameOf(el), 'no frame with bad settings').to.equal(null);
+    el.setAttribute('load-timeout', '15000');
+    const fourth = await prebuiltFrame(el, third);
+
+    // detached: gone; attached again, a new one
+    el.remove();
+    await el.updateComplete;
+    expect(frameOf(el), 'no frame while detached').to.equal(null);
+    await sleep(300);
+    expect(frameOf(el), 'none built while detached').to.equal(null);
+    document.body.append(el);
+    const fifth = await prebuiltFrame(el, fourth);
+    expect(locationOf(fifth), 'never navigated').to.equal('about:blank');
+    expect(new Set([first, second, third, fourth, fifth]).size, 'every pre-built frame is a new element').to.equal(5);
   });
 
   it('speaks the page language', async () => {

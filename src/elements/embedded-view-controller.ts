@@ -926,7 +926,6 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
             ?inert=${prebuilt}
             sandbox=${FRAME_SANDBOX}
             allow=${FRAME_ALLOW}
-            referrerpolicy="no-referrer"
             @load=${view.onFrameLoad}
           ></iframe>`,
         )

@@ -140,7 +140,6 @@ describe('<esign-signing-frame>', () => {
 
     const frame = frameOf(el)!;
     expect(frame.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
-    expect(frame.getAttribute('referrerpolicy')).to.equal('no-referrer');
     expect(frame.getAttribute('title')).to.equal('E-signature: new envelope');
     expect(frame.hasAttribute('allow')).to.equal(true);
     // the Url went to src once and nowhere else in the DOM
@@ -368,7 +367,6 @@ describe('<esign-signing-frame>', () => {
     expect(style.position).to.equal('absolute');
     expect(style.pointerEvents).to.equal('none');
     expect(early.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
-    expect(early.getAttribute('referrerpolicy')).to.equal('no-referrer');
     // no layout shift
     expect(JSON.stringify(empty.getBoundingClientRect()), 'the empty state did not move').to.equal(emptyBefore);
     expect(JSON.stringify(el.getBoundingClientRect()), 'the element kept its size').to.equal(hostBefore);

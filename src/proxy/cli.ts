@@ -23,6 +23,8 @@ Options (environment variable in brackets):
   --revocation-endpoint <url>
                             default <base-url>/openapi/v1/oauth/revoke [ESIGN_REVOCATION_ENDPOINT]
   --client-auth post|basic  how the secret is sent (default post)     [ESIGN_CLIENT_AUTH]
+  --refresh-replay-ms <n>   how long a refresh answer is kept for a repeat of the same
+                            refresh token (default 30000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
   --port <n>                default 4020                              [PORT]
   --host <host>             default 127.0.0.1                         [HOST]
   -h, --help                show this help
@@ -52,6 +54,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'token-endpoint': { type: 'string' },
         'revocation-endpoint': { type: 'string' },
         'client-auth': { type: 'string' },
+        'refresh-replay-ms': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -77,6 +80,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const problems: string[] = [];
   if (!/^\d+$/.test(portText) || port > 65_535) problems.push(`--port must be 0..65535, got ${JSON.stringify(portText)}`);
   if (clientAuth !== 'post' && clientAuth !== 'basic') problems.push("--client-auth must be 'post' or 'basic'");
+  const replayText = values['refresh-replay-ms'] ?? env.ESIGN_REFRESH_REPLAY_MS;
+  if (replayText !== undefined && !/^\d{1,9}$/.test(replayText)) problems.push(`--refresh-replay-ms must be a whole number of milliseconds, got ${JSON.stringify(replayText)}`);
   const clientId = values['client-id'] ?? env.ESIGN_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.ESIGN_CLIENT_SECRET;
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -102,9 +107,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       tokenEndpoint: values['token-endpoint'] ?? env.ESIGN_TOKEN_ENDPOINT,
       revocationEndpoint: values['revocation-endpoint'] ?? env.ESIGN_REVOCATION_ENDPOINT,
       clientAuth: clientAuth as 'post' | 'basic',
+      ...(replayText !== undefined ? { refreshReplayMs: Number(replayText) } : {}),
       port,
       host: values.host ?? env.HOST ?? '127.0.0.1',
-      onEvent: (event) => process.stdout.write(`${event.type} ${event.status} ${event.durationMs}ms\n`),
+      onEvent: (event) => process.stdout.write(`${event.type} ${event.status} ${event.durationMs}ms${event.replayed ? ' replayed' : ''}\n`),
     });
   } catch (error) {
     // EsignError messages never carry the secret; other errors are reduced to their message.

@@ -8,6 +8,7 @@ import { EsignError } from '../core/errors.js';
 import { API_PREFIX } from '../core/service-types.js';
 import { isAllowedServiceUrl, isLoopbackHost } from '../core/url.js';
 import { FixedWindowLimiter } from './rate-limit.js';
+import { RefreshReplay } from './replay.js';
 
 export type TokenProxyEventType = 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
 
@@ -16,6 +17,8 @@ export interface TokenProxyEvent {
   type: TokenProxyEventType;
   status: number;
   durationMs: number;
+  /** A refresh answered from the replay window (`refreshReplayMs`), without a call to the service. */
+  replayed?: true;
 }
 
 export interface TokenProxyOptions {
@@ -49,7 +52,16 @@ export interface TokenProxyOptions {
   clientKey?: (request: Request) => string;
   /** Treat a request whose Origin equals the request URL's own origin as allowed (no CORS needed). Default true. */
   allowSameOrigin?: boolean;
-  /** Observability hook; receives `{type, status, durationMs}` only. Errors thrown by it are ignored. */
+  /**
+   * How long the answer to a refresh-token grant is remembered (ms), so that the same refresh token sent
+   * again gets the same new tokens instead of counting as reuse, which makes the service revoke the whole
+   * grant: the browser may lose an answer (a dropped connection, a closed tab, a timeout) after the service
+   * rotated the token. Requests with one refresh token at the same time share one call to the service, and
+   * a refresh goes on to the end even if the browser goes away. Within the window the old refresh token
+   * yields those same tokens rather than revoking the grant. Default 30 000; 0 turns it off.
+   */
+  refreshReplayMs?: number;
+  /** Observability hook; receives `{type, status, durationMs, replayed?}` only. Errors thrown by it are ignored. */
   onEvent?: (event: TokenProxyEvent) => void;
   /**
    * Upstream fetch, for tests or custom agents. Default: the global `fetch` in `createTokenProxy`; in
@@ -65,6 +77,9 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BODY = 8 * 1024;
 const DEFAULT_MAX_UPSTREAM = 64 * 1024;
 const DEFAULT_RATE_LIMIT = { windowMs: 60_000, max: 60 };
+const DEFAULT_REFRESH_REPLAY_MS = 30_000;
+/** The client of a call that must finish even if the browser goes away (a refresh the service may rotate). */
+const NEVER_ABORTS: AbortSource = { onAbort: () => () => undefined };
 
 const TOKEN_FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope'] as const;
 const REVOKE_FIELDS = ['token', 'token_type_hint'] as const;
@@ -153,6 +168,7 @@ export interface ResolvedConfig {
   /** The user's `fetch`, if any. */
   customFetch: typeof fetch | undefined;
   upstream: Upstream;
+  replay: RefreshReplay | undefined;
 }
 
 // --- configuration ---------------------------------------------------------------------------------
@@ -210,6 +226,8 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   // RFC 6749 section 2.3.1: form-encode id and secret before Base64.
   const encode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
   const customFetch = options.fetch;
+  const replayMs = options.refreshReplayMs ?? DEFAULT_REFRESH_REPLAY_MS;
+  if (!Number.isFinite(replayMs) || replayMs < 0) fail('refreshReplayMs must be 0 or a positive number of milliseconds.');
   return {
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -228,6 +246,7 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     onEvent: options.onEvent,
     customFetch,
     upstream: fetchUpstream(customFetch ? (input, init) => customFetch(input, init) : (input, init) => globalThis.fetch(input, init)),
+    replay: replayMs > 0 ? new RefreshReplay(replayMs) : undefined,
   };
 }
 
@@ -262,7 +281,9 @@ export async function runProxy(config: ResolvedConfig, request: ProxyRequest): P
   }
   if (config.onEvent) {
     try {
-      config.onEvent({ type: state.type, status: answer.status, durationMs: Math.round(performance.now() - started) });
+      const event: TokenProxyEvent = { type: state.type, status: answer.status, durationMs: Math.round(performance.now() - started) };
+      if (state.replayed) event.replayed = true;
+      config.onEvent(event);
     } catch {
       // an observer's failure must not change the answer
     }
@@ -275,6 +296,8 @@ interface RequestState {
   /** Set once the request passed the origin check with an Origin from `allowedOrigins`: answers get CORS headers. */
   corsOrigin: string | undefined;
   preflight: boolean;
+  /** Answered from the refresh replay window. */
+  replayed?: boolean;
 }
 
 /** The checks, in order; the first one that fails answers. */
@@ -399,7 +422,18 @@ async function handleToken(config: ResolvedConfig, request: ProxyRequest, form: 
   const scope = values.get('scope');
   if (scope !== undefined) upstream.set('scope', scope);
 
-  const result = await callUpstream(config, config.tokenEndpoint, upstream, request);
+  if (grantType === 'refresh_token' && config.replay) {
+    // finished even if this browser goes away: its answer is what a retry will need
+    const { answer, replayed } = await config.replay.run(values.get('refresh_token')!, scope, () => exchangeTokens(config, upstream, NEVER_ABORTS));
+    if (replayed) state.replayed = true;
+    return answer;
+  }
+  return exchangeTokens(config, upstream, request);
+}
+
+/** The token call itself, its answer checked and cleaned. */
+async function exchangeTokens(config: ResolvedConfig, upstream: URLSearchParams, client: AbortSource): Promise<ProxyAnswer> {
+  const result = await callUpstream(config, config.tokenEndpoint, upstream, client);
   if (!('json' in result)) return result;
   if (result.status >= 200 && result.status < 300) {
     const body = result.json;
@@ -442,7 +476,7 @@ const UPSTREAM_HEADERS_POST: Record<string, string> = {
 };
 
 /** POSTs the form with the client credentials; a ProxyAnswer means the failure is already mapped (502/504). */
-async function callUpstream(config: ResolvedConfig, endpoint: string, form: URLSearchParams, request: ProxyRequest): Promise<UpstreamAnswer | ProxyAnswer> {
+async function callUpstream(config: ResolvedConfig, endpoint: string, form: URLSearchParams, client: AbortSource): Promise<UpstreamAnswer | ProxyAnswer> {
   form.set('client_id', config.clientId);
   let headers = UPSTREAM_HEADERS_POST;
   if (config.basicAuthorization === undefined) {
@@ -456,7 +490,7 @@ async function callUpstream(config: ResolvedConfig, endpoint: string, form: URLS
     body: form.toString(),
     timeoutMs: config.timeoutMs,
     maxBytes: config.maxUpstreamBytes,
-    client: request,
+    client,
   });
   if (result === 'timeout') return unavailable(504, `The service did not answer within ${config.timeoutMs} ms.`);
   if (result === 'unreachable') return unavailable(502, 'The service could not be reached.');

@@ -60,6 +60,12 @@ describe('esign-token-proxy CLI', () => {
     assert.match(r.stderr(), /--base-url/);
   });
 
+  test('a malformed --refresh-replay-ms exits 2 and says so', async () => {
+    const r = run(['--client-id', 'demo-client', '--refresh-replay-ms', '30s']);
+    assert.equal(await r.exited, 2);
+    assert.match(r.stderr(), /--refresh-replay-ms must be a whole number/);
+  });
+
   test('an unsafe base URL exits 1 without echoing the secret', async () => {
     const r = run(['--client-id', 'c', '--base-url', 'http://esign.example', '--redirect-uri', 'https://app.example/cb'], { ESIGN_CLIENT_SECRET: 'cli-secret-123' });
     assert.equal(await r.exited, 1);

@@ -57,6 +57,19 @@ async function requests(): Promise<Record<string, number>> {
   return (await (await fetch(`${emulator.baseUrl}/__emulator/requests`)).json()) as Record<string, number>;
 }
 
+async function fault(body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(response.status, 200, await response.text());
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 3_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function exchange(chooseSpaceId = 'space_acme'): Promise<Record<string, unknown>> {
   const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId });
   const answer = await proxyPost('token', codeExchangeForm(login, DEMO_LOGIN.clientId));
@@ -94,21 +107,97 @@ describe('token proxy + emulator', () => {
     assert.equal(answer.json.error, 'invalid_grant');
   });
 
-  test('refresh rotates the refresh token; reusing the old one revokes the grant', async () => {
+  test('refresh rotates the refresh token; with no replay window, reusing the old one revokes the grant', async () => {
+    const strict = await serveDemoProxy(emulator.baseUrl, { allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 0 });
+    try {
+      await rotateThenReuse(strict.url);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  async function rotateThenReuse(base: string): Promise<void> {
     const first = await exchange();
-    const refreshed = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string }));
+    const refreshed = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string }), base);
     assert.equal(refreshed.status, 200, refreshed.text);
     assert.notEqual(refreshed.json.access_token, first.access_token);
     assert.notEqual(refreshed.json.refresh_token, first.refresh_token, 'rotated');
     assert.equal(await embeddedStatus(refreshed.json.access_token as string), 200);
     assert.equal((await requests())['grant:refresh_token'], 1);
 
-    const reuse = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string }));
+    const reuse = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string }), base);
     assert.equal(reuse.status, 400);
     assert.equal(reuse.json.error, 'invalid_grant');
     assert.equal(await embeddedStatus(refreshed.json.access_token as string), 401, 'the whole grant is revoked');
-    const after = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token as string }));
+    const after = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token as string }), base);
     assert.equal(after.json.error, 'invalid_grant');
+  }
+
+  test('an answer the browser lost: the same refresh token again gets the same tokens, and the grant lives on', async () => {
+    const first = await exchange();
+    const refreshForm = (token: unknown): URLSearchParams => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token as string });
+    // the service is slow; the browser gives up (a dropped connection) before the answer comes
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 300, times: 1 });
+    const gaveUp = new AbortController();
+    setTimeout(() => gaveUp.abort(), 50);
+    await assert.rejects(
+      fetch(`${proxy.url}/api/esign/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+        body: refreshForm(first.refresh_token).toString(),
+        signal: gaveUp.signal,
+      }),
+      'the browser dropped the request',
+    );
+    // the proxy still finished the refresh: the service rotated the token once
+    await waitFor(async () => (await requests())['grant:refresh_token'] === 1, 'the refresh reaches the service');
+    const retried = await proxyPost('token', refreshForm(first.refresh_token));
+    assert.equal(retried.status, 200, retried.text);
+    assert.notEqual(retried.json.refresh_token, first.refresh_token, 'the rotated token');
+    assert.equal((await requests())['grant:refresh_token'], 1, 'answered from the replay window, not sent again');
+    assert.equal(await embeddedStatus(retried.json.access_token as string), 200, 'the grant is not revoked');
+
+    // the same again, and concurrently: the same tokens, still one call to the service
+    const again = await Promise.all([proxyPost('token', refreshForm(first.refresh_token)), proxyPost('token', refreshForm(first.refresh_token))]);
+    for (const answer of again) assert.deepEqual(answer.json, retried.json, 'the same tokens');
+    assert.equal((await requests())['grant:refresh_token'], 1);
+
+    // the session goes on with the rotated token
+    const next = await proxyPost('token', refreshForm(retried.json.refresh_token));
+    assert.equal(next.status, 200, next.text);
+    assert.equal(await embeddedStatus(next.json.access_token as string), 200);
+  });
+
+  test('concurrent refreshes with one token share one call; a failure is not remembered', async () => {
+    const first = await exchange();
+    const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'status', status: 503, times: 1 });
+    const failed = await Promise.all([proxyPost('token', refreshForm), proxyPost('token', refreshForm)]);
+    // the fault answers once only: a second call to the service would have been a 200
+    assert.deepEqual(failed.map((a) => a.status), [502, 502], 'one call for both');
+    assert.equal((await requests())['grant:refresh_token'] ?? 0, 0, 'the fault answered before any grant');
+    const ok = await Promise.all([proxyPost('token', refreshForm), proxyPost('token', refreshForm), proxyPost('token', refreshForm)]);
+    assert.deepEqual(ok.map((a) => a.status), [200, 200, 200], 'the failure was not remembered');
+    assert.equal(new Set(ok.map((a) => a.json.access_token)).size, 1, 'one set of tokens');
+    assert.equal((await requests())['grant:refresh_token'], 1, 'one refresh at the service for three requests');
+  });
+
+  test('after the replay window, the old refresh token is reuse again', async () => {
+    const short = await serveDemoProxy(emulator.baseUrl, { allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 200 });
+    try {
+      const first = await exchange();
+      const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+      const refreshed = await proxyPost('token', refreshForm, short.url);
+      assert.equal(refreshed.status, 200, refreshed.text);
+      assert.equal((await proxyPost('token', refreshForm, short.url)).status, 200, 'within the window');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const reuse = await proxyPost('token', refreshForm, short.url);
+      assert.equal(reuse.status, 400);
+      assert.equal(reuse.json.error, 'invalid_grant');
+      assert.equal(await embeddedStatus(refreshed.json.access_token as string), 401, 'reuse detection revoked the grant');
+    } finally {
+      await short.close();
+    }
   });
 
   test('revokes a refresh token (and its grant) through the proxy', async () => {

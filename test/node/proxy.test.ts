@@ -399,6 +399,8 @@ describe('token proxy: configuration and Fetch handler', () => {
       { redirectUris: ['javascript:alert(1)'] },
       { tokenEndpoint: 'http://evil.example/token' },
       { rateLimit: { windowMs: 0, max: 1 } },
+      { refreshReplayMs: -1 },
+      { refreshReplayMs: Number.NaN },
     ];
     for (const override of bad) {
       assert.throws(() => createTokenProxy({ ...base, ...override }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret'), JSON.stringify(override));
@@ -443,6 +445,7 @@ describe('token proxy: properties', () => {
   test('whatever the form holds, only known fields go upstream and the secret never comes back', async () => {
     const allowed = new Set(['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'client_id', 'client_secret']);
     let forwarded: URLSearchParams | undefined;
+    let refreshTokens = 0;
     const handler = createTokenProxy({
       clientId: 'demo-client',
       clientSecret: SECRET,
@@ -471,7 +474,9 @@ describe('token proxy: properties', () => {
             fields.set('code_verifier', 'v');
             fields.set('redirect_uri', REDIRECT);
           } else {
-            fields.set('refresh_token', 'r');
+            // a new token each time: the same one again would be answered from the replay window
+            refreshTokens += 1;
+            fields.set('refresh_token', `r${refreshTokens}`);
           }
           const response = await handler(
             new Request('http://127.0.0.1/token', {

@@ -544,8 +544,12 @@ async function readLimited(response: Response, max: number): Promise<string | un
     await response.body?.cancel().catch(() => undefined);
     return undefined;
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+  return response.body ? readStreamText(response.body, max) : '';
+}
+
+/** A byte stream as UTF-8 text (a leading BOM dropped), or undefined once it passes `max` bytes (then cancelled). */
+export async function readStreamText(stream: ReadableStream<Uint8Array>, max: number): Promise<string | undefined> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

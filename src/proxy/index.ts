@@ -5,7 +5,7 @@
  * core.ts; this module adapts them to `Request`/`Response`.
  */
 
-import { resolveConfig, runProxy, type ProxyRequest, type ResolvedConfig, type TokenProxyOptions } from './core.js';
+import { readStreamText, resolveConfig, runProxy, type ProxyRequest, type ResolvedConfig, type TokenProxyOptions } from './core.js';
 
 export { PROXY_HEADER, sanitizeTokenResponse } from './core.js';
 export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOptions } from './core.js';
@@ -55,27 +55,7 @@ async function readRequestText(request: Request, max: number): Promise<string | 
   if (length !== null && !request.headers.has('transfer-encoding')) {
     return parseInt(length || '0', 10) > max ? undefined : request.text();
   }
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return request.body ? readStreamText(request.body, max) : '';
 }
 
 export interface ServeTokenProxyOptions extends TokenProxyOptions {

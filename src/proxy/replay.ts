@@ -23,20 +23,12 @@ interface Entry {
 export class RefreshReplay {
   readonly #windowMs: number;
   readonly #maxEntries: number;
-  readonly #now: () => number;
   /** In insertion order, which is expiry order for settled entries (one window for all). */
   readonly #entries = new Map<string, Entry>();
 
-  constructor(windowMs: number, options: { maxEntries?: number; now?: () => number } = {}) {
+  constructor(windowMs: number, maxEntries = 10_000) {
     this.#windowMs = windowMs;
-    this.#maxEntries = options.maxEntries ?? 10_000;
-    this.#now = options.now ?? Date.now;
-  }
-
-  /** Entries held now (pending or remembered). */
-  get size(): number {
-    this.#sweep();
-    return this.#entries.size;
+    this.#maxEntries = maxEntries;
   }
 
   /**
@@ -62,7 +54,7 @@ export class RefreshReplay {
       if (answer.status >= 200 && answer.status < 300) {
         // re-inserted so the map stays in expiry order
         this.#entries.delete(key);
-        entry.expiresAt = this.#now() + this.#windowMs;
+        entry.expiresAt = Date.now() + this.#windowMs;
         this.#entries.set(key, entry);
       } else {
         this.#entries.delete(key);
@@ -72,7 +64,7 @@ export class RefreshReplay {
   }
 
   #sweep(): void {
-    const now = this.#now();
+    const now = Date.now();
     for (const [key, entry] of this.#entries) {
       if (entry.expiresAt === Number.POSITIVE_INFINITY) continue;
       if (entry.expiresAt > now) break;

@@ -3,7 +3,7 @@
  * Base64 chunks, so the file's content is never one string in the JavaScript heap.
  */
 import { abortedError } from '../retry.js';
-import { base64Encoder, base64Length, checkChunkBytes, DEFAULT_CHUNK_BYTES, openChunkReader, type Base64ChunkOptions } from './base64.js';
+import { base64Chunks, base64Length, checkChunkBytes, DEFAULT_CHUNK_BYTES, type Base64ChunkOptions } from './base64.js';
 
 export interface UploadBodyFile {
   /** Sent as FileName. */
@@ -39,29 +39,16 @@ export function uploadBodySize(files: ReadonlyArray<{ name: string; size: number
  */
 export async function buildUploadBody(files: readonly UploadBodyFile[], options: Base64ChunkOptions = {}): Promise<Blob> {
   const chunkBytes = checkChunkBytes(options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
-  const encode = base64Encoder(options.encoder);
   const { signal } = options;
   const parts: BlobPart[] = files.length === 0 ? ['{"Files":['] : [];
   for (const [i, file] of files.entries()) {
     parts.push(filePrefix(file.name, i === 0));
-    const out = new Uint8Array(base64Length(Math.min(chunkBytes, Math.max(file.blob.size, 3))));
-    const reader = openChunkReader(file.blob, chunkBytes, signal);
-    let pending: Promise<Uint8Array | undefined> | undefined = reader.next();
-    try {
-      for (;;) {
-        const chunk = await pending;
-        pending = undefined;
-        if (!chunk) break;
-        // the browser reads the next chunk while this one is encoded
-        pending = reader.next();
-        // one Blob per chunk, joined once at the end: re-wrapping the growing body each time measured slower
-        parts.push(new Blob([out.subarray(0, encode(chunk, out)) as Uint8Array<ArrayBuffer>]));
-        // buffered reads resolve as microtasks only: without a yield, a big file would block the page
-        await yieldToEventLoop();
-      }
-    } finally {
-      pending?.catch(() => undefined);
-      reader.close();
+    // base64Chunks reads the next chunk while this one is copied
+    for await (const encoded of base64Chunks(file.blob, { chunkBytes, encoder: options.encoder, signal })) {
+      // one Blob per chunk, joined once at the end: re-wrapping the growing body each time measured slower
+      parts.push(new Blob([encoded as Uint8Array<ArrayBuffer>]));
+      // buffered reads resolve as microtasks only: without a yield, a big file would block the page
+      await yieldToEventLoop();
     }
     parts.push(FILE_SUFFIX);
   }

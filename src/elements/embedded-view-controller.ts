@@ -287,9 +287,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.#autoKey = '';
     this.#wasShown = false;
     // a detached element keeps no frame: the update that #reset asks for renders none (framePrebuilt is false)
-    this.#cancelIdle?.();
-    this.#cancelIdle = undefined;
-    this.#prebuilt = false;
+    this.#forgetPrebuilt();
     this.#reset('idle');
   }
 
@@ -345,9 +343,7 @@ export class EmbeddedViewController implements ReactiveController {
   async #start(display: ViewDisplay, popup: Window | null): Promise<void> {
     // the frame built ahead of need, if it is still there and still blank, is this Url's frame
     const adopt = display === 'inline' && this.framePrebuilt && this.#isFresh(this.frameRef.value);
-    this.#prebuilt = false;
-    this.#cancelIdle?.();
-    this.#cancelIdle = undefined;
+    this.#forgetPrebuilt();
     this.#reset(this.status, { keepPopup: popup ?? undefined });
     const provider = this.session.provider;
     if (!provider?.session) {
@@ -496,6 +492,13 @@ export class EmbeddedViewController implements ReactiveController {
       this.hasSession &&
       configProblem(this.#host) === undefined
     );
+  }
+
+  /** No frame is built ahead of need any more (a pending idle build is cancelled). */
+  #forgetPrebuilt(): void {
+    this.#cancelIdle?.();
+    this.#cancelIdle = undefined;
+    this.#prebuilt = false;
   }
 
   /** After a render: forgets a pre-built frame that is no longer wanted, or asks for one in idle time. */

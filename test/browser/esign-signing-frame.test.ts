@@ -72,6 +72,15 @@ async function prebuiltFrame(el: Element, not?: HTMLIFrameElement): Promise<HTML
   return frameOf(el)!;
 }
 
+/** A stand-in for an uploader that the frame's `uploader` attribute names (removed after the test). */
+function sourceElement(id: string): HTMLElement {
+  const source = document.createElement('div');
+  source.id = id;
+  document.body.append(source);
+  mounted.push(source);
+  return source;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('<esign-signing-frame>', () => {
@@ -117,10 +126,7 @@ describe('<esign-signing-frame>', () => {
 
   it('full path: FileIds from an uploader, the page in a sandboxed frame, a person sends the envelope, the contract list shows it', async () => {
     const fileIds = await upload('lease.pdf', 'annex.pdf');
-    const uploader = document.createElement('div');
-    uploader.id = 'up';
-    document.body.append(uploader);
-    mounted.push(uploader);
+    const uploader = sourceElement('up');
     const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', uploader: 'up', auto: '' });
     await el.updateComplete;
     expect(frameOf(el)).to.equal(null);
@@ -340,10 +346,7 @@ describe('<esign-signing-frame>', () => {
 
   it('while it waits for files, builds one blank, hidden, inert frame in idle time, ignores its messages, and gives the Url to that same frame', async () => {
     const fileIds = await upload('idle.pdf');
-    const uploader = document.createElement('div');
-    uploader.id = 'up-idle';
-    document.body.append(uploader);
-    mounted.push(uploader);
+    const uploader = sourceElement('up-idle');
     const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', uploader: 'up-idle', auto: '' });
     await el.updateComplete;
     // not in the first render: it waits for idle time

@@ -1,0 +1,256 @@
+/**
+ * The calls to the service, as a confidential client through oauth4webapi (client_secret_post by default,
+ * client_secret_basic as an option). A capturing `customFetch` under oauth4webapi enforces the proxy's
+ * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes`, redirects never followed) and keeps
+ * the raw answer, so failures map to the proxy's answers (502/504/429, OAuth errors passed through with the
+ * secret scrubbed) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
+ */
+import * as oauth from 'oauth4webapi';
+
+export interface UpstreamConfig {
+  clientId: string;
+  clientSecret: string;
+  tokenEndpoint: string;
+  revocationEndpoint: string;
+  clientAuth: 'post' | 'basic';
+  timeoutMs: number;
+  maxUpstreamBytes: number;
+  fetch: typeof fetch | undefined;
+}
+
+/** A proxy answer before the common headers: status, JSON body, extra headers. */
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export type TokenResult = { ok: true; tokens: Record<string, unknown> } | { ok: false; answer: Answer };
+
+interface Raw {
+  status: number;
+  contentType: string;
+  retryAfter: string | null;
+  text: string;
+}
+
+type Failure = 'timeout' | 'unreachable' | 'oversized';
+
+export class Upstream {
+  readonly #config: UpstreamConfig;
+  readonly #as: oauth.AuthorizationServer;
+  readonly #client: oauth.Client;
+  readonly #auth: oauth.ClientAuth;
+  readonly #insecure: boolean;
+
+  constructor(config: UpstreamConfig) {
+    this.#config = config;
+    const token = new URL(config.tokenEndpoint);
+    this.#as = { issuer: token.origin, token_endpoint: config.tokenEndpoint, revocation_endpoint: config.revocationEndpoint };
+    this.#client = { client_id: config.clientId };
+    this.#auth = config.clientAuth === 'basic' ? oauth.ClientSecretBasic(config.clientSecret) : oauth.ClientSecretPost(config.clientSecret);
+    // plain http only to loopback (checked by the configuration): the emulator in development
+    this.#insecure = token.protocol === 'http:' || new URL(config.revocationEndpoint).protocol === 'http:';
+  }
+
+  /** authorization_code grant. `signal`: the browser went away. */
+  exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal): Promise<TokenResult> {
+    return this.#token(
+      (options) => {
+        const params = oauth.validateAuthResponse(this.#as, this.#client, new URLSearchParams({ code }), oauth.skipStateCheck);
+        return oauth.authorizationCodeGrantRequest(this.#as, this.#client, this.#auth, params, redirectUri, codeVerifier, options);
+      },
+      (response) => oauth.processAuthorizationCodeResponse(this.#as, this.#client, response),
+      signal,
+    );
+  }
+
+  /** refresh_token grant (never cancelled by the browser: the service may rotate). */
+  refresh(refreshToken: string, scope: string | undefined): Promise<TokenResult> {
+    return this.#token(
+      (options) => oauth.refreshTokenGrantRequest(this.#as, this.#client, this.#auth, refreshToken, scope ? { ...options, additionalParameters: { scope } } : options),
+      (response) => oauth.processRefreshTokenResponse(this.#as, this.#client, response),
+      undefined,
+    );
+  }
+
+  /** RFC 7009 revocation; `ok` when the service answered 200. */
+  async revoke(token: string, hint: string | undefined, signal?: AbortSignal): Promise<{ ok: true } | { ok: false; answer: Answer }> {
+    const { raw, failure } = await this.#call(
+      (options) => oauth.revocationRequest(this.#as, this.#client, this.#auth, token, hint ? { ...options, additionalParameters: { token_type_hint: hint } } : options),
+      signal,
+    );
+    const checked = this.#check(raw, failure);
+    if ('answer' in checked) return { ok: false, answer: checked.answer };
+    if (raw!.status >= 200 && raw!.status < 300) return { ok: true };
+    return { ok: false, answer: this.#passError(raw!.status, checked.json, raw!.retryAfter) };
+  }
+
+  async #token(
+    request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
+    process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+    signal: AbortSignal | undefined,
+  ): Promise<TokenResult> {
+    const { raw, failure } = await this.#call(request, signal);
+    const checked = this.#check(raw, failure);
+    if ('answer' in checked) return { ok: false, answer: checked.answer };
+    const { status } = raw!;
+    const json = checked.json;
+    if (status >= 200 && status < 300) {
+      if (!isRecord(json)) return { ok: false, answer: unavailable(502, 'The service answered the token request without a token.') };
+      // oauth4webapi checks the answer (access_token, token_type, expires_in, refresh_token, scope); an
+      // id_token is not ours to validate (no OpenID Connect here) and is left out of that check
+      const checkedCopy: Record<string, unknown> = { ...json };
+      delete checkedCopy.id_token;
+      try {
+        await process(new Response(JSON.stringify(checkedCopy), { status: 200, headers: { 'content-type': 'application/json' } }));
+      } catch {
+        return { ok: false, answer: unavailable(502, 'The service answered the token request without a valid token.') };
+      }
+      return { ok: true, tokens: sanitizeTokenResponse(json, this.#config.clientSecret) };
+    }
+    return { ok: false, answer: this.#passError(status, json, raw!.retryAfter) };
+  }
+
+  /** Runs one oauth4webapi request through the capturing fetch. */
+  async #call(request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>, signal: AbortSignal | undefined): Promise<{ raw?: Raw; failure?: Failure }> {
+    const outcome: { raw?: Raw; failure?: Failure } = {};
+    const config = this.#config;
+    const baseFetch = config.fetch ?? globalThis.fetch;
+    const capture = async (url: string, init: RequestInit): Promise<Response> => {
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, config.timeoutMs);
+      const onAbort = (): void => controller.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const response = await baseFetch(url, { ...init, redirect: 'manual', signal: controller.signal });
+        const text = await readLimited(response, config.maxUpstreamBytes);
+        if (text === undefined) {
+          outcome.failure = 'oversized';
+        } else {
+          outcome.raw = { status: response.status, contentType: response.headers.get('content-type') ?? '', retryAfter: response.headers.get('retry-after'), text };
+        }
+      } catch {
+        outcome.failure = timedOut ? 'timeout' : 'unreachable';
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      }
+      // oauth4webapi gets a neutral answer; the raw one is judged by #check
+      return new Response('{}', { status: 400, headers: { 'content-type': 'application/json' } });
+    };
+    const options: oauth.TokenEndpointRequestOptions = { [oauth.customFetch]: capture as typeof fetch };
+    if (this.#insecure) options[oauth.allowInsecureRequests] = true;
+    try {
+      await request(options);
+    } catch {
+      if (!outcome.raw && !outcome.failure) outcome.failure = 'unreachable';
+    }
+    return outcome;
+  }
+
+  /** The raw answer as JSON, or the mapped failure. */
+  #check(raw: Raw | undefined, failure: Failure | undefined): { json: unknown } | { answer: Answer } {
+    const config = this.#config;
+    if (failure === 'timeout' || (!raw && !failure)) return { answer: unavailable(504, `The service did not answer within ${config.timeoutMs} ms.`) };
+    if (failure === 'unreachable') return { answer: unavailable(502, 'The service could not be reached.') };
+    if (failure === 'oversized' || !raw) return { answer: unavailable(502, 'The service answered with an oversized body.') };
+    const { status, text } = raw;
+    if (status >= 300 && status < 400) return { answer: unavailable(502, `The service answered with a redirect (HTTP ${status}).`) };
+    if (status >= 500) return { answer: unavailable(502, `The service answered HTTP ${status}.`, raw.retryAfter) };
+    if (text.trim() === '') return { json: undefined };
+    if (raw.contentType.toLowerCase().includes('json') || /^\s*[{[]/.test(text)) {
+      try {
+        return { json: JSON.parse(text) as unknown };
+      } catch {
+        return { answer: unavailable(502, `The service answered HTTP ${status} with malformed JSON.`) };
+      }
+    }
+    return { answer: unavailable(502, `The service answered HTTP ${status} with a non-JSON body.`) };
+  }
+
+  /** An OAuth JSON error passed through (status, error, error_description, secret scrubbed); anything else 502. */
+  #passError(status: number, body: unknown, retryAfter: string | null): Answer {
+    const secret = this.#config.clientSecret;
+    if (!isRecord(body) || typeof body.error !== 'string' || body.error === '') {
+      return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
+    }
+    if (status === 429) return unavailable(429, 'The service is rate limiting token requests.', retryAfter);
+    const out: Record<string, string> = { error: scrub(body.error, secret) };
+    if (typeof body.error_description === 'string') out.error_description = scrub(body.error_description, secret);
+    return { status: status >= 400 && status < 500 ? status : 502, body: out };
+  }
+}
+
+/** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
+async function readLimited(response: Response, max: number): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+const KNOWN_RESPONSE_FIELDS = ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope', 'space_id'];
+
+/** The known token fields plus other plain fields, minus anything secret-like or equal to the secret. */
+export function sanitizeTokenResponse(body: Record<string, unknown>, clientSecret: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of KNOWN_RESPONSE_FIELDS) {
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    if (field === 'expires_in') {
+      const seconds = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+      if (typeof seconds === 'number' && Number.isFinite(seconds)) out.expires_in = seconds;
+      continue;
+    }
+    if (typeof value === 'string' && !value.includes(clientSecret)) out[field] = value;
+  }
+  for (const [key, value] of Object.entries(body)) {
+    if (KNOWN_RESPONSE_FIELDS.includes(key) || /secret|password|client_assertion/i.test(key) || key.includes(clientSecret)) continue;
+    if (value === undefined || value === null) continue;
+    const serialized = JSON.stringify(value);
+    if (serialized === undefined || serialized.includes(clientSecret)) continue;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = value;
+  }
+  return out;
+}
+
+function scrub(text: string, secret: string): string {
+  return text.split(secret).join('[redacted]').slice(0, 500);
+}
+
+export function unavailable(status: number, description: string, retryAfter?: string | null): Answer {
+  const answer: Answer = { status, body: { error: 'temporarily_unavailable', error_description: description } };
+  if (retryAfter && /^\d{1,6}$/.test(retryAfter.trim())) answer.headers = { 'Retry-After': retryAfter.trim() };
+  return answer;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -86,10 +86,11 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const ctx: Ctx = { config, upstream, cookieKeys, refreshes, hooks };
 
   const root = new Hono<Env>({ strict: true });
-  const app = config.basePath ? root.basePath(config.basePath) : root;
+  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only POST ${config.basePath}/token and POST ${config.basePath}/revoke are served here.`)));
+  root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }));
 
   // every answer: no caching, no sniffing, never a redirect, Vary: Origin; then the event
-  app.use('*', async (c, next) => {
+  root.use('*', async (c, next) => {
     const started = performance.now();
     const state: RequestState = { type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected' };
     c.set('st', state);
@@ -115,6 +116,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     }
   });
 
+  // the routes under basePath (a view of the same router: root.fetch serves them)
+  const app = config.basePath ? root.basePath(config.basePath) : root;
   const corsMiddleware = cors({
     origin: (origin) => (config.allowedOrigins.has(origin) ? origin : null),
     credentials: true,
@@ -159,9 +162,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     );
     app.all(route, (c) => reply(c, oauthError(405, 'invalid_request', 'Use POST.'), { Allow: 'POST, OPTIONS' }));
   }
-  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only POST ${config.basePath}/token and POST ${config.basePath}/revoke are served here.`)));
-  root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }));
-  return app;
+  return root;
 }
 
 interface Ctx {

@@ -185,7 +185,7 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   }
 
   let basePath = options.basePath ?? '';
-  if (typeof basePath !== 'string' || (basePath !== '' && !/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+\/?$/.test(basePath))) {
+  if (typeof basePath !== 'string' || (basePath !== '' && (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+\/?$/.test(basePath) || /\/\.\.?(\/|$)/.test(basePath)))) {
     fail('basePath must be empty or a path like /api/esign.');
   }
   basePath = basePath.replace(/\/+$/, '');

@@ -1,22 +1,28 @@
 /**
- * Token proxy against the real emulator: code exchange with a code obtained by driving the consent
- * forms, refresh with rotation (and reuse detection), revocation, upstream faults injected by the emulator.
+ * Token proxy against the real emulator in the opt-in browser-held mode (refresh tokens in the form, as
+ * before the token-mediating mode; that mode is proxy-mediated.test.ts): code exchange with a code
+ * obtained by driving the consent forms, refresh with rotation (and reuse detection), the replay window
+ * bound to the caller (address + Origin), revocation, upstream faults injected by the emulator.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
 const ORIGIN = 'http://localhost:6006';
+/** The opt-in mode under /api/esign. */
+const HELD = { browserHeldRefreshTokens: true, cookieKeys: [generateCookieKey()], basePath: '/api/esign' };
 let emulator: Emulator;
 let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
   proxy = await serveDemoProxy(emulator.baseUrl, {
+    ...HELD,
     allowedOrigins: [ORIGIN],
     rateLimit: false,
     timeoutMs: 1_000,
@@ -108,7 +114,8 @@ describe('token proxy + emulator', () => {
   });
 
   test('refresh rotates the refresh token; with no replay window, reusing the old one revokes the grant', async () => {
-    const strict = await serveDemoProxy(emulator.baseUrl, { allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 0 });
+    const strict = await serveDemoProxy(emulator.baseUrl, {
+    ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 0 });
     try {
       await rotateThenReuse(strict.url);
     } finally {
@@ -183,7 +190,8 @@ describe('token proxy + emulator', () => {
   });
 
   test('after the replay window, the old refresh token is reuse again', async () => {
-    const short = await serveDemoProxy(emulator.baseUrl, { allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 200 });
+    const short = await serveDemoProxy(emulator.baseUrl, {
+    ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 200 });
     try {
       const first = await exchange();
       const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
@@ -222,6 +230,7 @@ describe('token proxy + emulator', () => {
 
   test('HTTP Basic client authentication works against the service', async () => {
     const basic = await serveDemoProxy(emulator.baseUrl, {
+    ...HELD,
       allowedOrigins: [ORIGIN],
       clientAuth: 'basic',
     });
@@ -242,6 +251,7 @@ describe('token proxy + emulator', () => {
       baseUrl: emulator.baseUrl,
       allowedOrigins: [ORIGIN],
       redirectUris: [DEMO_LOGIN.redirectUri],
+      ...HELD,
     });
     try {
       const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });

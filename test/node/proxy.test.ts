@@ -8,11 +8,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { EsignError } from '../../src/core/errors.js';
-import { createTokenProxy, serveTokenProxy, type ServedTokenProxy, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { createTokenProxy, generateCookieKey, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 const SECRET = 'sup3r-s3cret-value-0123456789';
 const ORIGIN = 'http://localhost:6006';
 const REDIRECT = 'http://localhost:6006/iframe.html';
+const COOKIE_KEY = generateCookieKey();
 
 interface Received {
   path: string;
@@ -75,6 +77,9 @@ async function startProxy(overrides: Partial<TokenProxyOptions> = {}): Promise<s
     allowedOrigins: [ORIGIN],
     redirectUris: [REDIRECT, 'com.example.esign:/oauth/callback'],
     timeoutMs: 1_000,
+    cookieKeys: [COOKIE_KEY],
+    // these tests send refresh tokens in the form (the opt-in mode); the default mode is proxy-mediated.test.ts's
+    browserHeldRefreshTokens: true,
     ...overrides,
   });
   proxies.push(served);
@@ -128,8 +133,12 @@ describe('token proxy: forwarding', () => {
     assert.equal(received[0]!.headers.origin, undefined, 'browser headers are not forwarded');
   });
 
-  test('works mounted under a prefix and without an Origin (server to server)', async () => {
-    const response = await fetch(`${url}/api/esign/token`, {
+  test('works under a basePath (exact routes only) and without an Origin (server to server)', async () => {
+    const prefixed = await startProxy({ basePath: '/api/esign' });
+    assert.equal((await read(await post(`${prefixed}/token`, form(codeGrant)))).status, 404, 'outside the basePath');
+    assert.equal((await read(await post(`${url}/api/esign/token`, form(codeGrant)))).status, 404, 'no basePath: /api/esign/token is not /token');
+    assert.equal(received.length, 0);
+    const response = await fetch(`${prefixed}/api/esign/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=UTF-8', 'X-Esign-Proxy': '1' },
       body: form({ grant_type: 'refresh_token', refresh_token: 'rt-0', scope: 'envelope:read' }),
@@ -198,8 +207,13 @@ describe('token proxy: forwarding', () => {
     await read(await post(`${basicUrl}/token`, form(codeGrant)));
     const sent = Object.fromEntries(new URLSearchParams(received[0]!.body));
     assert.equal(sent.client_secret, undefined);
-    assert.equal(sent.client_id, 'demo-client');
-    assert.equal(received[0]!.headers.authorization, `Basic ${Buffer.from('demo-client:a+b%3Ac').toString('base64')}`);
+    // oauth4webapi's client_secret_basic: the client is identified by the header only (RFC 6749 section 2.3.1)
+    assert.equal(sent.client_id, undefined);
+    const basic = /^Basic (.+)$/.exec(received[0]!.headers.authorization ?? '');
+    assert.ok(basic, 'an Authorization: Basic header');
+    // RFC 6749 section 2.3.1: each part form-encoded before Base64
+    const [id, secret] = Buffer.from(basic[1]!, 'base64').toString().split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
+    assert.deepEqual([id, secret], ['demo-client', 'a b:c']);
   });
 });
 
@@ -279,8 +293,8 @@ describe('token proxy: refuses bad requests without calling the service', () => 
 });
 
 describe('token proxy: CORS preflight', () => {
-  test('answers an allowed origin exactly, no wildcard, no credentials', async () => {
-    const url = await startProxy();
+  test('answers an allowed origin exactly, no wildcard, with credentials (the session cookie)', async () => {
+    const url = await startProxy({ basePath: '/api/esign' });
     const response = await fetch(`${url}/api/esign/token`, {
       method: 'OPTIONS',
       headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-esign-proxy' },
@@ -288,7 +302,7 @@ describe('token proxy: CORS preflight', () => {
     await read(response);
     assert.equal(response.status, 204);
     assert.equal(response.headers.get('access-control-allow-origin'), ORIGIN);
-    assert.equal(response.headers.get('access-control-allow-credentials'), null);
+    assert.equal(response.headers.get('access-control-allow-credentials'), 'true');
     assert.match(response.headers.get('access-control-allow-methods') ?? '', /POST/);
     assert.match((response.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /x-esign-proxy/);
     assert.equal(received.length, 0);
@@ -296,9 +310,9 @@ describe('token proxy: CORS preflight', () => {
 });
 
 describe('token proxy: rate limit', () => {
-  test('429 with Retry-After past the limit, per Origin bucket', async () => {
+  test('429 with Retry-After past the limit, per client address, never per Origin', async () => {
     const events: TokenProxyEvent[] = [];
-    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 3 }, allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'], onEvent: (e) => events.push(e) });
+    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 3 }, allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'], trustedProxies: ['127.0.0.1'], onEvent: (e) => events.push(e) });
     for (let i = 0; i < 3; i += 1) assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
     const limited = await read(await post(`${url}/token`, form(codeGrant)));
     assert.equal(limited.status, 429);
@@ -306,20 +320,22 @@ describe('token proxy: rate limit', () => {
     const retryAfter = Number(limited.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     assert.equal(received.length, 3);
-    // Another origin has its own bucket.
-    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { Origin: 'http://127.0.0.1:6006' }))).status, 200);
+    // Another Origin header (which any non-browser client sets at will) does not get a bucket of its own...
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { Origin: 'http://127.0.0.1:6006' }))).status, 429);
+    // ...another client address (here through a trusted proxy's X-Forwarded-For) does.
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-Forwarded-For': '198.51.100.7' }))).status, 200);
     assert.deepEqual(
       events.map((e) => [e.type, e.status]),
-      [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['rejected', 429], ['authorization_code', 200]],
+      [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 429], ['authorization_code', 429], ['authorization_code', 200]],
     );
     for (const event of events) {
-      assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'status', 'type']);
+      assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'mode', 'status', 'type']);
       assert.ok(event.durationMs >= 0, 'event.durationMs >= 0');
     }
   });
 
-  test('clientKey option picks the bucket', async () => {
-    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 1 }, clientKey: (r) => r.headers.get('x-user') ?? 'anon' });
+  test('clientAddress option picks the address (e.g. CF-Connecting-IP)', async () => {
+    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 1 }, clientAddress: (r) => r.headers.get('x-user') ?? 'anon' });
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'a' }))).status, 200);
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'a' }))).status, 429);
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'b' }))).status, 200);
@@ -383,7 +399,7 @@ describe('token proxy: upstream failures', () => {
 });
 
 describe('token proxy: configuration and Fetch handler', () => {
-  const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'] };
+  const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'], cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
 
   test('refuses unsafe configuration', () => {
     const bad: Array<Partial<TokenProxyOptions>> = [
@@ -401,9 +417,22 @@ describe('token proxy: configuration and Fetch handler', () => {
       { rateLimit: { windowMs: 0, max: 1 } },
       { refreshReplayMs: -1 },
       { refreshReplayMs: Number.NaN },
+      { redirectUris: ['https://user:pass@app.example/cb'] },
+      { cookieKeys: [], browserHeldRefreshTokens: false },
+      { cookieKeys: undefined, browserHeldRefreshTokens: undefined },
+      { cookieKeys: ['c2hvcnQ'] },
+      { cookieKeys: [COOKIE_KEY, 'not a key'] },
+      { basePath: 'api' },
+      { basePath: '/api/../x' },
+      { cookieDomain: 'bad domain' },
+      { sessionMaxAgeSeconds: 0 },
     ];
     for (const override of bad) {
-      assert.throws(() => createTokenProxy({ ...base, ...override }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret'), JSON.stringify(override));
+      assert.throws(
+        () => createTokenProxy({ ...base, ...override }),
+        (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret') && !e.message.includes(COOKIE_KEY) && !e.message.includes('not a key'),
+        JSON.stringify(override),
+      );
     }
     assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
   });
@@ -411,7 +440,7 @@ describe('token proxy: configuration and Fetch handler', () => {
   test('is a plain Fetch handler; same-origin requests need no allowlist entry', async () => {
     const handler = createTokenProxy({ ...base, fetch: async () => Response.json({ access_token: 'x', token_type: 'Bearer' }) });
     const make = (origin: string): Request =>
-      new Request('https://app.example/api/esign/token', {
+      new Request('https://app.example/token', {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: origin },
         body: form({ grant_type: 'authorization_code', code: 'c', code_verifier: 'v', redirect_uri: 'https://app.example/cb' }),
@@ -426,7 +455,7 @@ describe('token proxy: configuration and Fetch handler', () => {
 describe('token proxy: mounted in a plain node:http server', () => {
   test('getRequestListener(handler) under a prefix', async () => {
     const { getRequestListener } = await import('@hono/node-server');
-    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT] });
+    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true });
     const host = createServer(getRequestListener(handler));
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     try {
@@ -453,6 +482,8 @@ describe('token proxy: properties', () => {
       allowedOrigins: [ORIGIN],
       redirectUris: [REDIRECT],
       rateLimit: false,
+      cookieKeys: [COOKIE_KEY],
+      browserHeldRefreshTokens: true,
       fetch: async (_input, init) => {
         forwarded = new URLSearchParams(String(init?.body));
         return Response.json({ access_token: 'at', token_type: 'Bearer', echo: SECRET, [SECRET]: 1 });
@@ -501,9 +532,9 @@ describe('token proxy: properties', () => {
   });
 });
 
-describe('token proxy: serveTokenProxy (node:http) and the Fetch handler answer alike', () => {
+describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler answer alike', () => {
   test('same status, headers and body for accepted, refused and upstream-failed requests', async () => {
-    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000 };
+    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000, cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
     const served = await startProxy(options);
     const { getRequestListener } = await import('@hono/node-server');
     const host = createServer(getRequestListener(createTokenProxy(options)));
@@ -512,7 +543,7 @@ describe('token proxy: serveTokenProxy (node:http) and the Fetch handler answer 
     const proxyHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN };
     const cases: Array<[string, string, RequestInit, UpstreamBehaviour?]> = [
       ['code exchange', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }],
-      ['refresh without Origin', '/api/esign/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' }, body: form({ grant_type: 'refresh_token', refresh_token: 'r' }) }],
+      ['refresh without Origin', '/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' }, body: form({ grant_type: 'refresh_token', refresh_token: 'r' }) }],
       ['revoke', '/revoke', { method: 'POST', headers: proxyHeaders, body: form({ token: 't' }) }, (_q, s) => s.end()],
       ['preflight', '/token', { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } }],
       ['foreign preflight', '/token', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }],

@@ -6,7 +6,7 @@ const env = (import.meta as unknown as { env?: Record<string, string | undefined
 export const demo = {
   clientId: env['STORYBOOK_ESIGN_CLIENT_ID'] ?? 'demo-client',
   baseUrl: env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010',
-  tokenEndpoint: env['STORYBOOK_ESIGN_TOKEN_ENDPOINT'] ?? 'http://127.0.0.1:4020/token',
+  tokenEndpoint: env['STORYBOOK_ESIGN_TOKEN_ENDPOINT'] ?? 'http://localhost:4020/token',
   /** The emulator's page of sent emails (invitations, signing requests). */
   outbox: `${env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010'}/__emulator/outbox.html`,
 };

@@ -8,6 +8,7 @@ import {
   type ConnectMode,
   type SessionChange,
   type SessionConfig,
+  type RefreshTokenHolder,
   type SessionInfo,
 } from '../core/session/session-manager.js';
 import type { StorageKind } from '../core/session/store.js';
@@ -57,7 +58,7 @@ function takePageCallback(): URLSearchParams | null {
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.
  * @fires esign-disconnected - The session ended: the user disconnected, it expired or was revoked, or another tab disconnected. `detail: {reason}`.
  * @fires esign-session-refreshed - The access token was renewed, here or by another tab. `detail: {session, byOtherTab}`.
- * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `invalid_config`, …).
+ * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `session_expired`, `invalid_config`, …).
  *
  * @slot - Elements that use this session (an `<esign-uploader>`, `<esign-signing-frame>`, …).
  * @slot connected - Replaces the "connected" text, e.g. with your own account badge.
@@ -120,6 +121,18 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   /** URL of your token proxy's revocation route. Default: `revoke` beside `token-endpoint`. */
   @property({ attribute: 'revocation-endpoint' }) revocationEndpoint = '';
+
+  /** The service's authorization page, for a service whose endpoints differ from the spec's. Default: `${base-url}/openapi/v1/oauth/auth`. */
+  @property({ attribute: 'authorization-endpoint' }) authorizationEndpoint = '';
+
+  /**
+   * Who holds the refresh token. `proxy` (default): your token proxy keeps it in an encrypted HttpOnly
+   * cookie and the page holds short-lived access tokens in memory only (RFC 10017 token-mediating
+   * backend); the proxy must be served from this page's site. `browser`: opt-in for a proxy on another
+   * site; the page keeps both tokens (in `storage`), readable by any script on the page. The proxy
+   * must allow it (`browserHeldRefreshTokens`).
+   */
+  @property({ attribute: 'refresh-tokens' }) refreshTokens: RefreshTokenHolder = 'proxy';
 
   /** Where the service sends the user back; must be registered exactly. Default: this page without query or fragment. */
   @property({ attribute: 'redirect-uri' }) redirectUri = '';
@@ -200,7 +213,20 @@ export class EsignConnect extends LitElement implements SessionProvider {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    const configKeys = ['clientId', 'baseUrl', 'tokenEndpoint', 'revocationEndpoint', 'redirectUri', 'scope', 'spaceId', 'loginHint', 'storage', 'mode'] as const;
+    const configKeys = [
+      'clientId',
+      'baseUrl',
+      'tokenEndpoint',
+      'revocationEndpoint',
+      'authorizationEndpoint',
+      'redirectUri',
+      'scope',
+      'spaceId',
+      'loginHint',
+      'storage',
+      'mode',
+      'refreshTokens',
+    ] as const;
     if (this.isConnected && this.hasUpdated && configKeys.some((key) => changed.has(key))) void this.#init();
   }
 
@@ -210,6 +236,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
    */
   connect(options: { mode?: ConnectMode } = {}): Promise<SessionInfo> {
     const mode = options.mode ?? this.mode;
+    // a configuration the element already refused opens no window: the same error, visible as it is
+    if (this._error?.code === 'invalid_config') return Promise.reject(this.#fail(this._error));
     // the popup must open synchronously in the click, before any await, or browsers block it
     const popup = mode === 'popup' ? window.open('about:blank', `esign-connect-${Math.random().toString(36).slice(2)}`, POPUP_FEATURES) : null;
     this.#pending?.cleanup();
@@ -320,8 +348,10 @@ export class EsignConnect extends LitElement implements SessionProvider {
       redirectUri: this.redirectUri ? resolve(this.redirectUri, 'redirect-uri') : here.href,
       scope: this.scope || DEFAULT_SCOPE,
       storage: this.storage,
+      refreshTokens: this.refreshTokens,
     };
     if (this.revocationEndpoint) config.revocationEndpoint = resolve(this.revocationEndpoint, 'revocation-endpoint');
+    if (this.authorizationEndpoint) config.authorizationEndpoint = resolve(this.authorizationEndpoint, 'authorization-endpoint');
     if (this.spaceId) config.spaceId = this.spaceId;
     if (this.loginHint) config.loginHint = this.loginHint;
     return config;

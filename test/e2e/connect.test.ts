@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,9 +57,12 @@ before(async () => {
     baseUrl: emulator.baseUrl,
     allowedOrigins: [siteOrigin],
     redirectUris: [redirectUri],
+    cookieKeys: [randomBytes(32).toString('base64url')],
   });
+  // the proxy on the page's own site (another port of localhost): its SameSite=Strict cookie comes back
+  const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
   markup = `<h1>Contracts</h1>
-<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxy.url}/token"></esign-connect>`;
+<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxyUrl}/token"></esign-connect>`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
@@ -77,6 +81,9 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     tab.on('console', (msg) => seen.push(msg.text()));
     tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
     tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+    tab.on('response', (response) => {
+      if (response.url().includes('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
+    });
     await tab.goto(siteOrigin);
 
     const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
@@ -94,6 +101,18 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
 
     await tab.reload();
     await tab.getByText('Connected to Space space_acme').waitFor();
+    // a second tab of the site: connected through the proxy's cookie, no login, no popup
+    const second = await context.newPage();
+    await second.goto(siteOrigin);
+    await second.getByText('Connected to Space space_acme').waitFor();
+    await second.close();
+    // the refresh token never reached the page: not in a response body, not in what the page stored
+    assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no request from the page carries a refresh token');
+    const cookies = await context.cookies();
+    const sessionCookie = cookies.find((cookie) => cookie.name.startsWith('esign_s_'));
+    assert.ok(sessionCookie, 'the proxy set its session cookie');
+    assert.equal(sessionCookie.httpOnly, true, 'HttpOnly: no page script can read it');
+    assert.equal(sessionCookie.sameSite, 'Strict');
 
     // the laptop leaves the Wi-Fi (the browser's real offline mode) and comes back: told, and still connected
     await context.setOffline(true);

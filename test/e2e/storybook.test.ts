@@ -3,6 +3,7 @@
  * no console error and no failed request, against the real emulator and token proxy.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +47,7 @@ before(async () => {
     baseUrl: emulator.baseUrl,
     allowedOrigins: [siteOrigin],
     redirectUris: [`${siteOrigin}/iframe.html`],
+    cookieKeys: [randomBytes(32).toString('base64url')],
   });
   // the demos read these at build time, as `npm start` passes them to Storybook
   execFileSync(process.execPath, ['node_modules/storybook/dist/bin/dispatcher.js', 'build', '-o', OUT, '--quiet'], {
@@ -54,7 +56,8 @@ before(async () => {
       ...process.env,
       STORYBOOK_DISABLE_TELEMETRY: '1',
       STORYBOOK_ESIGN_BASE_URL: emulator.baseUrl,
-      STORYBOOK_ESIGN_TOKEN_ENDPOINT: `${proxy.url}/token`,
+      // the proxy on the site's own host name: its SameSite=Strict session cookie comes back
+      STORYBOOK_ESIGN_TOKEN_ENDPOINT: `${proxy.url.replace('127.0.0.1', 'localhost')}/token`,
       STORYBOOK_ESIGN_CLIENT_ID: app.clientId,
     },
   });

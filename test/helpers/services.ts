@@ -182,6 +182,25 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       case 'esign-reset':
         emulator.reset();
         return true;
+      case 'esign-set-limits':
+        emulator.setLimits((payload ?? {}) as Record<string, number>);
+        return true;
+      case 'esign-try-refresh-tokens': {
+        // what an attacker who read these strings from the page would do: redeem each as a refresh token at the
+        // service, with the app's own credentials (the strongest attacker: one who also stole the secret)
+        const candidates = ((payload?.['candidates'] as unknown[] | undefined) ?? []).filter((c): c is string => typeof c === 'string');
+        let accepted = 0;
+        for (const candidate of new Set(candidates)) {
+          const res = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: candidate, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+          });
+          if (res.ok) accepted += 1;
+          await res.arrayBuffer();
+        }
+        return { tried: new Set(candidates).size, accepted };
+      }
       case 'esign-advance-clock':
         emulator.advanceClock(Number(payload?.['seconds'] ?? 0));
         return emulator.now().toISOString();

@@ -72,42 +72,68 @@ export class ProxyTokens implements TokenBackend {
   }
 
   async #post(url: string, code: 'token_exchange_failed' | 'refresh_failed', form: Record<string, string>): Promise<TokenSet> {
-    const body = await this.#send(url, code, form);
-    if (typeof body['access_token'] !== 'string' || body['access_token'] === '') {
-      throw new EsignError(code, 'The token proxy answered without an access token.');
-    }
-    if ('refresh_token' in body) {
+    const tokens = await callProxy(url, code, this.#fields(form));
+    if (tokens.refreshToken !== undefined) {
       // a proxy in browser-held mode answered a mediated request: never keep what the page must not hold
       throw new EsignError('invalid_config', 'The token proxy returned a refresh token to the browser. Configure it in token-mediating mode (the default).');
     }
-    return tokenSetFrom(body);
+    return tokens;
   }
 
-  async #send(url: string, code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', form: Record<string, string>): Promise<Record<string, unknown>> {
+  #send(url: string, code: 'revoke_failed', form: Record<string, string>): Promise<Record<string, unknown>> {
+    return postForm(url, code, this.#fields(form));
+  }
+
+  #fields(form: Record<string, string>): URLSearchParams {
     const fields = new URLSearchParams({ ...form, session: this.#config.slot, client_id: this.#config.clientId });
     if (this.#config.spaceId) fields.set('space_id', this.#config.spaceId);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        credentials: 'include',
-        cache: 'no-store',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' },
-        body: fields,
-      });
-    } catch (cause) {
-      if (isAbortError(cause)) throw new EsignError('aborted', 'The request was aborted.', { cause });
-      throw new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause });
-    }
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch (cause) {
-      throw new EsignError(code, `The token proxy gave an unexpected answer (HTTP ${response.status}).`, { status: response.status, cause });
-    }
-    if (response.ok && isRecord(body)) return body;
-    throw proxyError(code, response, body);
+    return fields;
   }
+}
+
+/**
+ * A token answer of the proxy, checked as an OAuth client checks one (RFC 6749 section 5.1): a Bearer
+ * `token_type`, a non-empty `access_token`, and every optional field of its type.
+ */
+export async function callProxy(url: string, code: 'token_exchange_failed' | 'refresh_failed', fields: URLSearchParams): Promise<TokenSet> {
+  const body = await postForm(url, code, fields);
+  const problem =
+    typeof body['access_token'] !== 'string' || body['access_token'] === ''
+      ? 'without an access token'
+      : typeof body['token_type'] !== 'string' || body['token_type'].toLowerCase() !== 'bearer'
+        ? 'with a token_type other than Bearer'
+        : (['refresh_token', 'scope', 'space_id'] as const).find((name) => body[name] !== undefined && typeof body[name] !== 'string')
+          ? 'with a malformed field'
+          : body['expires_in'] !== undefined && (typeof body['expires_in'] !== 'number' || !(body['expires_in'] > 0))
+            ? 'with a malformed expires_in'
+            : undefined;
+  if (problem) throw new EsignError(code, `The token proxy answered ${problem}.`);
+  return tokenSetFrom(body);
+}
+
+/** POSTs a form to the proxy with its header and the cookie; the JSON answer, or the error it means. */
+export async function postForm(url: string, code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', fields: URLSearchParams): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      credentials: 'include',
+      cache: 'no-store',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' },
+      body: fields,
+    });
+  } catch (cause) {
+    if (isAbortError(cause)) throw new EsignError('aborted', 'The request was aborted.', { cause });
+    throw new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause });
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (cause) {
+    throw new EsignError(code, `The token proxy gave an unexpected answer (HTTP ${response.status}).`, { status: response.status, cause });
+  }
+  if (response.ok && isRecord(body)) return body;
+  throw proxyError(code, response, body);
 }
 
 /** An error answer of the proxy as an EsignError; the codes that end a session become `session_expired`. */

@@ -297,13 +297,7 @@ export class SessionManager extends EventTarget {
         });
       }
       const { BrowserTokens } = await import('./browser-tokens.js');
-      return new BrowserTokens({
-        clientId: this.config.clientId,
-        issuer: this.#issuer(),
-        authorizationEndpoint: this.authorizationEndpoint,
-        tokenEndpoint: this.config.tokenEndpoint,
-        revocationEndpoint,
-      });
+      return new BrowserTokens({ clientId: this.config.clientId, tokenEndpoint: this.config.tokenEndpoint, revocationEndpoint });
     })();
     // a failed load (e.g. offline while fetching the chunk) may be tried again
     this.#backend.catch(() => (this.#backend = undefined));

@@ -51,7 +51,8 @@ async function serveChild(role: string): Promise<void> {
     url = emu.baseUrl;
     close = () => emu.close();
   } else {
-    const { serveTokenProxy } = await import('../src/proxy/index.js');
+    const { serveTokenProxy } = await import('../src/proxy/node.js');
+    const { generateCookieKey } = await import('../src/proxy/index.js');
     const served = await serveTokenProxy({
       port: 0,
       clientId: DEMO_LOGIN.clientId,
@@ -61,6 +62,9 @@ async function serveChild(role: string): Promise<void> {
       redirectUris: [DEMO_LOGIN.redirectUri],
       // the limiter stays in the path, with a ceiling this load never reaches
       rateLimit: { windowMs: 60_000, max: 1e9 },
+      cookieKeys: [process.env.BENCH_COOKIE_KEY ?? generateCookieKey()],
+      // load.bench.ts refreshes with tokens in the form (the opt-in mode); this bench with session cookies
+      browserHeldRefreshTokens: true,
     });
     url = served.url;
     close = () => served.close();
@@ -140,7 +144,7 @@ export interface AutocannonRequest {
   headers?: Record<string, string>;
   body?: string | Buffer;
   setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest | undefined;
-  onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+  onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
 }
 
 export interface AutocannonResult {
@@ -195,6 +199,47 @@ export async function mintRefreshTokens(baseUrl: string, count: number): Promise
     tokens.push(body.refresh_token);
   }
   return tokens;
+}
+
+/** Connects `count` sessions through the proxy (token-mediating mode) and returns their cookies (`name=value`). */
+export async function mintSessionCookies(emulatorUrl: string, proxyUrl: string, count: number): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const login = await obtainAuthorizationCode({ baseUrl: emulatorUrl, chooseSpaceId: 'space_acme' });
+    const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
+    form.set('session', 'open');
+    const response = await fetch(`${proxyUrl}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' }, body: form.toString() });
+    const cookie = response.headers.getSetCookie()[0]?.split(';')[0];
+    await response.arrayBuffer();
+    if (response.status !== 200 || !cookie) throw new Error(`code exchange through the proxy answered ${response.status}`);
+    cookies.push(cookie);
+  }
+  return cookies;
+}
+
+/**
+ * A forced refresh of a session (token-mediating mode): the cookie comes from the pool, the rotated one
+ * (Set-Cookie) goes back. force=1 so that every request is a real refresh at the service, not a cached answer.
+ */
+export function sessionRefreshRequest(pool: string[], path: string): AutocannonRequest {
+  const body = new URLSearchParams({ grant_type: 'refresh_token', session: 'open', redirect_uri: DEMO_LOGIN.redirectUri, force: '1' }).toString();
+  return {
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-esign-proxy': '1' },
+    setupRequest: (request) => {
+      const cookie = pool.shift();
+      if (cookie === undefined) poolEmpty.count += 1;
+      return { ...request, body, headers: { ...request.headers, cookie: cookie ?? 'esign_s_none=x' } };
+    },
+    onResponse: (status, _body, _context, headers) => {
+      if (status !== 200) return;
+      const name = Object.keys(headers).find((h) => h.toLowerCase() === 'set-cookie');
+      const value = name ? headers[name] : undefined;
+      const line = Array.isArray(value) ? value[0] : value;
+      if (line) pool.push(line.split(';')[0]!);
+    },
+  };
 }
 
 /** How often a request found the pool empty (must stay 0). */
@@ -335,9 +380,10 @@ async function main(): Promise<void> {
   const proxy = await startChild(file, 'proxy', { BENCH_UPSTREAM: emulator.url });
   try {
     const pool = await mintRefreshTokens(emulator.url, POOL_GRANTS);
+    const cookies = await mintSessionCookies(emulator.url, proxy.url, POOL_GRANTS);
     const targets = {
       direct: { url: emulator.url, request: refreshRequest(pool, 'direct', '/openapi/v1/oauth/token') },
-      proxy: { url: proxy.url, request: refreshRequest(pool, 'proxy', '/token') },
+      proxy: { url: proxy.url, request: sessionRefreshRequest(cookies, '/token') },
     };
     const loopback = await scenario({ emulator, proxy }, emulator.url, targets, 0);
     const remote = await scenario({ emulator, proxy }, emulator.url, targets, SERVICE_ROUND_TRIP_MS);

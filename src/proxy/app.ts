@@ -11,7 +11,7 @@ import { cors } from 'hono/cors';
 import { isLoopbackHost } from '../core/url.js';
 import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyEventType, type TokenProxyOptions } from './config.js';
 import { RefreshCoordinator } from './refresh.js';
-import { base64url, importCookieKeys, open, seal, type CookieKey } from './seal.js';
+import { base64url, webCryptoSealer, type Sealer } from './seal.js';
 import { StoreUnavailableError } from './store.js';
 import { isRecord, Upstream, type Answer, type TokenResult } from './upstream.js';
 
@@ -22,9 +22,14 @@ export const PROXY_HEADER = 'X-Esign-Proxy';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type TokenProxyHandler = (request: Request, env?: any, executionCtx?: any) => Promise<Response>;
 
-/** What a runtime adapter adds: the socket's remote address (Node: @hono/node-server's getConnInfo). */
+/** What a runtime adapter adds: the socket's remote address (Node: @hono/node-server's getConnInfo), a faster sealer. */
 export interface AdapterHooks {
   remoteAddress?: (c: Context) => string | undefined;
+  /**
+   * The same AES-256-GCM format and SHA-256 through the runtime's own crypto (Node: node:crypto, about a
+   * tenth of WebCrypto's CPU per operation there). Default: WebCrypto.
+   */
+  sealer?: (keys: Uint8Array[]) => Sealer;
 }
 
 interface RequestState {
@@ -78,12 +83,10 @@ export function createTokenProxy(options: TokenProxyOptions): TokenProxyHandler 
 export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHooks = {}): Hono<Env> {
   const config = resolveConfig(options);
   const upstream = new Upstream({ ...config, fetch: config.fetch });
-  let keys: Promise<CookieKey[]> | undefined;
-  const cookieKeys = (): Promise<CookieKey[]> => (keys ??= importCookieKeys(config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))]));
-  let coordinator: RefreshCoordinator | undefined;
-  const refreshes = async (): Promise<RefreshCoordinator> =>
-    (coordinator ??= new RefreshCoordinator({ store: config.store, keys: await cookieKeys(), replayMs: config.refreshReplayMs, callMs: config.timeoutMs }));
-  const ctx: Ctx = { config, upstream, cookieKeys, refreshes, hooks };
+  // without cookie keys (browser-held mode only) an ephemeral one seals the replay entries
+  const sealer = (hooks.sealer ?? webCryptoSealer)(config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))]);
+  const coordinator = new RefreshCoordinator({ store: config.store, sealer, replayMs: config.refreshReplayMs, callMs: config.timeoutMs });
+  const ctx: Ctx = { config, upstream, sealer, refreshes: coordinator, hooks };
 
   const root = new Hono<Env>({ strict: true });
   root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only POST ${config.basePath}/token and POST ${config.basePath}/revoke are served here.`)));
@@ -168,8 +171,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
 interface Ctx {
   config: ResolvedConfig;
   upstream: Upstream;
-  cookieKeys: () => Promise<CookieKey[]>;
-  refreshes: () => Promise<RefreshCoordinator>;
+  sealer: Sealer;
+  refreshes: RefreshCoordinator;
   hooks: AdapterHooks;
 }
 
@@ -273,10 +276,18 @@ interface CookieSpec {
   secure: boolean;
 }
 
-async function cookieSpec(c: C, slot: string): Promise<CookieSpec> {
+/** Slot -> cookie-name hash; slots are few per deployment (open, space:<id>), the cache is bounded. */
+const slotHashes = new Map<string, string>();
+
+async function cookieSpec(sealer: Sealer, c: C, slot: string): Promise<CookieSpec> {
   const url = new URL(c.req.url);
   const secure = !(url.protocol === 'http:' && isLoopbackHost(url.hostname));
-  const hash = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(slot)))).slice(0, 16);
+  let hash = slotHashes.get(slot);
+  if (hash === undefined) {
+    hash = (await sealer.sha256url(slot)).slice(0, 16);
+    if (slotHashes.size >= 1_000) slotHashes.clear();
+    slotHashes.set(slot, hash);
+  }
   return { name: `${secure ? '__Secure-' : ''}esign_s_${hash}`, secure };
 }
 
@@ -287,7 +298,7 @@ function cookieAad(ctx: Ctx, spec: CookieSpec): string {
 async function readSession(ctx: Ctx, c: C, spec: CookieSpec): Promise<Session | 'missing' | 'invalid'> {
   const value = getCookie(c, spec.name);
   if (value === undefined || value === '') return 'missing';
-  const text = await open(await ctx.cookieKeys(), value, cookieAad(ctx, spec));
+  const text = await ctx.sealer.open(value, cookieAad(ctx, spec));
   if (text === undefined) return 'invalid';
   try {
     const session = JSON.parse(text) as Session;
@@ -298,18 +309,17 @@ async function readSession(ctx: Ctx, c: C, spec: CookieSpec): Promise<Session | 
 }
 
 async function writeSession(ctx: Ctx, c: C, spec: CookieSpec, session: Session): Promise<void> {
-  const keys = await ctx.cookieKeys();
   const aad = cookieAad(ctx, spec);
-  let value = await seal(keys, JSON.stringify(session), aad);
+  let value = await ctx.sealer.seal(JSON.stringify(session), aad);
   // a cookie over ~4 KB is dropped by browsers: leave out the extras, then the cached access token
   if (value.length + spec.name.length > MAX_COOKIE_BYTES && session.x) {
     session = { ...session };
     delete session.x;
-    value = await seal(keys, JSON.stringify(session), aad);
+    value = await ctx.sealer.seal(JSON.stringify(session), aad);
   }
   if (value.length + spec.name.length > MAX_COOKIE_BYTES) {
     const { at: _at, tt: _tt, exp: _exp, life: _life, ...rest } = session;
-    value = await seal(keys, JSON.stringify(rest), aad);
+    value = await ctx.sealer.seal(JSON.stringify(rest), aad);
   }
   const maxAge = Math.max(0, session.iat + ctx.config.sessionMaxAgeSeconds - Math.floor(Date.now() / 1000));
   setCookie(c, spec.name, value, {
@@ -409,7 +419,7 @@ async function handleToken(ctx: Ctx, c: C, form: URLSearchParams): Promise<Answe
   if (!refreshToken) return oauthError(400, 'invalid_request', 'refresh_token is required.');
   const scope = values.get('scope');
   const owner = `addr:${callerAddress(ctx, c)}|${c.req.header('origin') ?? ''}`;
-  const run = await guard((await ctx.refreshes()).run(refreshToken, scope, owner, () => ctx.upstream.refresh(refreshToken, scope)));
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, () => ctx.upstream.refresh(refreshToken, scope)));
   if (run.replayed) state.replayed = true;
   return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
 }
@@ -441,7 +451,7 @@ async function mediatedCode(ctx: Ctx, c: C, values: Map<string, string>, slot: s
     if (typeof tokens.refresh_token === 'string') await ctx.upstream.revoke(tokens.refresh_token, 'refresh_token').catch(() => undefined);
     return oauthError(400, 'invalid_grant', 'The service connected another Space than the one requested (space_id).');
   }
-  const spec = await cookieSpec(c, slot);
+  const spec = await cookieSpec(ctx.sealer, c, slot);
   const session: Session = {
     v: 1,
     sid: base64url(crypto.getRandomValues(new Uint8Array(16))),
@@ -483,7 +493,7 @@ async function boundSession(ctx: Ctx, c: C, spec: CookieSpec, slot: string, valu
 async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot: string): Promise<Answer> {
   const state = c.get('st');
   if (!values.has('redirect_uri')) return oauthError(400, 'invalid_request', 'redirect_uri is required (the session is bound to it).');
-  const spec = await cookieSpec(c, slot);
+  const spec = await cookieSpec(ctx.sealer, c, slot);
   const session = await boundSession(ctx, c, spec, slot, values);
   const limited = await rateLimited(ctx, 'status' in session ? `addr:${callerAddress(ctx, c)}` : `session:${session.sid}`);
   if (limited) return limited;
@@ -504,7 +514,7 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
     return oauthError(400, 'invalid_grant', 'The service issued no refresh token for this session; connect again.');
   }
   const refreshToken = session.rt;
-  const run = await guard((await ctx.refreshes()).run(refreshToken, scope, `session:${session.sid}`, () => ctx.upstream.refresh(refreshToken, scope)));
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, `session:${session.sid}`, () => ctx.upstream.refresh(refreshToken, scope)));
   if (run.replayed) state.replayed = true;
   return afterRefresh(ctx, c, spec, session, run.result);
 }
@@ -541,7 +551,7 @@ async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promise<Answ
     if (config.cookieKeys.length === 0) return oauthError(400, 'invalid_request', 'This token proxy has no cookie keys: the token-mediating mode is off.');
     const slot = slotOf(values);
     if (typeof slot !== 'string') return slot;
-    const spec = await cookieSpec(c, slot);
+    const spec = await cookieSpec(ctx.sealer, c, slot);
     const session = await readSession(ctx, c, spec);
     const limited = await rateLimited(ctx, typeof session === 'object' ? `session:${session.sid}` : `addr:${callerAddress(ctx, c)}`);
     if (limited) return limited;

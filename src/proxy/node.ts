@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createTokenProxyApp } from './app.js';
 import type { TokenProxyOptions } from './config.js';
+import { nodeCryptoSealer } from './node-crypto.js';
+import { createNodeFetch } from './node-fetch.js';
 
 export interface ServeTokenProxyOptions extends TokenProxyOptions {
   /** Default 4020; 0 picks a free port. */
@@ -25,7 +27,13 @@ export interface ServedTokenProxy {
 
 /** Serves the proxy on `host:port` (default 127.0.0.1:4020). Throws `EsignError('invalid_config')` on bad options. */
 export function serveTokenProxy(options: ServeTokenProxyOptions): Promise<ServedTokenProxy> {
-  const app = createTokenProxyApp(options, { remoteAddress: (c) => getConnInfo(c).remote.address });
+  // unless a fetch is given: keep-alive node:http for the calls to the service (global fetch cost most of a
+  // refresh's CPU on loopback)
+  const nodeFetch = options.fetch ? undefined : createNodeFetch();
+  const app = createTokenProxyApp(nodeFetch ? { ...options, fetch: nodeFetch.fetch } : options, {
+    remoteAddress: (c) => getConnInfo(c).remote.address,
+    sealer: nodeCryptoSealer,
+  });
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port ?? 4020, hostname: host }) as Server;
@@ -40,6 +48,7 @@ export function serveTokenProxy(options: ServeTokenProxyOptions): Promise<Served
           new Promise<void>((done, fail) => {
             server.close((error) => (error ? fail(error) : done()));
             server.closeAllConnections();
+            nodeFetch?.close();
           }),
       });
     });

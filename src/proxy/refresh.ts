@@ -12,13 +12,14 @@
  * Store entries: `p:<owner>` while a call is in flight (its TTL bounds a replica that died mid-call),
  * `d:<owner>:<sealed>` after a success, the tokens sealed with the cookie key (never plaintext in a store).
  */
-import { seal, open, sha256url, type CookieKey } from './seal.js';
-import type { ProxyStore } from './store.js';
+import type { Sealer } from './seal.js';
+import { MemoryStore, type ProxyStore } from './store.js';
 import { unavailable, type TokenResult } from './upstream.js';
 
 export interface RefreshCoordinatorOptions {
   store: ProxyStore;
-  keys: CookieKey[];
+  /** Seals replay entries for a shared store (the cookie keys) and hashes refresh tokens. */
+  sealer: Sealer;
   replayMs: number;
   /** The longest an upstream call can take (the proxy's timeoutMs). */
   callMs: number;
@@ -37,14 +38,18 @@ export interface RefreshRun {
 export class RefreshCoordinator {
   readonly #o: Required<RefreshCoordinatorOptions>;
   readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun> }>();
+  /** The store is this process's memory: replay entries need no sealing. */
+  readonly #local_: boolean;
 
   constructor(options: RefreshCoordinatorOptions) {
     this.#o = { prefix: 'rf:', pollMs: 20, ...options };
+    this.#local_ = options.store instanceof MemoryStore;
   }
 
   async run(refreshToken: string, scope: string | undefined, owner: string, call: () => Promise<TokenResult>): Promise<RefreshRun> {
-    const key = this.#o.prefix + (await sha256url(`${scope ?? ''}\u0000${refreshToken}`));
-    const ownerId = (await sha256url(owner)).slice(0, 22);
+    const key = this.#o.prefix + (await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`));
+    // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
+    const ownerId = owner.startsWith('session:') ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
     const local = this.#local.get(key);
     if (local) {
       if (local.owner !== ownerId) return { result: await call(), replayed: false };
@@ -76,7 +81,9 @@ export class RefreshCoordinator {
         }
         try {
           if (result.ok && replayMs > 0) {
-            await store.set(key, `d:${owner}:${await seal(this.#o.keys, JSON.stringify(result.tokens), key)}`, replayMs);
+            // sealed with the cookie key for a shared store; one process's memory needs no sealing
+            const tokens = JSON.stringify(result.tokens);
+            await store.set(key, `d:${owner}:${this.#local_ ? `m${tokens}` : `s${await this.#o.sealer.seal(tokens, key)}`}`, replayMs);
           } else {
             await store.delete(key);
           }
@@ -87,14 +94,15 @@ export class RefreshCoordinator {
       }
       const value = await store.get(key);
       if (value === undefined) continue;
-      const [state, entryOwner] = value.split(':', 2);
-      if (entryOwner !== owner) {
+      const state = value.slice(0, 2);
+      const entryOwner = value.slice(2, 2 + owner.length);
+      if (entryOwner !== owner || (value.length > 2 + owner.length && value[2 + owner.length] !== ':')) {
         // another session presents this token: the service decides (reuse)
         return { result: await call(), replayed: false };
       }
-      if (state === 'd') {
-        const sealed = value.slice(`d:${owner}:`.length);
-        const text = await open(this.#o.keys, sealed, key);
+      if (state === 'd:') {
+        const stored = value.slice(`d:${owner}:`.length);
+        const text = stored.startsWith('m') ? stored.slice(1) : await this.#o.sealer.open(stored.slice(1), key);
         if (text !== undefined) return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
         return { result: await call(), replayed: false };
       }

@@ -86,3 +86,24 @@ export async function open(keys: CookieKey[], sealed: string, aad: string): Prom
 export async function sha256url(text: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))));
 }
+
+/** Sealing and hashing as the proxy uses them, bound to its keys; a runtime may supply a faster one (node.ts). */
+export interface Sealer {
+  /** Seals with the first key, authenticating `aad`: `v1.<kid>.<iv>.<ciphertext+tag>`. */
+  seal(plaintext: string, aad: string): Promise<string>;
+  /** The plaintext, or undefined when no key opens it. */
+  open(sealed: string, aad: string): Promise<string | undefined>;
+  /** base64url(SHA-256(utf8(text))). */
+  sha256url(text: string): Promise<string>;
+}
+
+/** The portable sealer: WebCrypto (`crypto.subtle`) on any runtime. */
+export function webCryptoSealer(raw: Uint8Array[]): Sealer {
+  let keys: Promise<CookieKey[]> | undefined;
+  const imported = (): Promise<CookieKey[]> => (keys ??= importCookieKeys(raw));
+  return {
+    seal: async (plaintext, aad) => seal(await imported(), plaintext, aad),
+    open: async (sealed, aad) => open(await imported(), sealed, aad),
+    sha256url,
+  };
+}

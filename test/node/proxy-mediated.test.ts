@@ -12,7 +12,8 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator } from '../../src/emulator/index.js';
 import { createTokenProxy, generateCookieKey, type TokenProxyEvent } from '../../src/proxy/index.js';
 import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../../src/proxy/node.js';
-import { base64url, decodeCookieKey, importCookieKeys, open, seal } from '../../src/proxy/seal.js';
+import { nodeCryptoSealer } from '../../src/proxy/node-crypto.js';
+import { base64url, decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../../src/proxy/seal.js';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
@@ -282,6 +283,21 @@ describe('token-mediating mode: the session cookie', () => {
     assert.ok(line.startsWith(`${await cookieName('open', true)}=`), line.slice(0, 40));
     const attrs = line.split(';').slice(1).map((a) => a.trim().toLowerCase());
     for (const expected of ['secure', 'httponly', 'samesite=strict', 'path=/api/esign', 'domain=example.com']) assert.ok(attrs.includes(expected), `${expected} in ${attrs.join('; ')}`);
+  });
+
+  test("one format on every runtime: WebCrypto and Node's crypto open each other's cookies, and refuse another AAD", async () => {
+    const raw = [decodeCookieKey(generateCookieKey())!, decodeCookieKey(KEY)!];
+    const web = webCryptoSealer(raw);
+    const node = nodeCryptoSealer(raw);
+    const text = JSON.stringify({ v: 1, sid: 's', rt: 'rt_x', note: 'ü€' });
+    assert.equal(await node.open(await web.seal(text, 'n|c'), 'n|c'), text);
+    assert.equal(await web.open(await node.seal(text, 'n|c'), 'n|c'), text);
+    assert.equal(await web.open(await node.seal(text, 'n|c'), 'm|c'), undefined);
+    assert.equal(await node.open(await web.seal(text, 'n|c'), 'n|d'), undefined);
+    // the old key (second) still opens what it sealed alone
+    const old = webCryptoSealer([raw[1]!]);
+    assert.equal(await node.open(await old.seal(text, 'a'), 'a'), text);
+    assert.equal(await node.sha256url('open'), await web.sha256url('open'));
   });
 
   test('no cookie: 401 session_missing; a refresh_token field beside session: 400', async () => {

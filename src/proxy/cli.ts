@@ -38,7 +38,8 @@ Options (environment variable in brackets):
                             tokens to the browser (opt-in; weaker)    [ESIGN_BROWSER_HELD_REFRESH_TOKENS=1]
   --trusted-proxy <ip>      address of a reverse proxy / load balancer in front of this one whose
                             X-Forwarded-For is believed; repeatable   [ESIGN_TRUSTED_PROXIES, comma-separated]
-  --store <url>             shared state: memory (default)          [ESIGN_STORE]
+  --store <url>             shared state for several replicas: memory (default, one process) or
+                            redis://host:port (Redis or Valkey; needs @redis/client) [ESIGN_STORE]
   --token-endpoint <url>    default <base-url>/openapi/v1/oauth/token  [ESIGN_TOKEN_ENDPOINT]
   --revocation-endpoint <url>
                             default <base-url>/openapi/v1/oauth/revoke [ESIGN_REVOCATION_ENDPOINT]
@@ -60,10 +61,18 @@ function list(values: string[] | undefined, env: string | undefined): string[] {
   return (env ?? '').split(',').map((v) => v.trim()).filter(Boolean);
 }
 
-// eslint-disable-next-line @typescript-eslint/require-await
 async function openStore(url: string): Promise<ProxyStore | undefined> {
   if (url === 'memory') return undefined;
-  throw new EsignError('invalid_config', '--store must be memory.');
+  if (/^(rediss?|valkeys?):\/\//i.test(url)) {
+    let redis: typeof import('./redis.js');
+    try {
+      redis = await import('./redis.js');
+    } catch {
+      throw new EsignError('invalid_config', '--store redis:// needs the package @redis/client: npm install @redis/client');
+    }
+    return redis.RedisStore.connect(url.replace(/^valkey/i, 'redis'));
+  }
+  throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {

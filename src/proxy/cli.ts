@@ -44,6 +44,9 @@ Options (environment variable in brackets):
   --revocation-endpoint <url>
                             default <base-url>/openapi/v1/oauth/revoke [ESIGN_REVOCATION_ENDPOINT]
   --client-auth post|basic  how the secret is sent (default post)     [ESIGN_CLIENT_AUTH]
+  --rate-limit <n>|off      requests per minute per caller (session, else client address);
+                            default 60                                [ESIGN_RATE_LIMIT]
+  --timeout-ms <n>          how long the service may take to answer (default 10000) [ESIGN_TIMEOUT_MS]
   --refresh-replay-ms <n>   how long a refresh answer is kept for the same session presenting the same
                             refresh token again (default 10000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
   --port <n>                default 4020                              [PORT]
@@ -97,6 +100,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'revocation-endpoint': { type: 'string' },
         'client-auth': { type: 'string' },
         'refresh-replay-ms': { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'timeout-ms': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -131,6 +136,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (clientAuth !== 'post' && clientAuth !== 'basic') problems.push("--client-auth must be 'post' or 'basic'");
   const replayText = values['refresh-replay-ms'] ?? env.ESIGN_REFRESH_REPLAY_MS;
   if (replayText !== undefined && !/^\d{1,9}$/.test(replayText)) problems.push(`--refresh-replay-ms must be a whole number of milliseconds, got ${JSON.stringify(replayText)}`);
+  const rateText = values['rate-limit'] ?? env.ESIGN_RATE_LIMIT;
+  if (rateText !== undefined && rateText !== 'off' && !/^[1-9]\d{0,8}$/.test(rateText)) problems.push(`--rate-limit must be a number of requests per minute or off, got ${JSON.stringify(rateText)}`);
+  const timeoutText = values['timeout-ms'] ?? env.ESIGN_TIMEOUT_MS;
+  if (timeoutText !== undefined && !/^[1-9]\d{0,8}$/.test(timeoutText)) problems.push(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeoutText)}`);
   const clientId = values['client-id'] ?? env.ESIGN_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.ESIGN_CLIENT_SECRET;
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -174,6 +183,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       revocationEndpoint: values['revocation-endpoint'] ?? env.ESIGN_REVOCATION_ENDPOINT,
       clientAuth: clientAuth as 'post' | 'basic',
       ...(replayText !== undefined ? { refreshReplayMs: Number(replayText) } : {}),
+      ...(rateText !== undefined ? { rateLimit: rateText === 'off' ? false : { windowMs: 60_000, max: Number(rateText) } } : {}),
+      ...(timeoutText !== undefined ? { timeoutMs: Number(timeoutText) } : {}),
       port,
       host: values.host ?? env.HOST ?? '127.0.0.1',
       onEvent: (event) =>

@@ -4,7 +4,8 @@
  */
 import type { Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey, serveTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy } from '../../src/proxy/node.js';
 
 /** Pages the esign-offline command has cut off, with their request handler. */
 const offlinePages = new Map<Page, (request: HTTPRequest) => void>();

@@ -4,7 +4,7 @@
  * `hono/cookie` for the session cookie, `hono/body-limit`. Modes and wire format: docs/proxy.md (the
  * browser <-> proxy protocol). Runtime-free: no `node:` import; the Node server is in node.ts.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { cors } from 'hono/cors';
@@ -128,10 +128,20 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     allowHeaders: ['Content-Type', PROXY_HEADER],
     maxAge: 600,
   });
-  const limit = bodyLimit({
-    maxSize: config.maxBodyBytes,
-    onError: (c) => reply(c, oauthError(413, 'invalid_request', `The request body is over ${config.maxBodyBytes} bytes.`)),
-  });
+  const tooLarge = (c: C): Response => reply(c, oauthError(413, 'invalid_request', `The request body is over ${config.maxBodyBytes} bytes.`));
+  const streamedLimit = bodyLimit({ maxSize: config.maxBodyBytes, onError: tooLarge });
+  // hono/body-limit counts a streamed (chunked) body; a declared Content-Length is checked here first, as
+  // body-limit would, because body-limit touches request.body, which under @hono/node-server builds a
+  // whole WHATWG Request and stream that c.req.text() does not need
+  const limit: MiddlewareHandler<Env> = async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (parseInt(length || '0', 10) > config.maxBodyBytes) return tooLarge(c);
+      await next();
+      return;
+    }
+    return streamedLimit(c, next);
+  };
 
   for (const route of ['/token', '/revoke'] as const) {
     // a browser on a foreign site gets nothing, not even a CORS answer to read

@@ -3,11 +3,13 @@
  * agents, the body read whole into one Buffer, redirects never followed (node:http does not), abort by
  * signal. It replaces global `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's
  * CPU on loopback; the proxy's own limits (timeout, size) still apply around it (upstream.ts). TLS uses
- * Node's defaults (certificate checks on). Only what oauth4webapi's calls need: POST with string or
- * URLSearchParams bodies and plain-object headers.
+ * Node's defaults (certificate checks on). Only what oauth4webapi's calls through upstream.ts need: POST
+ * with string or URLSearchParams bodies and plain-object headers; the answer's text is on RAW_TEXT (the
+ * Response has no body of its own), so this is not a general-purpose fetch.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { RAW_TEXT } from './upstream.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;
@@ -63,7 +65,14 @@ export function createNodeFetch(): NodeFetch {
           const status = response.statusCode ?? 502;
           // a Response cannot carry a body with these statuses
           const empty = status === 204 || status === 205 || status === 304;
-          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: out }));
+          const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          // the text rides along (RAW_TEXT), where the proxy reads it (upstream.ts); the Response itself
+          // carries no body stream, which would only cost CPU (the only caller never reads it)
+          let text = empty ? '' : body.toString('utf8');
+          if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+          const answer = new Response(null, { status, headers: out });
+          Object.defineProperty(answer, RAW_TEXT, { value: text });
+          resolve(answer);
         });
         response.on('close', () => {
           if (!response.complete) {

@@ -36,6 +36,15 @@ interface Raw {
 
 type Failure = 'timeout' | 'unreachable' | 'oversized';
 
+/**
+ * A fetch implementation that already holds the whole answer as text (node-fetch.ts) puts it on the
+ * Response under this symbol, so it is not streamed again.
+ */
+export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
+
+/** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
+let neutralAnswer: Response | undefined;
+
 export class Upstream {
   readonly #config: UpstreamConfig;
   readonly #as: oauth.AuthorizationServer;
@@ -140,8 +149,8 @@ export class Upstream {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
       }
-      // oauth4webapi gets a neutral answer; the raw one is judged by #check
-      return new Response('{}', { status: 400, headers: { 'content-type': 'application/json' } });
+      // oauth4webapi gets a neutral answer (never read); the raw one is judged by #check
+      return (neutralAnswer ??= new Response(null, { status: 400 }));
     };
     const options: oauth.TokenEndpointRequestOptions = { [oauth.customFetch]: capture as typeof fetch };
     if (this.#insecure) options[oauth.allowInsecureRequests] = true;
@@ -188,6 +197,8 @@ export class Upstream {
 
 /** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
 async function readLimited(response: Response, max: number): Promise<string | undefined> {
+  const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+  if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
     await response.body?.cancel().catch(() => undefined);

@@ -5,6 +5,8 @@ import { createServer, connect } from 'node:net';
 export interface RedisServer {
   port: number;
   url: string;
+  /** The running server's process id (for CPU accounting in the bench). */
+  pid(): number | undefined;
   /** Stops the server (SIGTERM, then SIGKILL after 3 s). */
   stop(): Promise<void>;
   /** Starts it again on the same port (empty: no persistence). */
@@ -65,5 +67,5 @@ export async function startRedisServer(): Promise<RedisServer> {
     clearTimeout(timer);
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+  return { port, url: `redis://127.0.0.1:${port}`, pid: () => child?.pid, stop, start };
 }

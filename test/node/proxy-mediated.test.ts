@@ -449,10 +449,15 @@ describe('token-mediating mode: refresh replay bound to its session', () => {
     const replaying = await startProxy({ onEvent: (e) => events.push(e) });
     const { jar } = await connect(replaying.local);
     const oldJar = new Map(jar);
-    await fault({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 300, times: 1 });
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 600, times: 1 });
+    // the fault is used up when the proxy's refresh arrives at the service (which then holds it 600 ms)
+    const faultPending = async (): Promise<boolean> => ((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length > 0;
     const gaveUp = new AbortController();
-    setTimeout(() => gaveUp.abort(), 50);
-    await assert.rejects(post(`${replaying.local}/token`, refreshFields({ force: '1' }), jar, {}, gaveUp.signal), 'the browser dropped the request');
+    const dropped = assert.rejects(post(`${replaying.local}/token`, refreshFields({ force: '1' }), jar, {}, gaveUp.signal), 'the browser dropped the request');
+    // the browser goes away once the proxy's refresh is at the service
+    while (await faultPending()) await new Promise((r) => setTimeout(r, 10));
+    gaveUp.abort();
+    await dropped;
     const deadline = Date.now() + 3_000;
     while ((await refreshCount()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await refreshCount(), 1, 'the proxy finished the refresh');
@@ -487,12 +492,12 @@ describe('token-mediating mode: refresh replay bound to its session', () => {
   });
 
   test('after the window, even the same session presenting the old token is reuse', async () => {
-    const short = await startProxy({ refreshReplayMs: 150 });
+    const short = await startProxy({ refreshReplayMs: 1_000 });
     const { jar } = await connect(short.local);
     const oldJar = new Map(jar);
     assert.equal((await post(`${short.local}/token`, refreshFields({ force: '1' }), jar)).status, 200);
     assert.equal((await post(`${short.local}/token`, refreshFields({ force: '1' }), new Map(oldJar))).status, 200, 'within the window');
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 1_100));
     const reuse = await post(`${short.local}/token`, refreshFields({ force: '1' }), new Map(oldJar));
     assert.equal(reuse.status, 400);
     assert.equal(reuse.json.error, 'invalid_grant');

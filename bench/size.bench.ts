@@ -164,7 +164,33 @@ if (all.metafile) {
   );
 }
 
+// React wrappers (esign-elements/react/<tag>.js): what one wrapper adds to its element, react and react-dom being the
+// app's own (external); gzip -9 of each bundle. Budget: 2 KiB over the element alone.
+const WRAPPER_BUDGET_BYTES = 2048;
+async function gzip9(entry: string): Promise<number | string> {
+  try {
+    const result = await build({ ...CDN_OPTIONS, entryPoints: [entry], metafile: false, legalComments: 'none', external: ['react', 'react-dom'] });
+    const js = result.outputFiles?.find((f) => f.path.endsWith('.js'));
+    return js ? gzipSync(js.contents, { level: 9 }).byteLength : 'no output';
+  } catch (error) {
+    return (error as Error).message.split('\n')[0] ?? 'build failed';
+  }
+}
+const wrappers = await Promise.all(
+  elements.map(async (f) => {
+    const tag = f.replace(/^src\/|\.ts$/g, '');
+    const [element, wrapper] = await Promise.all([gzip9(f), gzip9(`src/react/${tag}.ts`)]);
+    const over = typeof element === 'number' && typeof wrapper === 'number' ? wrapper - element : null;
+    return { tag, element, wrapper, over };
+  }),
+);
+printTable(
+  `React wrappers: element + wrapper against the element alone (react external; gzip -9), budget ${WRAPPER_BUDGET_BYTES} B over the element`,
+  wrappers.map((w) => ({ wrapper: `react/${w.tag}.js`, 'element gzip B': w.element, 'with wrapper gzip B': w.wrapper, 'wrapper costs B': w.over ?? 'error', verdict: w.over === null ? 'BUILD FAILED' : w.over <= WRAPPER_BUDGET_BYTES ? 'PASS' : 'OVER' })),
+);
+
 recordResults('size', {
+  reactWrappers: { budgetBytesOverElement: WRAPPER_BUDGET_BYTES, gzipLevel: 9, wrappers },
   budgetGzipBytes: BUDGET_GZIP_BYTES,
   verdict,
   bundle: { minBytes: all.min, gzipBytes: all.gzip, ...(all.error ? { error: all.error } : {}) },

@@ -58,12 +58,15 @@ describe('the packed tarball', () => {
   });
 
   it('passes arethetypeswrong (ESM-only profile) on every entry point, ./cdn included', () => {
-    const result = bin('node_modules/@arethetypeswrong/cli/dist/index.js', [tarball, '--profile', 'esm-only', '--format', 'json']);
+    // the per-element React wrappers are a subpath pattern (./react/*.js): name them so attw resolves each
+    const wrappers = TAGS.map((tag) => `./react/${tag}.js`);
+    const result = bin('node_modules/@arethetypeswrong/cli/dist/index.js', [tarball, '--profile', 'esm-only', '--format', 'json', '--include-entrypoints', ...wrappers]);
     const report = JSON.parse(result.out.slice(result.out.indexOf('{')));
     const problems = (report.analysis?.problems ?? []).filter((p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './cdn', './react', './types/react', './types/vue', './emulator', './proxy']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
+    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
+    for (const wrapper of wrappers) assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
     const cdn = report.analysis.entrypoints['./cdn'].resolutions.bundler.resolution;
     assert.match(cdn.fileName, /esign-elements\.min\.d\.ts$/, './cdn has types');
   });

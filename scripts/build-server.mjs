@@ -50,6 +50,9 @@ const result = await build({
   tsconfig: 'tsconfig.json',
   logLevel: 'warning',
   plugins: [keepLibraryExternal],
+  // a CommonJS dependency inlined into these ES modules (a Redis client, say) may require() Node's modules: give
+  // each output a real require, else esbuild's stand-in throws "Dynamic require of … is not supported"
+  banner: { js: "import { createRequire as __esignCreateRequire } from 'node:module';\nconst require = __esignCreateRequire(import.meta.url);" },
   // the CLIs keep their #!/usr/bin/env node line (esbuild keeps a hashbang of an entry)
 });
 

@@ -159,11 +159,29 @@ if (all.metafile) {
   printTable('where the bytes go, all chunks, by package or folder (minified bytes)', byOwner.slice(0, 12).map((o) => ({ owner: o.owner, 'min bytes': o.bytes, share: pct(o.bytes) })));
   printTable('top 15 modules (minified bytes)', topModules.map((t) => ({ module: t.module, 'min bytes': t.bytes, share: pct(t.bytes) })));
 }
+// React wrappers (esign-elements/react/<tag>.js): what one wrapper adds to its element, react and react-dom being the
+// app's own (external); all chunks of each, gzip -9. Budget: 2 KiB over the element alone.
+const WRAPPER_BUDGET_BYTES = 2048;
+const wrappers = await Promise.all(
+  elements.map(async (f) => {
+    const tag = f.replace(/^src\/|\.ts$/g, '');
+    const wrapper = await measure(`react/${tag}`, `src/react/${tag}.ts`, { ...OPTIONS, external: ['react', 'react-dom'] });
+    const element = singles.find((s) => s.name === tag);
+    const over = wrapper.error || !element || element.error ? null : wrapper.all.gzip - element.all.gzip;
+    return { tag, element: element?.all.gzip ?? null, wrapper: wrapper.error ? null : wrapper.all.gzip, over };
+  }),
+);
+printTable(
+  `React wrappers: element + wrapper against the element alone (react external; all chunks; gzip -9), budget ${WRAPPER_BUDGET_BYTES} B over the element`,
+  wrappers.map((w) => ({ wrapper: `react/${w.tag}.js`, 'element gzip B': w.element ?? 'error', 'with wrapper gzip B': w.wrapper ?? 'error', 'wrapper costs B': w.over ?? 'error', verdict: w.over === null ? 'BUILD FAILED' : w.over <= WRAPPER_BUDGET_BYTES ? 'PASS' : 'OVER' })),
+);
+
 console.log(`\n${budgets.map((b) => `${b.verdict}  ${b.budget}: ${b.measured} B`).join('\n')}`);
 console.log(`(${kib(all.all.gzip)} KiB all chunks; ${kib(all.initial.gzip)} KiB first render; Lit alone ${lit.all.gzip} B)`);
 
 const sizes = (m: Measured) => ({ firstRender: m.initial, allChunks: m.all, chunks: m.chunks.length, ...(m.error ? { error: m.error } : {}) });
 recordResults('size', {
+  reactWrappers: { budgetBytesOverElement: WRAPPER_BUDGET_BYTES, gzipLevel: 9, wrappers },
   budgets: budgets.map(({ budget, measured, limit, verdict }) => ({ budget, measuredGzipBytes: measured, limitGzipBytes: limit, verdict })),
   all: sizes(all),
   chunks: all.chunks.map((c) => ({ file: c.file.replace('bench/tmp/size/', ''), initial: c.initial, minBytes: c.min, gzipBytes: c.gzip })),

@@ -31,6 +31,8 @@ Options (environment variable in brackets):
   --generate-cookie-key     print a new random cookie key and exit
   --cookie-domain <domain>  Domain attribute of the session cookie (default: none)
                                                                       [ESIGN_COOKIE_DOMAIN]
+  --session-max-age <s>     absolute lifetime of a session in seconds (default 2592000, 30 days)
+                                                                      [ESIGN_SESSION_MAX_AGE]
   --base-path <path>        serve under a path prefix, e.g. /api/esign; also the cookie's Path
                                                                       [ESIGN_BASE_PATH]
   --browser-held-refresh-tokens
@@ -92,6 +94,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'cookie-key': { type: 'string', multiple: true },
         'generate-cookie-key': { type: 'boolean' },
         'cookie-domain': { type: 'string' },
+        'session-max-age': { type: 'string' },
         'base-path': { type: 'string' },
         'browser-held-refresh-tokens': { type: 'boolean' },
         'trusted-proxy': { type: 'string', multiple: true },
@@ -140,6 +143,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (rateText !== undefined && rateText !== 'off' && !/^[1-9]\d{0,8}$/.test(rateText)) problems.push(`--rate-limit must be a number of requests per minute or off, got ${JSON.stringify(rateText)}`);
   const timeoutText = values['timeout-ms'] ?? env.ESIGN_TIMEOUT_MS;
   if (timeoutText !== undefined && !/^[1-9]\d{0,8}$/.test(timeoutText)) problems.push(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeoutText)}`);
+  const maxAgeText = values['session-max-age'] ?? env.ESIGN_SESSION_MAX_AGE;
+  if (maxAgeText !== undefined && !/^[1-9]\d{0,9}$/.test(maxAgeText)) problems.push(`--session-max-age must be a whole number of seconds, got ${JSON.stringify(maxAgeText)}`);
   const clientId = values['client-id'] ?? env.ESIGN_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.ESIGN_CLIENT_SECRET;
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -185,6 +190,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(replayText !== undefined ? { refreshReplayMs: Number(replayText) } : {}),
       ...(rateText !== undefined ? { rateLimit: rateText === 'off' ? false : { windowMs: 60_000, max: Number(rateText) } } : {}),
       ...(timeoutText !== undefined ? { timeoutMs: Number(timeoutText) } : {}),
+      ...(maxAgeText !== undefined ? { sessionMaxAgeSeconds: Number(maxAgeText) } : {}),
       port,
       host: values.host ?? env.HOST ?? '127.0.0.1',
       onEvent: (event) =>

@@ -51,7 +51,7 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
-    for (const flag of ['--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store']) {
+    for (const flag of ['--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age']) {
       assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
     }
   });
@@ -107,6 +107,7 @@ describe('esign-token-proxy CLI', () => {
       ESIGN_REDIRECT_URIS: DEMO_LOGIN.redirectUri,
       ESIGN_COOKIE_KEYS: key,
       ESIGN_BASE_PATH: '/api/esign',
+      ESIGN_SESSION_MAX_AGE: '3600',
       ESIGN_TRUSTED_PROXIES: '127.0.0.1',
     });
     try {
@@ -125,7 +126,7 @@ describe('esign-token-proxy CLI', () => {
       assert.equal(response.headers.get('access-control-allow-origin'), 'http://127.0.0.1:6006');
       assert.ok(!body.includes(DEMO_LOGIN.clientSecret), '!body.includes(DEMO_LOGIN.clientSecret)');
       assert.ok(!body.includes('refresh_token'), 'no refresh token in the mediated answer');
-      assert.match(response.headers.getSetCookie()[0] ?? '', /^esign_s_[\w-]{16}=v1\./);
+      assert.match(response.headers.getSetCookie()[0] ?? '', /^esign_s_[\w-]{16}=v1\.[^;]*; Max-Age=3600; Path=\/api\/esign; HttpOnly; SameSite=Strict$/);
       // the browser-held mode is off by default
       const held = await fetch(`${url}/api/esign/token`, {
         method: 'POST',

@@ -470,6 +470,44 @@ describe('token proxy: mounted in a plain node:http server', () => {
   });
 });
 
+describe('token proxy: a session cookie stays under ~4 KB', () => {
+  test('big extra fields are left out of the cookie, then a big access token (the next refresh asks the service)', async () => {
+    const url = await startProxy({ browserHeldRefreshTokens: false });
+    const session = (fields: Record<string, string>): string => form({ ...fields, session: 'open' });
+    behaviour = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', user_name: 'n'.repeat(3_000) }));
+    };
+    const exchanged = await post(`${url}/token`, session(codeGrant));
+    const body = (await exchanged.json()) as Record<string, unknown>;
+    assert.equal(exchanged.status, 200);
+    assert.equal((body.user_name as string).length, 3_000, 'the browser gets the field');
+    const cookie = exchanged.headers.getSetCookie()[0]!;
+    assert.ok(cookie.length < 4_000, `cookie of ${cookie.length} bytes`);
+    const jar = cookie.split(';')[0]!;
+    const refresh = { grant_type: 'refresh_token', redirect_uri: REDIRECT };
+    const cached = await read(await post(`${url}/token`, session(refresh), { Cookie: jar }));
+    assert.equal(cached.status, 200);
+    assert.equal(cached.json.access_token, 'at-1', 'the access token is still cached');
+    assert.equal(cached.json.user_name, undefined, 'the extra field was left out');
+    assert.equal(received.length, 1, 'no call to the service');
+
+    const bigToken = 'a'.repeat(3_000);
+    behaviour = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ access_token: bigToken, token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-2' }));
+    };
+    const forced = await post(`${url}/token`, session({ ...refresh, force: '1' }), { Cookie: jar });
+    assert.equal(((await forced.json()) as Record<string, unknown>).access_token, bigToken);
+    const second = forced.headers.getSetCookie()[0]!;
+    assert.ok(second.length < 4_000, `cookie of ${second.length} bytes`);
+    const again = await read(await post(`${url}/token`, session(refresh), { Cookie: second.split(';')[0]! }));
+    assert.equal(again.status, 200);
+    assert.equal(received.length, 3, 'no cached access token in the cookie: the service was asked');
+    assert.equal(new URLSearchParams(received[2]!.body).get('refresh_token'), 'rt-2', 'with the rotated refresh token');
+  });
+});
+
 describe('token proxy: mounted in an existing Hono app', () => {
   test("app.route('/', createTokenProxyApp({basePath})): the proxy's routes work, the app's own routes keep their headers", async () => {
     const { Hono } = await import('hono');

@@ -73,18 +73,27 @@ export function originAllowed(list: OriginList | undefined, origin: string): boo
   return list.includes(origin);
 }
 
-/** CSP frame-ancestors source list (default: loopback origins, any port, plus the CORS origins). */
+/**
+ * CSP frame-ancestors source list (default: loopback origins, any port, plus the CORS origins). CSP host sources have
+ * no syntax for IPv6 literals, so `[::1]` cannot be listed (browsers report `http://[::1]:*` as invalid): pages on
+ * [::1] frame the emulator through `localhost` instead, or list it with `frameAncestors: '*'`.
+ */
 export function frameAncestorsHeader(frame: OriginList | undefined, cors: OriginList | undefined): string {
   if (frame === '*' || (frame === undefined && cors === '*')) return 'frame-ancestors *';
   const sources = new Set<string>(["'self'"]);
   if (frame === undefined) {
     for (const scheme of ['http', 'https'])
-      for (const host of ['localhost', '127.0.0.1', '[::1]']) sources.add(`${scheme}://${host}:*`);
-    if (Array.isArray(cors)) for (const o of cors) sources.add(o);
+      for (const host of ['localhost', '127.0.0.1']) sources.add(`${scheme}://${host}:*`);
+    if (Array.isArray(cors)) for (const o of cors) if (cspSource(o)) sources.add(o);
   } else {
-    for (const o of frame) sources.add(o);
+    for (const o of frame) if (cspSource(o)) sources.add(o);
   }
   return 'frame-ancestors ' + [...sources].join(' ');
+}
+
+/** False for an origin a CSP source list cannot express (an IPv6 literal host). */
+function cspSource(origin: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\/\[/i.test(origin);
 }
 
 export function escapeHtml(value: unknown): string {

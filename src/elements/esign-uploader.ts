@@ -162,13 +162,6 @@ export class EsignUploader extends LitElement {
         background: var(--_surface);
         border: 1px solid var(--_border);
         border-radius: var(--_radius);
-        animation: esign-row-in var(--_duration) ease-out;
-      }
-      @keyframes esign-row-in {
-        from {
-          opacity: 0;
-          transform: translateY(-2px);
-        }
       }
       .file-icon {
         display: grid;

@@ -197,7 +197,6 @@ export const stateStyles = css`
     background: var(--_surface);
     border: 1px solid var(--_border);
     border-radius: var(--_radius);
-    animation: esign-fade-in var(--_duration) ease-out;
   }
   .state .badge {
     display: grid;
@@ -245,12 +244,7 @@ export const stateStyles = css`
     gap: var(--_space);
     margin-top: calc(var(--_space) / 2);
   }
-  @keyframes esign-fade-in {
-    from {
-      opacity: 0;
-      transform: translateY(2px);
-    }
-  }
+
 `;
 
 /** Text for screen readers only (live regions): in the accessibility tree, not on screen. */

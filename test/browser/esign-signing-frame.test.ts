@@ -163,10 +163,24 @@ describe('<esign-signing-frame>', () => {
         if (data.source === 'esign' && data.type === 'envelope-sent') resolve(data);
       }),
     );
-    const envelopeId = (await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] })) as string;
+    const sentEvent = oneEvent(el, 'esign-envelope-sent');
+    await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     const message = await sent;
-    expect(message.envelopeId).to.equal(envelopeId);
+    expect(message.envelopeId).to.match(/\S/);
     expect(message.status).to.equal('sent');
+    // the element says what happened, tells the page, and offers the next envelope
+    const { detail: sentDetail } = await sentEvent;
+    expect(sentDetail).to.deep.equal({ envelopeId: message.envelopeId, fileIds, status: 'sent' });
+    await el.updateComplete;
+    expect(el.status).to.equal('sent');
+    expect(frameOf(el), 'the frame made way for the sent state').to.equal(null);
+    const sentState = el.shadowRoot!.querySelector('[part~="sent"]')!;
+    expect(sentState.textContent).to.contain('Envelope sent');
+    await expect(el).shadowDom.to.be.accessible();
+    sentState.querySelector('button')!.click();
+    await el.updateComplete;
+    expect(el.status).to.equal('idle');
+    expect(el.fileIds).to.deep.equal([]);
     // every forwarded message came from the Url's origin
     expect(events.filter((e) => e.type === 'esign-view-message').every((e) => (e.detail as { origin: string }).origin === readyDetail.origin)).to.equal(true);
 

@@ -128,16 +128,31 @@ button.primary{background:var(--accent);border-color:var(--accent);color:var(--a
 .actions{display:flex;gap:.6rem;flex-wrap:wrap;margin-top:1rem}
 .note{padding:.6rem .8rem;border-radius:6px;margin:.75rem 0}
 .warn{background:var(--warn-bg);color:var(--warn-fg)}.error{background:var(--err-bg);color:var(--err-fg)}.ok{background:var(--ok-bg);color:var(--ok-fg)}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+table{border-collapse:collapse;width:100%}th,td{text-align:start;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-size:.8rem;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.02em}
 .row{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
-.status{font-size:.85em;padding:.05rem .45rem;border-radius:99px;border:1px solid var(--line)}
+.status{display:inline-block;font-size:.8rem;font-weight:600;padding:.05rem .55rem;border-radius:99px;border:1px solid var(--line);white-space:nowrap}
+.status[data-status=completed],.status[data-status=signed]{background:var(--ok-bg);color:var(--ok-fg);border-color:transparent}
+.status[data-status=declined],.status[data-status=voided]{background:var(--err-bg);color:var(--err-fg);border-color:transparent}
+.status[data-status=sent],.status[data-status=pending]{background:var(--warn-bg);color:var(--warn-fg);border-color:transparent}
+.wrap,code{overflow-wrap:anywhere}
+.empty{padding:1.5rem 1rem;text-align:center;border:1px dashed var(--line);border-radius:8px}.empty p{margin:.25rem 0}
 a{color:var(--accent)}
+@media (max-width:36rem){
+body{padding:.85rem}
+.row{grid-template-columns:1fr}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack tr{border:1px solid var(--line);border-radius:8px;padding:.35rem .75rem;margin:0 0 .6rem}
+table.stack td{display:grid;grid-template-columns:minmax(6.5rem,35%) 1fr;gap:.5rem;border:0;padding:.3rem 0}
+table.stack td::before{content:attr(data-label);font-size:.8rem;font-weight:600;color:var(--muted)}
+}
 `;
 
 /** A complete, plain HTML page with the shared inline CSS. */
-export function page(title: string, body: string, extraHead = ''): string {
+export function page(title: string, body: string, extraHead = '', lang = 'en'): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style>${extraHead}</head>
 <body><main>${body}</main></body></html>`;
 }

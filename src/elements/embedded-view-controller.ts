@@ -50,6 +50,12 @@ const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expir
 const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_failed', 'login_expired']);
 /** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
 export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+/**
+ * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
+ * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
+ * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
+ */
+export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
 export const FRAME_ALLOW = 'clipboard-write';
 
 // ---- pure rules (unit-tested in test/node/embedded-view.test.ts) ----
@@ -473,6 +479,8 @@ export class EmbeddedViewController implements ReactiveController {
     this.#usedFrames.add(frame);
     // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
     // re-inserted frame (which reloads its src) has nothing to load again (#isFresh checked that contentWindow exists)
+    // sandbox flags are taken when a navigation starts: the service's page gets the full set, the blank document never had scripts
+    frame.setAttribute('sandbox', FRAME_SANDBOX);
     frame.contentWindow!.location.replace(held.url);
     this.#armLoadTimer();
   }
@@ -958,7 +966,7 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
             tabindex=${prebuilt ? '-1' : nothing}
             aria-hidden=${prebuilt ? 'true' : nothing}
             ?inert=${prebuilt}
-            sandbox=${FRAME_SANDBOX}
+            sandbox=${FRAME_SANDBOX_BLANK}
             allow=${FRAME_ALLOW}
             @load=${view.onFrameLoad}
           ></iframe>`,

@@ -248,16 +248,28 @@ export class EsignUploader extends LitElement {
     `,
   ];
 
-  /** The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element. */
+  /**
+   * The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element.
+   * @default the nearest <esign-connect>
+   */
   @property({ reflect: true }) connect: string | undefined = undefined;
 
-  /** Accepted types, as for `<input type="file">`: `.ext`, `type/*` or `type/subtype`, comma-separated. Empty: any type. Default: PDF, office documents and images. */
+  /**
+   * Accepted types, as for `<input type="file">`: `.ext`, `type/*` or `type/subtype`, comma-separated. Empty: any type. Default: PDF, office documents and images.
+   * @default PDF, Word, Excel, PowerPoint and images (.pdf, .doc(x), .xls(x), .ppt(x), .png, .jpg, …)
+   */
   @property() accept: string = DEFAULT_ACCEPT;
 
-  /** Largest file in bytes. Default: the service limit, 20 MiB (assumption). */
+  /**
+   * Largest file in bytes. Default: the service limit, 20 MiB (assumption).
+   * @default 20971520 (20 MiB, the service limit)
+   */
   @property({ attribute: 'max-size', converter: optionalNumber }) maxSize: number | undefined = undefined;
 
-  /** Most files this uploader holds at once (uploaded or on their way). Default: no limit; 1 without `multiple`. */
+  /**
+   * Most files this uploader holds at once (uploaded or on their way). Default: no limit; 1 without `multiple`.
+   * @default no limit (1 without multiple)
+   */
   @property({ attribute: 'max-files', converter: optionalNumber }) maxFiles: number | undefined = undefined;
 
   /** Takes several files. Without it the uploader holds one file. */

@@ -64,7 +64,13 @@ export class EsignDemoSession extends HTMLElement implements SessionProvider {
   }
 }
 
-if (!customElements.get('esign-demo-session')) customElements.define('esign-demo-session', EsignDemoSession);
+/**
+ * Registers the tag. Called from the stories (a plain `import './demo-session.js'` is dropped by the bundler: the
+ * package's "sideEffects" list names only the library's defining modules).
+ */
+export function defineDemoSession(): void {
+  if (!customElements.get('esign-demo-session')) customElements.define('esign-demo-session', EsignDemoSession);
+}
 
 declare global {
   interface HTMLElementTagNameMap {

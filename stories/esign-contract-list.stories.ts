@@ -3,7 +3,9 @@ import { html, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import '../src/esign-contract-list.js';
 import { demo } from './demo-config.js';
-import './demo-session.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 interface Args {
   display: 'inline' | 'popup';

@@ -7,7 +7,9 @@ import { EsignClient } from '../src/core/client.js';
 import type { EsignConnect } from '../src/elements/esign-connect.js';
 import type { EsignSigningFrame } from '../src/elements/esign-signing-frame.js';
 import { demo } from './demo-config.js';
-import './demo-session.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 interface Args {
   display: 'inline' | 'popup';

@@ -6,7 +6,9 @@ import '../src/esign-uploader.js';
 import { EsignError } from '../src/core/errors.js';
 import type { EsignUploader } from '../src/elements/esign-uploader.js';
 import { demo } from './demo-config.js';
-import './demo-session.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 interface Args {
   multiple: boolean;
@@ -65,7 +67,12 @@ function uploader(args: Args, options: { connect?: string; persistKey?: string; 
       // once the element has found its session, hand it the sample files as a drop would (once per element)
       if (!el || !files || started.has(el)) return;
       started.add(el);
-      void (el as EsignUploader).updateComplete.then(() => (el as EsignUploader).upload(files()).catch(() => undefined));
+      // once its session is there (a demo session asks the emulator for a token first)
+      const provider = options.connect ? (document.getElementById(options.connect) as { session?: unknown } | null) : null;
+      const ready = async (): Promise<void> => {
+        for (let i = 0; i < 50 && provider && !provider.session; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      };
+      void (el as EsignUploader).updateComplete.then(ready).then(() => (el as EsignUploader).upload(files()).catch(() => undefined));
     })}
   ></esign-uploader>`;
 }

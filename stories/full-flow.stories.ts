@@ -4,7 +4,9 @@ import '../src/index.js';
 import { EsignClient } from '../src/core/client.js';
 import type { EsignConnect } from '../src/elements/esign-connect.js';
 import { demo } from './demo-config.js';
-import './demo-session.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 const meta: Meta = {
   title: 'Guides/Full flow',

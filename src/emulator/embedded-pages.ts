@@ -24,6 +24,7 @@ function embeddedPage(tx: PageText, title: string, body: string, messages: Messa
     `${body}<script type="application/json" id="esign-messages">${scriptJson(messages)}</script><script>${MESSENGER}</script>`,
     '',
     tx.lang,
+    { lightOnly: true },
   );
 }
 

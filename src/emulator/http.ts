@@ -149,11 +149,18 @@ table.stack td::before{content:attr(data-label);font-size:.8rem;font-weight:600;
 }
 `;
 
+/**
+ * Pages shown inside another site's frame are light only: a frame cannot see the host page's color-scheme (its
+ * prefers-color-scheme is the OS's), so following the OS would put a dark page on a light host. Top-level pages
+ * (consent, invitations) follow the OS.
+ */
+const LIGHT_ONLY = STYLE.replace(/@media \(prefers-color-scheme:dark\)\{:root\{[^}]*\}\}/, '').replace(':root{color-scheme:light dark;', ':root{color-scheme:light;');
+
 /** A complete, plain HTML page with the shared inline CSS. */
-export function page(title: string, body: string, extraHead = '', lang = 'en'): string {
+export function page(title: string, body: string, extraHead = '', lang = 'en', options: { lightOnly?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style>${extraHead}</head>
+<title>${escapeHtml(title)}</title><style>${options.lightOnly ? LIGHT_ONLY : STYLE}</style>${extraHead}</head>
 <body><main>${body}</main></body></html>`;
 }
 

@@ -42,6 +42,8 @@ export class EsignDemoSession extends HTMLElement implements SessionProvider {
   async #fetch(): Promise<string> {
     // a test fault for the state to show (e.g. a slow or failing embedded/views), registered before any call
     const fault = this.getAttribute('fault');
+    // a story starts from a clean service: no fault left by the story shown before
+    await fetch(`${this.baseUrl}/__emulator/faults`, { method: 'DELETE' }).catch(() => undefined);
     if (fault) await fetch(`${this.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: fault });
     const res = await fetch(`${this.baseUrl}/__emulator/token`, {
       method: 'POST',

@@ -440,7 +440,18 @@ export class EsignConnect extends LitElement implements SessionProvider {
     return new Promise<SessionInfo>((resolve, reject) => {
       let closedAt = 0;
       const onMessage = (event: MessageEvent): void => {
-        if (event.origin !== location.origin || event.source !== popup) return;
+        if (event.source !== popup) return;
+        if (event.origin !== location.origin) {
+          // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
+          const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
+          if (refusal) {
+            cleanup();
+            if (!popup.closed) popup.close();
+            void manager.abandonLogin(state);
+            reject(refusal);
+          }
+          return;
+        }
         manager.acceptCallback(event.data, state).then(
           (session) => {
             if (!session) return;
@@ -613,6 +624,25 @@ function safeOpener(): Window | null {
     // cross-origin opener
   }
   return null;
+}
+
+/**
+ * The sign-in page's report that it cannot send the user back, as an EsignError naming the address used (and the
+ * registered ones when the page lists them). The emulator sends `{source: 'esign', type: 'oauth-error', ...}`
+ * (docs/emulator.md); anything else is ignored.
+ */
+function refusedRedirect(data: unknown): EsignError | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const message = data as { source?: unknown; type?: unknown; error?: unknown; redirectUri?: unknown; registered?: unknown };
+  if (message.source !== 'esign' || message.type !== 'oauth-error' || typeof message.error !== 'string') return undefined;
+  const used = typeof message.redirectUri === 'string' ? message.redirectUri.slice(0, 500) : '';
+  const registered = Array.isArray(message.registered) ? message.registered.filter((r): r is string => typeof r === 'string').slice(0, 20) : [];
+  const text =
+    message.error === 'invalid_redirect_uri'
+      ? `The service refused the redirect address ${used || '(none)'}: it is not registered for this app.` +
+        (registered.length ? ` Registered: ${registered.join(', ')}. Set redirect-uri to one of them, or register this page's address.` : ' Register this page\'s address, or set redirect-uri to a registered one.')
+      : `The sign-in page reported ${message.error.slice(0, 100)}.`;
+  return new EsignError('oauth_error', text, { serviceCode: message.error.slice(0, 100) });
 }
 
 function writeWaitingPage(popup: Window): void {

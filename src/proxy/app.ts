@@ -89,11 +89,16 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const ctx: Ctx = { config, upstream, sealer, refreshes: coordinator, hooks };
 
   const root = new Hono<Env>({ strict: true });
-  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only POST ${config.basePath}/token and POST ${config.basePath}/revoke are served here.`)));
-  root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }));
+  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only POST ${config.basePath}/token and POST ${config.basePath}/revoke are served here.`), { Vary: 'Origin' }));
+  root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }, { Vary: 'Origin' }));
 
-  // every answer: no caching, no sniffing, never a redirect, Vary: Origin; then the event
-  root.use('*', async (c, next) => {
+  // the routes under basePath (a view of the same router: root.fetch serves them)
+  const app = config.basePath ? root.basePath(config.basePath) : root;
+
+  // every answer of the two routes: no caching, no sniffing, never a redirect, Vary: Origin; then the
+  // event. On the routes only, so that an app this one is mounted in (app.route) keeps its own headers;
+  // the answers built here (reply) carry the same headers anyway.
+  const finish: MiddlewareHandler<Env> = async (c, next) => {
     const started = performance.now();
     const state: RequestState = { type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected' };
     c.set('st', state);
@@ -117,10 +122,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
         // an observer's failure must not change the answer
       }
     }
-  });
-
-  // the routes under basePath (a view of the same router: root.fetch serves them)
-  const app = config.basePath ? root.basePath(config.basePath) : root;
+  };
   const corsMiddleware = cors({
     origin: (origin) => (config.allowedOrigins.has(origin) ? origin : null),
     credentials: true,
@@ -144,6 +146,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   };
 
   for (const route of ['/token', '/revoke'] as const) {
+    app.use(route, finish);
     // a browser on a foreign site gets nothing, not even a CORS answer to read
     app.use(route, async (c, next) => {
       const origin = c.req.header('origin');
@@ -188,10 +191,13 @@ interface Ctx {
 
 type C = Context<Env>;
 
+/** The proxy's JSON answers, with the headers every answer of the proxy carries. */
 function reply(c: C, answer: Answer, extra?: Record<string, string>): Response {
-  for (const [name, value] of Object.entries({ ...answer.headers, ...extra })) c.header(name, value);
+  for (const [name, value] of Object.entries({ ...COMMON_HEADERS, ...answer.headers, ...extra })) c.header(name, value);
   return c.json(answer.body, answer.status as 200);
 }
+
+const COMMON_HEADERS: Record<string, string> = { 'Cache-Control': 'no-store', Pragma: 'no-cache', 'X-Content-Type-Options': 'nosniff' };
 
 function oauthError(status: number, error: string, description: string): Answer {
   return { status, body: { error, error_description: description } };

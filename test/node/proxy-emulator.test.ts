@@ -145,10 +145,9 @@ describe('token proxy + emulator', () => {
     const first = await exchange();
     const refreshForm = (token: unknown): URLSearchParams => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token as string });
     // the service is slow; the browser gives up (a dropped connection) before the answer comes
-    await fault({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 300, times: 1 });
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 600, times: 1 });
     const gaveUp = new AbortController();
-    setTimeout(() => gaveUp.abort(), 50);
-    await assert.rejects(
+    const dropped = assert.rejects(
       fetch(`${proxy.url}/api/esign/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
@@ -157,6 +156,10 @@ describe('token proxy + emulator', () => {
       }),
       'the browser dropped the request',
     );
+    // the browser goes away once the refresh is at the service (the delay fault is used up on arrival)
+    while (((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length > 0) await new Promise((r) => setTimeout(r, 10));
+    gaveUp.abort();
+    await dropped;
     // the proxy still finished the refresh: the service rotated the token once
     await waitFor(async () => (await requests())['grant:refresh_token'] === 1, 'the refresh reaches the service');
     const retried = await proxyPost('token', refreshForm(first.refresh_token));
@@ -192,14 +195,14 @@ describe('token proxy + emulator', () => {
 
   test('after the replay window, the old refresh token is reuse again', async () => {
     const short = await serveDemoProxy(emulator.baseUrl, {
-    ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 200 });
+    ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 1_000 });
     try {
       const first = await exchange();
       const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
       const refreshed = await proxyPost('token', refreshForm, short.url);
       assert.equal(refreshed.status, 200, refreshed.text);
       assert.equal((await proxyPost('token', refreshForm, short.url)).status, 200, 'within the window');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
       const reuse = await proxyPost('token', refreshForm, short.url);
       assert.equal(reuse.status, 400);
       assert.equal(reuse.json.error, 'invalid_grant');

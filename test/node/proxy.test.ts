@@ -470,6 +470,25 @@ describe('token proxy: mounted in a plain node:http server', () => {
   });
 });
 
+describe('token proxy: mounted in an existing Hono app', () => {
+  test("app.route('/', createTokenProxyApp({basePath})): the proxy's routes work, the app's own routes keep their headers", async () => {
+    const { Hono } = await import('hono');
+    const { createTokenProxyApp } = await import('../../src/proxy/index.js');
+    const site = new Hono();
+    site.get('/health', (c) => c.text('ok'));
+    site.route('/', createTokenProxyApp({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true }));
+    const health = await site.fetch(new Request('http://app.example/health'));
+    assert.equal(await health.text(), 'ok');
+    assert.equal(health.headers.get('cache-control'), null, "the proxy's headers stay on its own routes");
+    const answer = await read(
+      await site.fetch(new Request('http://app.example/api/esign/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN }, body: form(codeGrant) })),
+    );
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json.access_token, 'at-1');
+    assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN);
+  });
+});
+
 describe('token proxy: properties', () => {
   test('whatever the form holds, only known fields go upstream and the secret never comes back', async () => {
     const allowed = new Set(['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'client_id', 'client_secret']);

@@ -260,4 +260,26 @@ describe('<esign-connect>', () => {
     expect(el.status).to.equal('error');
     await expect(el).shadowDom.to.be.accessible();
   });
+
+  it('says at once that the service refused the redirect address, naming it and the registered ones', async () => {
+    const refused = `${cfg.pageOrigin}/not-registered.html`;
+    const el = await fixture<EsignConnect>(html`<esign-connect
+      client-id=${cfg.clientId}
+      base-url=${cfg.baseUrl}
+      token-endpoint=${cfg.tokenEndpoint}
+      redirect-uri=${refused}
+      storage="memory"
+    ></esign-connect>`);
+    await el.updateComplete;
+    const failed = oneEvent(el, 'esign-error');
+    await clickIn(el, 'button');
+    const { detail } = await failed;
+    expect(detail.error.code).to.equal('oauth_error');
+    expect(detail.error.serviceCode).to.equal('invalid_redirect_uri');
+    expect(detail.error.message).to.contain(refused);
+    expect(detail.error.message).to.contain(cfg.callbackUrl);
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain(refused);
+  });
 });

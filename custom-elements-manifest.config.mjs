@@ -3,11 +3,49 @@
 // tags are made from it by scripts/build-types.mjs at build time.
 import { distPathsPlugin } from './scripts/cem-dist-paths.mjs';
 
+const PLATFORM_CALLBACKS = /^(connected|disconnected|adopted|attributeChanged|formAssociated|formReset|formDisabled|formStateRestore)Callback$/;
+
+/**
+ * The manifest describes the public surface only, with true defaults: private and protected members, `#x` and `_x`
+ * names, statics and platform callbacks are left out (Storybook would list them as controls), and a field's
+ * `@default` JSDoc tag wins over its initializer (`maxSize = undefined` means "the service limit, 20 MiB").
+ */
+function publicSurface() {
+  return {
+    name: 'esign-public-surface',
+    analyzePhase({ ts, node, moduleDoc }) {
+      if (!ts.isClassDeclaration(node) || !node.name) return;
+      const decl = moduleDoc.declarations?.find((d) => d.name === node.name.getText());
+      if (!decl) return;
+      for (const member of node.members) {
+        if (!ts.isPropertyDeclaration(member) && !ts.isGetAccessorDeclaration(member)) continue;
+        const tag = ts.getJSDocTags(member).find((t) => t.tagName.getText() === 'default');
+        if (!tag) continue;
+        const comment = typeof tag.comment === 'string' ? tag.comment : ts.getTextOfJSDocComment(tag.comment);
+        const doc = decl.members?.find((m) => m.name === member.name.getText());
+        if (doc && comment) doc.default = comment;
+        const attribute = decl.attributes?.find((a) => a.fieldName === member.name.getText());
+        if (attribute && comment) attribute.default = comment;
+      }
+    },
+    packageLinkPhase({ customElementsManifest }) {
+      for (const mod of customElementsManifest.modules) {
+        for (const decl of mod.declarations ?? []) {
+          if (!decl.customElement || !decl.members) continue;
+          decl.members = decl.members.filter(
+            (m) => m.privacy !== 'private' && m.privacy !== 'protected' && !m.static && !/^[#_]/.test(m.name) && !PLATFORM_CALLBACKS.test(m.name),
+          );
+        }
+      }
+    },
+  };
+}
+
 export default {
   globs: ['src/elements/**/*.ts', 'src/esign-*.ts', 'src/index.ts'],
   exclude: ['src/emulator/**', 'src/proxy/**', 'src/core/**'],
   litelement: true,
   dependencies: false,
   packagejson: false,
-  plugins: [distPathsPlugin()],
+  plugins: [publicSurface(), distPathsPlugin()],
 };

@@ -7,6 +7,14 @@ const config: StorybookConfig = {
   addons: ['@storybook/addon-docs'],
   core: { disableTelemetry: true, disableWhatsNewNotifications: true },
   docs: {},
+  viteFinal(config) {
+    // one Lit, in its production build: dev and build resolve the same files (no "Lit is in dev mode", no
+    // "Multiple versions of Lit loaded" from a development copy beside a production one)
+    config.resolve ??= {};
+    config.resolve.conditions = ['module', 'browser', 'production', 'import', 'default'];
+    config.resolve.dedupe = [...new Set([...(config.resolve.dedupe ?? []), 'lit', 'lit-html', 'lit-element', '@lit/reactive-element'])];
+    return config;
+  },
 };
 
 export default config;

@@ -6,8 +6,37 @@ setCustomElementsManifest(manifest);
 // The demo's redirect-uri is this iframe page: when the consent page sends the user back here, finish the sign-in.
 completeCallbackIfAny();
 
+/** The host page around the story: light (no color-scheme, as most pages) or dark (`color-scheme: dark`). */
+function applyHost(scheme: string): void {
+  const root = document.documentElement;
+  root.style.colorScheme = scheme === 'dark' ? 'dark' : '';
+  document.body.style.background = scheme === 'dark' ? 'Canvas' : '';
+  document.body.style.color = scheme === 'dark' ? 'CanvasText' : '';
+}
+
 const preview: Preview = {
   tags: ['autodocs'],
+  globalTypes: {
+    host: {
+      description: 'The host page the elements sit on: light, or dark (color-scheme: dark)',
+      toolbar: {
+        title: 'Host page',
+        icon: 'contrast',
+        items: [
+          { value: 'light', title: 'Light host page' },
+          { value: 'dark', title: 'Dark host page' },
+        ],
+        dynamicTitle: true,
+      },
+    },
+  },
+  initialGlobals: { host: 'light' },
+  decorators: [
+    (story, context) => {
+      applyHost(String(context.parameters['host'] ?? context.globals['host'] ?? 'light'));
+      return story();
+    },
+  ],
   parameters: {
     controls: { expanded: true },
   },

@@ -13,7 +13,7 @@ const FILE_PORT = Number(process.env['ESIGN_EMULATOR_FILE_PORT'] ?? 4011);
 const PROXY_PORT = Number(process.env['ESIGN_PROXY_PORT'] ?? 4020);
 
 async function main(): Promise<void> {
-  const emulator = await createEmulator({ port: EMULATOR_PORT, filePort: FILE_PORT });
+  const emulator = await createEmulator({ port: EMULATOR_PORT, filePort: FILE_PORT, devRedirects: true });
   const app = emulator.seed.apps.find((a) => a.clientId === 'demo-client') ?? emulator.seed.apps[0];
   if (!app) throw new Error('the emulator seed has no app');
   const storybookOrigins = [`http://localhost:${STORYBOOK_PORT}`, `http://127.0.0.1:${STORYBOOK_PORT}`];

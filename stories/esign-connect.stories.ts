@@ -39,7 +39,7 @@ const meta: Meta<Args> = {
       @esign-connected=${(e: CustomEvent) => console.info('esign-connected', e.detail)}
       @esign-error=${(e: CustomEvent) => console.info('esign-error', e.detail.error.code)}
     ></esign-connect>
-    <p style="font: 13px system-ui; color: #666; max-width: 60ch">
+    <p style="font: 13px system-ui; opacity: 0.8; max-width: 60ch">
       Demo accounts on the local emulator: <code>alice@example.com</code> / <code>alice-password</code> (two Spaces),
       <code>bob@example.com</code> / <code>bob-password</code>. Sent emails appear in the
       <a href=${demo.outbox} target="_blank" rel="noopener">emulator's outbox</a>.

@@ -3,6 +3,9 @@ import { html, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import '../src/esign-contract-list.js';
 import { demo } from './demo-config.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 interface Args {
   display: 'inline' | 'popup';
@@ -14,13 +17,15 @@ interface Args {
 
 const log = (e: CustomEvent) => console.info(e.type, e.type === 'esign-error' ? e.detail.error.code : e.detail);
 
-function page(args: Args, options: { id?: string; slots?: TemplateResult; connect?: boolean; extra?: TemplateResult } = {}) {
+function page(args: Args, options: { id?: string; slots?: TemplateResult; connect?: boolean; extra?: TemplateResult; signIn?: boolean; fault?: object } = {}) {
   const id = options.id ?? 'esign-list-demo';
   return html`
     <div lang=${args.lang} style="display: grid; gap: 1rem; font: 14px system-ui">
       ${options.connect === false
         ? ''
-        : html`<esign-connect id=${id} client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}></esign-connect>`}
+        : options.signIn
+          ? html`<esign-connect id=${id} client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}></esign-connect>`
+          : html`<esign-demo-session id=${id} fault=${ifDefined(options.fault ? JSON.stringify(options.fault) : undefined)}></esign-demo-session>`}
       ${options.extra ?? ''}
       <esign-contract-list
         connect=${id}
@@ -28,7 +33,6 @@ function page(args: Args, options: { id?: string; slots?: TemplateResult; connec
         auto=${args.auto ? 'true' : 'false'}
         allowed-origins=${ifDefined(args['allowed-origins'] || undefined)}
         load-timeout=${args['load-timeout']}
-        style="min-height: 24rem"
         @esign-view-ready=${log}
         @esign-view-loaded=${log}
         @esign-view-expired=${log}
@@ -36,8 +40,9 @@ function page(args: Args, options: { id?: string; slots?: TemplateResult; connec
         @esign-error=${log}
         >${options.slots ?? ''}</esign-contract-list
       >
-      <p style="color: #666; max-width: 70ch; margin: 0">
-        Connect as <code>alice@example.com</code> / <code>alice-password</code>; envelopes sent from the signing frame's stories show up here.
+      <p style="opacity: 0.8; max-width: 70ch; margin: 0">
+        ${options.signIn ? html`Connect as <code>alice@example.com</code> / <code>alice-password</code>;` : html`Connected as Alice (Acme Legal);`} envelopes sent
+        from the signing frame's stories show up here.
       </p>
     </div>
   `;
@@ -59,6 +64,14 @@ type Story = StoryObj<Args>;
 
 /** Opens by itself once connected: the user's contracts in the connected Space. */
 export const Default: Story = {};
+
+/** With a real sign-in: click Connect, log in as Alice and choose a Space. */
+export const SignIn: Story = { render: (args) => page(args, { id: 'esign-list-sign-in', signIn: true }) };
+
+/** The Url is on its way (the emulator holds the answer for a minute): the loading state. */
+export const Loading: Story = {
+  render: (args) => page(args, { id: 'esign-list-loading', fault: { path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 60_000, times: 1 } }),
+};
 
 /** `auto="false"` and a refresh button: each refresh asks for a new one-time Url. */
 export const Refresh: Story = {
@@ -95,28 +108,11 @@ export const FrameBlocked: Story = { args: { 'load-timeout': 1 } };
 export const UrlRejected: Story = { args: { 'allowed-origins': 'https://esign.example.com' } };
 
 /**
- * Error from the service: the button makes the emulator answer the next embedded/views calls with 503 (a test fault,
- * more times than the client retries), then refreshes; the element shows `view_failed` with a retry.
+ * Error from the service: the emulator answers embedded/views with 503 (a test fault, more times than the client
+ * retries); the element shows `view_failed` with a retry.
  */
 export const ServiceError: Story = {
-  render: (args) =>
-    page(args, {
-      id: 'esign-list-error',
-      extra: html`<button
-        style="justify-self: start"
-        @click=${async (e: Event) => {
-          const list = (e.target as HTMLElement).parentElement!.querySelector('esign-contract-list')!;
-          await fetch(`${demo.baseUrl}/__emulator/faults`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ path: '/openapi/v1/embedded/views', kind: 'status', status: 503, times: 4 }),
-          });
-          await list.refresh().catch(() => undefined);
-        }}
-      >
-        Make the service fail, then refresh
-      </button>`,
-    }),
+  render: (args) => page(args, { id: 'esign-list-error', fault: { path: '/openapi/v1/embedded/views', kind: 'status', status: 503, times: 4 } }),
 };
 
 /** In Malay (the nearest `lang`). */

@@ -7,6 +7,9 @@ import { EsignClient } from '../src/core/client.js';
 import type { EsignConnect } from '../src/elements/esign-connect.js';
 import type { EsignSigningFrame } from '../src/elements/esign-signing-frame.js';
 import { demo } from './demo-config.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 interface Args {
   display: 'inline' | 'popup';
@@ -34,18 +37,24 @@ function sampleFiles(frame: EsignSigningFrame, connect: EsignConnect): void {
   void upload();
 }
 
-function page(args: Args, options: { sample?: boolean; id?: string; slots?: TemplateResult; note?: TemplateResult } = {}) {
+function page(args: Args, options: { sample?: boolean; id?: string; slots?: TemplateResult; note?: TemplateResult; signIn?: boolean; fault?: object } = {}) {
   const id = options.id ?? 'esign-demo';
   let connect: EsignConnect | undefined;
   return html`
     <div lang=${args.lang} style="display: grid; gap: 1rem; font: 14px system-ui">
-      <esign-connect
-        id=${id}
-        client-id=${demo.clientId}
-        base-url=${demo.baseUrl}
-        token-endpoint=${demo.tokenEndpoint}
-        ${ref((el) => (connect = el as EsignConnect | undefined))}
-      ></esign-connect>
+      ${options.signIn
+        ? html`<esign-connect
+            id=${id}
+            client-id=${demo.clientId}
+            base-url=${demo.baseUrl}
+            token-endpoint=${demo.tokenEndpoint}
+            ${ref((el) => (connect = el as EsignConnect | undefined))}
+          ></esign-connect>`
+        : html`<esign-demo-session
+            id=${id}
+            fault=${ifDefined(options.fault ? JSON.stringify(options.fault) : undefined)}
+            ${ref((el) => (connect = el as unknown as EsignConnect | undefined))}
+          ></esign-demo-session>`}
       <esign-signing-frame
         connect=${id}
         display=${args.display}
@@ -53,7 +62,6 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
         allowed-origins=${ifDefined(args['allowed-origins'] || undefined)}
         load-timeout=${args['load-timeout']}
         file-ids=${ifDefined(args['file-ids'] || undefined)}
-        style="min-height: 28rem"
         ${ref((el) => {
           if (el && options.sample && connect) sampleFiles(el as EsignSigningFrame, connect);
         })}
@@ -65,8 +73,8 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
         >${options.slots ?? ''}</esign-signing-frame
       >
       ${options.note ?? ''}
-      <p style="color: #666; max-width: 70ch; margin: 0">
-        Connect as <code>alice@example.com</code> / <code>alice-password</code> on the local emulator. Signers' emails land in the
+      <p style="opacity: 0.8; max-width: 70ch; margin: 0">
+        ${options.signIn ? html`Connect as <code>alice@example.com</code> / <code>alice-password</code> on the local emulator.` : html`Connected as Alice (Acme Legal) on the local emulator.`} Signers' emails land in the
         <a href=${demo.outbox} target="_blank" rel="noopener">emulator's outbox</a>. Events are logged to the console.
       </p>
     </div>
@@ -87,25 +95,43 @@ const meta: Meta<Args> = {
 export default meta;
 type Story = StoryObj<Args>;
 
-/** The full flow: connect, a sample PDF is uploaded, the envelope edit page opens; add a signer and Send. */
+/** Connected as Alice, a sample PDF is uploaded and the envelope edit page opens; add a signer and Send to see the sent state. */
 export const Default: Story = {};
+
+/** With a real sign-in: click Connect, log in as Alice, choose a Space; then the same as Default. */
+export const SignIn: Story = { render: (args) => page(args, { sample: true, id: 'esign-sign-in', signIn: true }) };
 
 /** `display="popup"`: the page opens in a window from the user's click (the window opens inside the click, then the Url is asked for). */
 export const Popup: Story = { args: { display: 'popup' } };
 
-/** Nothing to sign yet: without a session, then without FileIds, the element says what is missing (replaceable with `slot="empty"`). */
+/** Nothing to sign yet: connected but without FileIds, the element says what is missing (replaceable with `slot="empty"`). */
 export const Empty: Story = {
   render: (args) => page(args, { id: 'esign-empty' }),
 };
 
-/** The Url is on its way: the loading state, here replaced through `slot="loading"` (click "Start signing" to see it briefly). */
+/** No session: not connected yet (here an `<esign-connect>` nobody signed in to). */
+export const NoSession: Story = {
+  render: (args) => page(args, { id: 'esign-no-session', signIn: true }),
+};
+
+/** The Url is on its way (the emulator holds the answer for a minute): the loading state. */
 export const Loading: Story = {
-  args: { auto: false },
   render: (args) =>
     page(args, {
       sample: true,
       id: 'esign-loading',
-      slots: html`<p slot="loading" style="font: italic 14px system-ui">Preparing your envelope…</p>`,
+      fault: { path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 60_000, times: 1 },
+    }),
+};
+
+/** The loading state replaced through `slot="loading"`. */
+export const LoadingSlot: Story = {
+  render: (args) =>
+    page(args, {
+      sample: true,
+      id: 'esign-loading-slot',
+      fault: { path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 60_000, times: 1 },
+      slots: html`<p slot="loading" style="font-style: italic">Preparing your envelope…</p>`,
     }),
 };
 

@@ -6,6 +6,9 @@ import '../src/esign-uploader.js';
 import { EsignError } from '../src/core/errors.js';
 import type { EsignUploader } from '../src/elements/esign-uploader.js';
 import { demo } from './demo-config.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 interface Args {
   multiple: boolean;
@@ -64,12 +67,17 @@ function uploader(args: Args, options: { connect?: string; persistKey?: string; 
       // once the element has found its session, hand it the sample files as a drop would (once per element)
       if (!el || !files || started.has(el)) return;
       started.add(el);
-      void (el as EsignUploader).updateComplete.then(() => (el as EsignUploader).upload(files()).catch(() => undefined));
+      // once its session is there (a demo session asks the emulator for a token first)
+      const provider = options.connect ? (document.getElementById(options.connect) as { session?: unknown } | null) : null;
+      const ready = async (): Promise<void> => {
+        for (let i = 0; i < 50 && provider && !provider.session; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      };
+      void (el as EsignUploader).updateComplete.then(ready).then(() => (el as EsignUploader).upload(files()).catch(() => undefined));
     })}
   ></esign-uploader>`;
 }
 
-const note = html`<p style="color: #666; max-width: 70ch; margin: 0; font: 13px system-ui">
+const note = html`<p style="opacity: 0.8; max-width: 70ch; margin: 0; font: 13px system-ui">
   Connect as <code>alice@example.com</code> / <code>alice-password</code> on the local emulator, then drop PDFs or press the
   drop zone (Enter or Space) to pick files. Events are logged to the console.
 </p>`;
@@ -82,7 +90,7 @@ const meta: Meta<Args> = {
     lang: { control: 'inline-radio', options: ['en', 'zh-CN', 'ms'] },
   },
   render: (args) => html`
-    <div lang=${args.lang} style="display: grid; gap: 1rem; max-width: 36rem; font: 14px system-ui">
+    <div lang=${args.lang} style="display: grid; gap: 1rem; max-width: 36rem">
       <esign-connect id="esign-upload-demo" client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}></esign-connect>
       ${uploader(args, { connect: 'esign-upload-demo', persistKey: 'story-default' })} ${note}
     </div>
@@ -99,7 +107,7 @@ export const Default: Story = {};
 export const WithConnect: Story = {
   args: { multiple: false, accept: '.pdf,application/pdf', 'max-size': String(5 * 1024 * 1024) },
   render: (args) => html`
-    <div lang=${args.lang} style="display: grid; gap: 1rem; max-width: 36rem; font: 14px system-ui">
+    <div lang=${args.lang} style="display: grid; gap: 1rem; max-width: 36rem">
       <esign-connect client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}>
         <div style="margin-top: 1rem">${uploader(args, { persistKey: 'story-nested' })}</div>
       </esign-connect>
@@ -108,11 +116,21 @@ export const WithConnect: Story = {
   `,
 };
 
+/** Connected (as Alice, Acme Legal): two sample PDFs uploaded to the emulator, each with its FileId. */
+export const Uploaded: Story = {
+  render: (args) => html`
+    <div lang=${args.lang} style="max-width: 36rem">
+      <esign-demo-session id="uploaded-session"></esign-demo-session>
+      ${uploader(args, { connect: 'uploaded-session', persistKey: 'story-uploaded', files: () => [sampleFile('Lease agreement.pdf', 48_000), sampleFile('Annex A.pdf', 598)] })}
+    </div>
+  `,
+};
+
 /** Refused before a byte is read: a program, a file over `max-size`, an empty file. Each shows its reason; the others would go on. */
 export const RejectedFile: Story = {
   args: { 'max-size': String(1024 * 1024) },
   render: (args) => html`
-    <div lang=${args.lang} style="max-width: 36rem; font: 14px system-ui">
+    <div lang=${args.lang} style="max-width: 36rem">
       ${uploader(args, {
         files: () => [
           new File([new Uint8Array(10)], 'setup.exe', { type: 'application/x-msdownload' }),
@@ -127,7 +145,7 @@ export const RejectedFile: Story = {
 /** Files on their way, with per-file and overall progress and Cancel buttons (the demo session holds them there). */
 export const Uploading: Story = {
   render: (args) => html`
-    <div lang=${args.lang} style="max-width: 36rem; font: 14px system-ui">
+    <div lang=${args.lang} style="max-width: 36rem">
       <demo-esign-session id="held-session"></demo-esign-session>
       ${uploader(args, { connect: 'held-session', files: () => [sampleFile('Lease agreement.pdf', 800_000), sampleFile('Annex A.pdf', 120_000), sampleFile('Annex B.pdf', 90_000)] })}
     </div>
@@ -138,7 +156,7 @@ export const Uploading: Story = {
 export const Failed: Story = {
   name: 'Error',
   render: (args) => html`
-    <div lang=${args.lang} style="max-width: 36rem; font: 14px system-ui">
+    <div lang=${args.lang} style="max-width: 36rem">
       <demo-esign-session id="refusing-session" behaviour="refuse"></demo-esign-session>
       ${uploader(args, { connect: 'refusing-session', files: () => [sampleFile('Service agreement.pdf', 300_000)] })}
     </div>

@@ -4,6 +4,9 @@ import '../src/index.js';
 import { EsignClient } from '../src/core/client.js';
 import type { EsignConnect } from '../src/elements/esign-connect.js';
 import { demo } from './demo-config.js';
+import { defineDemoSession } from './demo-session.js';
+
+defineDemoSession();
 
 const meta: Meta = {
   title: 'Guides/Full flow',
@@ -12,7 +15,7 @@ const meta: Meta = {
 
 export default meta;
 
-const note = (text: ReturnType<typeof html>) => html`<p style="font: 13px system-ui; color: #555; max-width: 70ch; margin: 0">${text}</p>`;
+const note = (text: ReturnType<typeof html>) => html`<p style="font: 13px system-ui; opacity: 0.8; max-width: 70ch; margin: 0">${text}</p>`;
 
 /**
  * The four tags and their attributes, no script: connect (Alice, any Space), drop a PDF, initiate the
@@ -20,15 +23,36 @@ const note = (text: ReturnType<typeof html>) => html`<p style="font: 13px system
  */
 export const AllFourTags: StoryObj = {
   render: () => html`
-    <div style="display: grid; gap: 1.25rem; font: 14px system-ui">
+    <div style="display: grid; gap: 1.25rem">
       ${note(html`Log in as <code>alice@example.com</code> / <code>alice-password</code>. Signers you add receive a signing link in the
         <a href=${demo.outbox} target="_blank" rel="noopener">emulator's outbox</a>.`)}
       <esign-connect id="esign" client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}></esign-connect>
       <esign-uploader id="up" connect="esign" persist-key="full-flow"></esign-uploader>
-      <esign-signing-frame connect="esign" uploader="up" auto style="min-height: 30rem"></esign-signing-frame>
-      <esign-contract-list connect="esign" style="min-height: 20rem"></esign-contract-list>
+      <esign-signing-frame connect="esign" uploader="up" auto></esign-signing-frame>
+      <esign-contract-list connect="esign"></esign-contract-list>
     </div>
   `,
+};
+
+const connectedPage = () => html`
+  <div style="display: grid; gap: 1.25rem; max-width: 56rem">
+    <esign-demo-session id="esign-dark"></esign-demo-session>
+    <esign-uploader id="up-dark" connect="esign-dark" persist-key="dark-host" multiple></esign-uploader>
+    <esign-signing-frame connect="esign-dark" uploader="up-dark" auto></esign-signing-frame>
+    <esign-contract-list connect="esign-dark"></esign-contract-list>
+  </div>
+`;
+
+/** The same elements on a page that asks for dark (`color-scheme: dark`): they follow the page, not the OS. */
+export const DarkHostPage: StoryObj = {
+  parameters: { host: 'dark' },
+  render: connectedPage,
+};
+
+/** The same elements on a light page (no color-scheme), whatever the operating system prefers. */
+export const LightHostPage: StoryObj = {
+  parameters: { host: 'light' },
+  render: connectedPage,
 };
 
 /**

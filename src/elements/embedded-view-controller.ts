@@ -21,16 +21,18 @@ import { isAllowedServiceUrl } from '../core/url.js';
 import type { EmbeddedViewTerms } from './embedded-view.messages.js';
 import { emit } from './events.js';
 import { SessionController } from './session-controller.js';
-import { buttonStyles } from './shared-styles.js';
+import { icon, type IconName } from './icons.js';
+import { buttonStyles, stateStyles } from './shared-styles.js';
 
 export type OperateType = 'request_signatures' | 'signature_status';
 export type ViewDisplay = 'inline' | 'popup';
 /**
  * `idle`: nothing shown yet; `requesting`: asking the service for a Url; `loading`: the Url is in a frame
  * or popup (or held until the element is shown) and the page has not said `ready`; `loaded`: the page is
- * usable; `expired`: the Url or the page expired and no new one was asked for yet; `error`: see `error`.
+ * usable; `expired`: the Url or the page expired and no new one was asked for yet; `sent`: the page reported a sent
+ * envelope (signing frame only); `error`: see `error`.
  */
-export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'error';
+export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'sent' | 'error';
 
 export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
@@ -48,6 +50,12 @@ const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expir
 const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_failed', 'login_expired']);
 /** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
 export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+/**
+ * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
+ * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
+ * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
+ */
+export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
 export const FRAME_ALLOW = 'clipboard-write';
 
 // ---- pure rules (unit-tested in test/node/embedded-view.test.ts) ----
@@ -210,6 +218,8 @@ export class EmbeddedViewController implements ReactiveController {
   expiresAt: string | undefined;
   /** Where the current page is shown. */
   shownIn: ViewDisplay | undefined;
+  /** The envelope the page reported as sent, while `status` is `sent`. */
+  sentEnvelopeId: string | undefined;
   /** The height the page reported with `resize`, in CSS pixels. */
   frameHeight: number | undefined;
   /**
@@ -485,6 +495,8 @@ export class EmbeddedViewController implements ReactiveController {
     this.#usedFrames.add(frame);
     // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
     // re-inserted frame (which reloads its src) has nothing to load again (#isFresh checked that contentWindow exists)
+    // sandbox flags are taken when a navigation starts: the service's page gets the full set, the blank document never had scripts
+    frame.setAttribute('sandbox', FRAME_SANDBOX);
     frame.contentWindow!.location.replace(held.url);
     this.#armLoadTimer();
   }
@@ -503,7 +515,7 @@ export class EmbeddedViewController implements ReactiveController {
   #wantsPrebuilt(): boolean {
     return (
       this.#host.isConnected &&
-      (this.status === 'idle' || this.status === 'expired') &&
+      (this.status === 'idle' || this.status === 'expired' || this.status === 'sent') &&
       this.#host.display === 'inline' &&
       this.hasSession &&
       configProblem(this.#host) === undefined
@@ -569,7 +581,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.#wasShown = shown;
     if (!this.hasSession) {
       // the session ended: the page of that account goes too
-      if (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired') this.#reset('idle');
+      if (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired' || this.status === 'sent') this.#reset('idle');
       this.#autoKey = '';
       return;
     }
@@ -621,8 +633,28 @@ export class EmbeddedViewController implements ReactiveController {
       case 'error':
         this.#pageError(typeof data['code'] === 'string' ? data['code'] : 'unknown');
         break;
+      case 'envelope-sent':
+        if (this.operateType === 'request_signatures' && typeof data['envelopeId'] === 'string') {
+          this.#envelopeSent(data['envelopeId'], typeof data['status'] === 'string' ? data['status'] : 'sent');
+        }
+        break;
     }
   };
+
+  /** The page sent the envelope: the element says so (the `sent` state) and tells the page's other elements. */
+  #envelopeSent(envelopeId: string, status: string): void {
+    const fileIds = [...this.#fileIds()];
+    // a popup stays open on the envelope's page for the user; the frame makes way for the sent state
+    this.#reset('sent', { keepPopup: this.shownIn === 'popup' ? (this.#popup ?? undefined) : undefined });
+    this.shownIn = undefined;
+    this.sentEnvelopeId = envelopeId;
+    emit(this.#host, 'esign-envelope-sent', { envelopeId, fileIds, status });
+  }
+
+  /** Leaves the sent state (or any other) for idle: the element is ready for the next envelope. */
+  startAnother(): void {
+    this.#reset('idle');
+  }
 
   readonly #onVisibility = (): void => {
     if (document.visibilityState === 'visible') this.#host.requestUpdate();
@@ -724,6 +756,7 @@ export class EmbeddedViewController implements ReactiveController {
       this.#resumeOnline = false;
     }
     this.frameHeight = undefined;
+    if (status !== 'sent') this.sentEnvelopeId = undefined;
     this.status = status;
     if (status !== 'error') this.error = undefined;
     this.#host.requestUpdate();
@@ -795,116 +828,96 @@ function viewError(error: unknown): EsignError {
 
 // ---- shared rendering ----
 
-/** Styles of both elements: the frame fills the host and grows with the height the page reports. */
+/** Styles of both elements: the frame fills the host (and grows with the height its page reports); states are cards. */
 export const embeddedViewStyles = [
   buttonStyles,
+  stateStyles,
   css`
-  :host {
-    display: block;
-    position: relative;
-    min-height: var(--esign-frame-min-height, 32rem);
-    font: var(--esign-font, inherit);
-    color: inherit;
-    color-scheme: light dark;
-  }
-  [part~='base'] {
-    position: relative;
-    display: flex;
-    flex-direction: column;
-    box-sizing: border-box;
-    height: 100%;
-    min-height: inherit;
-  }
-  [part~='frame'] {
-    display: block;
-    flex: 1 0 auto;
-    width: 100%;
-    min-height: inherit;
-    box-sizing: border-box;
-    border: var(--esign-frame-border, 0);
-    border-radius: var(--esign-radius, 6px);
-    background: var(--esign-frame-background, transparent);
-  }
-  [part~='frame'].pending {
-    visibility: hidden;
-  }
-  /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
-  iframe.prebuilt {
-    position: absolute;
-    inset: 0;
-    width: 100%;
-    height: 100%;
-    border: 0;
-    visibility: hidden;
-    pointer-events: none;
-  }
-  [part~='loading'],
-  [part~='error'],
-  [part~='expired'],
-  [part~='empty'],
-  [part~='popup'] {
-    display: flex;
-    flex-direction: column;
-    align-items: center;
-    justify-content: center;
-    gap: var(--esign-gap, 0.5rem);
-    padding: var(--esign-padding, 1rem);
-    text-align: center;
-    box-sizing: border-box;
-  }
-  [part~='loading'] {
-    position: absolute;
-    inset: 0;
-  }
-  [part~='error'] {
-    color: var(--esign-danger, #b3261e);
-    align-items: flex-start;
-    text-align: start;
-  }
-  [part~='error'] p,
-  [part~='error'] ul {
-    margin: 0;
-  }
-  [part~='spinner'] {
-    width: 1.5rem;
-    height: 1.5rem;
-    border-radius: 50%;
-    border: 3px solid currentColor;
-    border-right-color: transparent;
-    animation: spin 0.8s linear infinite;
-  }
-  @keyframes spin {
-    to {
-      transform: rotate(1turn);
+    :host {
+      display: flex;
+      flex-direction: column;
+      position: relative;
+      color: var(--_text);
     }
-  }
-  @media (prefers-reduced-motion: reduce) {
+    [part~='base'] {
+      position: relative;
+      display: flex;
+      flex-direction: column;
+      flex: 1 1 auto;
+      box-sizing: border-box;
+    }
+    [part~='base'].framed {
+      min-height: var(--esign-frame-min-height, 32rem);
+    }
+    [part~='frame'] {
+      display: block;
+      flex: 1 0 auto;
+      width: 100%;
+      min-height: inherit;
+      box-sizing: border-box;
+      border: 1px solid var(--_border);
+      border-radius: var(--_radius);
+      background: var(--_surface);
+    }
+    [part~='frame'].pending {
+      visibility: hidden;
+    }
+    /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
+    iframe.prebuilt {
+      position: absolute;
+      inset: 0;
+      width: 100%;
+      height: 100%;
+      border: 0;
+      visibility: hidden;
+      pointer-events: none;
+    }
+    .state {
+      flex: 1 1 auto;
+      min-height: 14rem;
+    }
+    [part~='loading'].overlay {
+      position: absolute;
+      inset: 0;
+    }
     [part~='spinner'] {
-      animation-duration: 3s;
+      width: 1.75rem;
+      height: 1.75rem;
+      border-width: 3px;
+      color: var(--_accent);
     }
-  }
-  .actions {
-    display: flex;
-    flex-wrap: wrap;
-    gap: var(--esign-gap, 0.5rem);
-  }
-  @media (prefers-color-scheme: dark) {
-    [part~='error'] {
-      color: var(--esign-danger, #ffb4ab);
+    [part~='error'] .title {
+      color: var(--_danger);
     }
-  }
   `,
 ];
 
 export interface ViewText {
   /** The iframe's title. */
   title: string;
+  /** The heading of the element's empty state ("New envelope", "Your contracts"). */
+  heading: string;
+  /** The icon of the element's empty state. */
+  icon: IconName;
   /** The button that opens the page. */
   open: string;
   /** The empty state when there is a session but nothing to show (no FileIds). */
   empty: string;
   /** The shared terms. */
   term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) => string;
+  /** The "start another" action of the sent state (signing frame only). */
+  startAnother?: () => void;
+}
+
+/** A state card: a badge with an icon, a title, an optional line of help and actions. */
+function card(options: { part: string; tone?: string; icon: TemplateResult; title: unknown; text?: unknown; actions?: unknown; role?: string; slot?: string; cls?: string; code?: string }) {
+  const body = html`<span class="badge" aria-hidden="true">${options.icon}</span>
+    <p class="title">${options.title}</p>
+    ${options.text ? options.text : nothing}
+    ${options.actions ? html`<div class="actions">${options.actions}</div>` : nothing}`;
+  return html`<div part=${options.part} class="state ${options.tone ?? ''} ${options.cls ?? ''}" role=${options.role ?? nothing} data-code=${options.code ?? nothing}>
+    ${options.slot ? html`<slot name=${options.slot}>${body}</slot>` : body}
+  </div>`;
 }
 
 /** The shared template: states with their slots, then the frame. */
@@ -913,24 +926,50 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
   // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
   // (hidden); the Url only ever arrives by navigation
   const prebuilt = view.framePrebuilt;
-  const inline = prebuilt || (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
+  const shownFrame = (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
+  const inline = prebuilt || shownFrame;
   const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
   const autoPending = status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
   const open = (display?: ViewDisplay) => () => void view.open(display ? { display } : {}).catch(() => undefined);
-  return html`<div part="base">
-    ${status === 'requesting' || (status === 'loading' && !popupOpen) || autoPending
-      ? html`<div part="loading" role="status"><slot name="loading"><span part="spinner" aria-hidden="true"></span><span>${text.term('loading')}</span></slot></div>`
+  const loading = status === 'requesting' || (status === 'loading' && !popupOpen) || autoPending;
+  return html`<div part="base" class=${shownFrame ? 'framed' : ''}>
+    ${loading
+      ? html`<div part="loading" class="state accent ${shownFrame ? 'overlay' : ''}" role="status">
+          <slot name="loading"><span part="spinner" class="spinner" aria-hidden="true"></span><p class="title">${text.term('loading')}</p></slot>
+        </div>`
       : nothing}
     ${popupOpen
-      ? html`<div part="popup" role="status">
-          <span>${text.term('openedInPopup')}</span>
-          <button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>
-        </div>`
+      ? card({
+          part: 'popup',
+          tone: 'accent',
+          role: 'status',
+          icon: icon('window'),
+          title: text.term('openedInPopup'),
+          actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
+        })
       : nothing}
     ${status === 'error' ? renderError(view, text, open) : nothing}
     ${status === 'expired'
-      ? html`<div part="expired" role="status"><slot name="expired"><span>${text.term('expired')}</span>
-          <button part="button" @click=${open()}>${text.term('reload')}</button></slot></div>`
+      ? card({
+          part: 'expired',
+          role: 'status',
+          slot: 'expired',
+          icon: icon('clock'),
+          title: text.term('expired'),
+          actions: html`<button part="button" @click=${open()}>${text.term('reload')}</button>`,
+        })
+      : nothing}
+    ${status === 'sent'
+      ? card({
+          part: 'sent',
+          tone: 'success',
+          role: 'status',
+          slot: 'sent',
+          icon: icon('check'),
+          title: text.term('sentTitle'),
+          text: html`<p class="text">${text.term('sentText')}</p>`,
+          actions: text.startAnother ? html`<button part="button" @click=${text.startAnother}>${text.term('startAnother')}</button>` : nothing,
+        })
       : nothing}
     ${status === 'idle' && !autoPending ? renderIdle(view, host, text, open) : nothing}
     ${inline
@@ -943,7 +982,7 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
             tabindex=${prebuilt ? '-1' : nothing}
             aria-hidden=${prebuilt ? 'true' : nothing}
             ?inert=${prebuilt}
-            sandbox=${FRAME_SANDBOX}
+            sandbox=${FRAME_SANDBOX_BLANK}
             allow=${FRAME_ALLOW}
             @load=${view.onFrameLoad}
           ></iframe>`,
@@ -953,49 +992,64 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
 }
 
 function renderIdle(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText, open: (display?: ViewDisplay) => () => void) {
-  if (!view.hasSession) return html`<div part="empty"><slot name="empty"><span>${text.term('noSession')}</span></slot></div>`;
-  if (!view.hasFiles) return html`<div part="empty"><slot name="empty"><span>${text.empty}</span></slot></div>`;
-  return html`<div part="empty"><button part="button" @click=${open(host.display === 'popup' ? 'popup' : undefined)}>${text.open}</button></div>`;
+  if (!view.hasSession) {
+    return card({ part: 'empty', slot: 'empty', icon: icon('link'), title: text.heading, text: html`<p class="text">${text.term('noSession')}</p>` });
+  }
+  if (!view.hasFiles) return card({ part: 'empty', slot: 'empty', icon: icon(text.icon), title: text.heading, text: html`<p class="text">${text.empty}</p>` });
+  return card({
+    part: 'empty',
+    tone: 'accent',
+    icon: icon(text.icon),
+    title: text.heading,
+    actions: html`<button part="button" @click=${open(host.display === 'popup' ? 'popup' : undefined)}>${text.open}</button>`,
+  });
 }
 
 function renderError(view: EmbeddedViewController, text: ViewText, open: (display?: ViewDisplay) => () => void) {
   const code = view.error?.code;
-  const message = (() => {
+  const [title, detail] = ((): [string, unknown] => {
     switch (code) {
       case 'url_rejected':
-        return html`<p>${text.term('errorUrlRejected')}</p>`;
+        return [text.term('errorUrlRejected'), nothing];
       case 'frame_blocked':
-        return html`<p>${text.term('errorFrameBlocked')}</p>
-          <ul>
+        return [
+          text.term('errorFrameBlocked'),
+          html`<ul class="text">
             <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
             <li>${text.term('causeFrameAncestors')}</li>
             <li>${text.term('causeNetwork')}</li>
-          </ul>`;
+          </ul>`,
+        ];
       case 'popup_blocked':
-        return html`<p>${text.term('errorPopupBlocked')}</p>`;
+        return [text.term('errorPopupBlocked'), nothing];
       case 'no_session':
-        return html`<p>${text.term('errorNoSession')}</p>`;
+        return [text.term('errorNoSession'), nothing];
       case 'no_files':
-        return html`<p>${text.term('errorNoFiles')}</p>`;
+        return [text.term('errorNoFiles'), nothing];
       case 'view_failed':
-        return html`<p>${text.term('errorViewFailed')}</p>`;
+        return [text.term('errorViewFailed'), view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing];
       case 'network_error':
-        return html`<p>${text.term('errorOffline')}</p>`;
+        return [text.term('errorOffline'), nothing];
       case 'invalid_config':
         // a setup mistake: the integrator needs the exact reason
-        return html`<p>${view.error?.message}</p>`;
+        return [text.term('errorSetup'), html`<p class="text">${view.error?.message}</p>`];
       default:
-        return html`<p>${text.term('errorGeneric')}</p>`;
+        return [text.term('errorGeneric'), view.error?.message ? html`<p class="text">${view.error.message}</p>` : nothing];
     }
   })();
   const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected' && code !== 'invalid_config';
-  return html`<div part="error" role="alert" data-code=${code ?? ''}>
-    <slot name="error">
-      ${message}
-      <div class="actions">
-        ${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
-        ${code === 'frame_blocked' ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}
-      </div>
-    </slot>
-  </div>`;
+  return card({
+    part: 'error',
+    tone: 'danger',
+    role: 'alert',
+    slot: 'error',
+    code: code ?? '',
+    icon: icon('alert'),
+    title,
+    text: detail,
+    actions: canRetry
+        ? html`${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
+          ${code === 'frame_blocked' ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
+        : nothing,
+  });
 }

@@ -21,6 +21,11 @@ export interface EmbeddedViewTerms extends Record<string, string> {
   errorViewFailed: string;
   errorGeneric: string;
   errorOffline: string;
+  errorSetup: string;
+  requestId: string;
+  sentTitle: string;
+  sentText: string;
+  startAnother: string;
 }
 
 export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
@@ -44,6 +49,11 @@ export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
     errorViewFailed: 'The e-signature service could not open the page.',
     errorGeneric: 'Something went wrong.',
     errorOffline: 'You are offline. The page opens again by itself when the connection returns.',
+    errorSetup: 'This element is not set up correctly.',
+    requestId: 'Request ID {id}',
+    sentTitle: 'Envelope sent',
+    sentText: 'The signers get an email with a link to sign. Follow the envelope in your contracts.',
+    startAnother: 'Start another envelope',
   },
   'zh-CN': {
     loading: '正在加载电子签名页面…',
@@ -65,6 +75,11 @@ export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
     errorViewFailed: '电子签名服务无法打开该页面。',
     errorGeneric: '出现了问题。',
     errorOffline: '您已离线。网络恢复后页面会自动重新打开。',
+    errorSetup: '此组件配置有误。',
+    requestId: '请求 ID {id}',
+    sentTitle: '信封已发送',
+    sentText: '签署人会收到一封带有签署链接的电子邮件。您可以在合同列表中跟进此信封。',
+    startAnother: '发起另一个信封',
   },
   ms: {
     loading: 'Memuatkan halaman e-tandatangan…',
@@ -86,5 +101,10 @@ export const embeddedViewMessages: Translations<EmbeddedViewTerms> = {
     errorViewFailed: 'Perkhidmatan e-tandatangan tidak dapat membuka halaman.',
     errorGeneric: 'Sesuatu tidak kena.',
     errorOffline: 'Anda di luar talian. Halaman akan dibuka semula dengan sendirinya apabila sambungan pulih.',
+    errorSetup: 'Elemen ini tidak ditetapkan dengan betul.',
+    requestId: 'ID permintaan {id}',
+    sentTitle: 'Sampul dihantar',
+    sentText: 'Penandatangan menerima e-mel dengan pautan untuk menandatangani. Ikuti sampul ini dalam senarai kontrak anda.',
+    startAnother: 'Mulakan sampul lain',
   },
 };

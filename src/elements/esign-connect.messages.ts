@@ -7,7 +7,9 @@ export const connectMessages: Translations<{
   connectingLive: string;
   cancel: string;
   connected: string;
-  connectedSpace: string;
+  connectedAs: string;
+  inSpace: string;
+  invalid_redirect_uri: string;
   connectedLive: string;
   disconnect: string;
   retry: string;
@@ -31,7 +33,9 @@ export const connectMessages: Translations<{
     connectingLive: 'Connecting to your e-signature account…',
     cancel: 'Cancel',
     connected: 'Connected',
-    connectedSpace: 'Connected to Space {space}',
+    connectedAs: 'Connected as {name}',
+    inSpace: 'Space: {space}',
+    invalid_redirect_uri: 'The e-signature service refused this page as a return address. Register the address below for your app, or set redirect-uri to a registered one.',
     connectedLive: 'E-signature account connected.',
     disconnect: 'Disconnect',
     retry: 'Try again',
@@ -55,7 +59,9 @@ export const connectMessages: Translations<{
     connectingLive: '正在连接您的电子签名账户…',
     cancel: '取消',
     connected: '已连接',
-    connectedSpace: '已连接到空间 {space}',
+    connectedAs: '已连接：{name}',
+    inSpace: '空间：{space}',
+    invalid_redirect_uri: '电子签名服务拒绝将此页面作为返回地址。请为您的应用注册下面的地址，或将 redirect-uri 设为已注册的地址。',
     connectedLive: '电子签名账户已连接。',
     disconnect: '断开连接',
     retry: '重试',
@@ -63,7 +69,7 @@ export const connectMessages: Translations<{
     signedInClose: '已登录。您可以关闭此窗口。',
     sessionExpired: '会话已过期。请重新连接以继续。',
     groupLabel: '电子签名账户',
-    somethingWrong: '出现问题。',
+    somethingWrong: '出现了问题。',
     popup_blocked: '浏览器拦截了登录窗口。请允许此网站弹出窗口，或在此标签页中继续。',
     popup_closed: '登录窗口在完成前被关闭。',
     access_denied: '您已拒绝连接该账户。',
@@ -79,22 +85,24 @@ export const connectMessages: Translations<{
     connectingLive: 'Menyambung ke akaun e-tandatangan anda…',
     cancel: 'Batal',
     connected: 'Disambungkan',
-    connectedSpace: 'Disambungkan ke Ruang {space}',
+    connectedAs: 'Disambungkan sebagai {name}',
+    inSpace: 'Ruang: {space}',
+    invalid_redirect_uri: 'Perkhidmatan e-tandatangan menolak halaman ini sebagai alamat kembali. Daftarkan alamat di bawah untuk aplikasi anda, atau tetapkan redirect-uri kepada alamat yang berdaftar.',
     connectedLive: 'Akaun e-tandatangan disambungkan.',
     disconnect: 'Putuskan sambungan',
     retry: 'Cuba lagi',
     continueHere: 'Teruskan dalam tab ini',
     signedInClose: 'Telah log masuk. Anda boleh menutup tetingkap ini.',
-    sessionExpired: 'Sesi telah tamat. Sambung semula untuk meneruskan.',
+    sessionExpired: 'Sesi telah tamat tempoh. Sambungkan semula untuk meneruskan.',
     groupLabel: 'Akaun e-tandatangan',
     somethingWrong: 'Sesuatu tidak kena.',
     popup_blocked: 'Pelayar menyekat tetingkap log masuk. Benarkan tetingkap timbul untuk laman ini, atau teruskan dalam tab ini.',
     popup_closed: 'Tetingkap log masuk ditutup sebelum selesai.',
     access_denied: 'Anda menolak untuk menyambungkan akaun.',
     state_mismatch: 'Respons log masuk ini tidak sepadan dengan log masuk yang dimulakan di sini, atau telah digunakan. Mulakan semula.',
-    login_expired: 'Log masuk mengambil masa terlalu lama dan telah tamat. Mulakan semula.',
+    login_expired: 'Log masuk mengambil masa terlalu lama dan telah tamat tempoh. Mulakan semula.',
     network_error: 'Tidak dapat mencapai perkhidmatan log masuk. Semak sambungan anda dan cuba lagi.',
-    session_expired: 'Sesi telah tamat. Sambung semula untuk meneruskan.',
+    session_expired: 'Sesi telah tamat tempoh. Sambungkan semula untuk meneruskan.',
     offline: 'Anda di luar talian.',
   },
 };

@@ -16,6 +16,7 @@ import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
 import { LocalizeController } from './localize.js';
 import { sessionContext, type SessionProvider } from './session-context.js';
+import { icon } from './icons.js';
 import { buttonStyles, visuallyHiddenStyles } from './shared-styles.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
@@ -65,48 +66,84 @@ function takePageCallback(): URLSearchParams | null {
  *
  * @csspart bar - The row that holds the status and the button.
  * @csspart button - The connect / disconnect / retry button.
- * @csspart status - The text that says which Space is connected.
+ * @csspart status - The text that says who is connected, and to which Space.
+ * @csspart account - The connected person's name (or email).
+ * @csspart space - The connected Space's name.
  * @csspart error - The error message.
  * @csspart fallback - The "continue in this tab" button offered when a popup is blocked.
  * @csspart offline - The note shown while the browser is offline.
  *
- * @cssprop [--esign-accent=#2557d6] - Button background.
- * @cssprop [--esign-accent-contrast=#ffffff] - Button text colour.
- * @cssprop [--esign-radius=6px] - Corner radius of the button.
- * @cssprop [--esign-font=inherit] - Font of the element.
- * @cssprop [--esign-danger=#b3261e] - Colour of error text.
- * @cssprop [--esign-gap=0.5rem] - Space between the parts.
+ * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: buttons, progress, focus rings, links.
+ * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
+ * @cssprop [--esign-text=CanvasText] - Text on the elements' surfaces (the connect bar's own text inherits the page's colour).
+ * @cssprop [--esign-surface=Canvas] - Background of secondary buttons, the drop zone, file rows and state cards.
+ * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors.
+ * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - Success (connected, uploaded, sent).
+ * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
+ * @cssprop [--esign-radius=8px] - Corner radius.
+ * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
 export class EsignConnect extends LitElement implements SessionProvider {
   static override styles = [
     buttonStyles,
     visuallyHiddenStyles,
     css`
-    :host {
-      display: block;
-      font: var(--esign-font, inherit);
-      color: inherit;
-    }
-    [part~='bar'] {
-      display: flex;
-      flex-wrap: wrap;
-      align-items: center;
-      gap: var(--esign-gap, 0.5rem);
-    }
-    button[aria-busy='true'] {
-      cursor: progress;
-      opacity: 0.8;
-    }
-    [part~='error'] {
-      color: var(--esign-danger, #b3261e);
-      margin: 0;
-      flex-basis: 100%;
-    }
-    @media (prefers-color-scheme: dark) {
-      [part~='error'] {
-        color: var(--esign-danger, #ffb4ab);
+      :host {
+        display: block;
       }
-    }
+      [part~='bar'] {
+        display: flex;
+        flex-wrap: wrap;
+        align-items: center;
+        gap: var(--_space) calc(var(--_space) * 1.5);
+        min-height: 2.25rem;
+      }
+      [part~='status'] {
+        display: inline-flex;
+        align-items: center;
+        gap: var(--_space);
+        min-width: 0;
+      }
+      [part~='status'] .icon {
+        color: var(--_success);
+      }
+      .who {
+        display: grid;
+        line-height: 1.3;
+        min-width: 0;
+      }
+      [part~='account'] {
+        font-weight: 600;
+        overflow-wrap: anywhere;
+      }
+      [part~='space'] {
+        font-size: 0.875em;
+        color: color-mix(in srgb, currentColor 74%, transparent);
+        overflow-wrap: anywhere;
+      }
+      [part~='error'] {
+        display: flex;
+        gap: var(--_space);
+        align-items: flex-start;
+        color: var(--_danger);
+        margin: 0;
+        flex-basis: 100%;
+      }
+      [part~='error'] .detail {
+        display: block;
+        font-size: 0.875em;
+        overflow-wrap: anywhere;
+      }
+      [part~='offline'] {
+        display: inline-flex;
+        align-items: center;
+        gap: calc(var(--_space) / 2);
+        font-size: 0.875em;
+      }
+      /* the elements inside it stand apart from the bar and from each other (a page's own margins win) */
+      ::slotted(:not([slot])) {
+        margin-block-start: calc(var(--_space) * 2);
+      }
     `,
   ];
 
@@ -525,20 +562,19 @@ export class EsignConnect extends LitElement implements SessionProvider {
     switch (this.status) {
       case 'connecting':
         return html`
-          <button part="button" aria-busy="true" aria-disabled="true">${t('connecting')}</button>
+          <button part="button" aria-busy="true" aria-disabled="true"><span class="spinner" aria-hidden="true"></span>${t('connecting')}</button>
           ${this.#pending ? html`<button part="button" class="secondary" @click=${() => this.cancel()}>${t('cancel')}</button>` : nothing}
           ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
         `;
-      case 'connected': {
-        const space = this.session?.spaceId;
+      case 'connected':
         return html`
-          <span part="status"><slot name="connected">${space ? t('connectedSpace', { space }) : t('connected')}</slot></span>
-          <button part="button" class="secondary" @click=${() => void this.disconnect()}>${t('disconnect')}</button>
+          <span part="status"><slot name="connected">${icon('check')}${this.#renderWho()}</slot></span>
+          <button part="button" class="secondary small" @click=${() => void this.disconnect()}>${t('disconnect')}</button>
         `;
-      }
-      case 'error':
+      case 'error': {
+        const detail = this.#errorDetail();
         return html`
-          <p part="error" role="alert">${this.#errorText()}</p>
+          <p part="error" role="alert">${icon('alert')}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
           <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
           ${this._popupBlocked
             ? html`<button part="button fallback" class="secondary" @click=${() => void this.connect({ mode: 'redirect' }).catch(() => undefined)}>
@@ -546,12 +582,34 @@ export class EsignConnect extends LitElement implements SessionProvider {
               </button>`
             : nothing}
         `;
+      }
       default:
         return html`
-          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('connect')}</button>
+          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${icon('link')}${t('connect')}</button>
           ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
         `;
     }
+  }
+
+  /** Who is connected, and to which Space, in the service's names when it gave them (optional fields, read defensively). */
+  #renderWho() {
+    const session = this.session as (SessionInfo & { userName?: unknown; userEmail?: unknown; spaceName?: unknown }) | undefined;
+    const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+    const person = text(session?.userName) || text(session?.userEmail);
+    const space = text(session?.spaceName);
+    if (!person && !space) return html`<span class="who"><span part="account">${this.#t.term('connected')}</span></span>`;
+    return html`<span class="who">
+      <span part="account">${person ? this.#t.term('connectedAs', { name: person }) : this.#t.term('connected')}</span>
+      ${space ? html`<span part="space">${this.#t.term('inSpace', { space })}</span>` : nothing}
+    </span>`;
+  }
+
+  /** The technical detail under a localized error: the address a refused redirect used, or a setup mistake's exact reason. */
+  #errorDetail(): string {
+    const error = this._error as (EsignError & { redirectUri?: unknown }) | undefined;
+    if (!error) return '';
+    if ((error.code as string) === 'invalid_redirect_uri') return typeof error.redirectUri === 'string' ? error.redirectUri : error.message;
+    return '';
   }
 }
 

@@ -19,6 +19,9 @@ import { LocalizeController } from './localize.js';
  * `<esign-signing-frame>`, and the same blank, hidden, inert frame built in idle time while it waits (with
  * `auto="false"`, after `close()`, or once the page expired) so `refresh()` or a click shows the list sooner.
  *
+ * When an `<esign-signing-frame>` in the same document sends an envelope (`esign-envelope-sent`), the list loads
+ * again by itself (inline display, once it has a session), so the new envelope shows without a reload.
+ *
  * @summary Follow the user's contracts in the service's embedded page.
  *
  * @fires esign-view-ready - A Url was received and accepted. `detail: {origin, expiresAt, operateType}` (never the Url: it carries a token).
@@ -44,17 +47,16 @@ import { LocalizeController } from './localize.js';
  * @csspart retry - The "try again" button of the error state.
  * @csspart fallback - The "open in a new window" button offered when the frame is blocked.
  *
- * @cssprop [--esign-frame-min-height=32rem] - Minimum height of the element; the frame fills the element and grows with the height its page reports.
- * @cssprop [--esign-frame-border=0] - Border of the frame.
- * @cssprop [--esign-frame-background=transparent] - Background behind the frame.
- * @cssprop [--esign-accent=#2557d6] - Button background.
- * @cssprop [--esign-accent-contrast=#ffffff] - Button text colour.
- * @cssprop [--esign-radius=6px] - Corner radius of the buttons and the frame.
- * @cssprop [--esign-danger=#b3261e] - Colour of error text.
- * @cssprop [--esign-focus=#8ab4ff] - Focus ring colour.
- * @cssprop [--esign-font=inherit] - Font of the element.
- * @cssprop [--esign-gap=0.5rem] - Space between the parts.
- * @cssprop [--esign-padding=1rem] - Padding of the states.
+ * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
+ * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: buttons, spinner, focus rings.
+ * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
+ * @cssprop [--esign-text=CanvasText] - Text colour of the states.
+ * @cssprop [--esign-surface=Canvas] - Background of the state cards and behind the frame.
+ * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors.
+ * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - The sent state.
+ * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
+ * @cssprop [--esign-radius=8px] - Corner radius of the buttons, cards and the frame.
+ * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
 export class EsignContractList extends LitElement {
   static override styles = embeddedViewStyles;
@@ -77,6 +79,7 @@ export class EsignContractList extends LitElement {
   readonly #view = new EmbeddedViewController(this, { operateType: 'signature_status' });
   readonly #shared = new LocalizeController(this, embeddedViewMessages);
   readonly #own = new LocalizeController(this, contractListMessages);
+  #eventRoot: Document | ShadowRoot | undefined;
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired` or `error`. */
   get status(): ViewStatus {
@@ -98,14 +101,34 @@ export class EsignContractList extends LitElement {
     return this.#view.open(options);
   }
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
+    this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#eventRoot?.removeEventListener('esign-envelope-sent', this.#onEnvelopeSent);
+    this.#eventRoot = undefined;
+  }
+
   /** Closes the page. */
   close(): void {
     this.#view.close();
   }
 
+  readonly #onEnvelopeSent = (): void => {
+    if (this.display === 'popup' || !this.#view.hasSession) return;
+    // shown, or about to be (auto): a new Url shows the new envelope; a list nobody opened stays closed
+    if (this.status !== 'idle' || this.auto) void this.refresh().catch(() => undefined);
+  };
+
   protected override render() {
     return renderEmbeddedView(this.#view, this, {
       title: this.#own.term('title'),
+      heading: this.#own.term('heading'),
+      icon: 'list',
       open: this.#own.term('open'),
       empty: this.#own.term('empty'),
       term: (key, params) => this.#shared.term(key, params),

@@ -36,12 +36,14 @@ export type { ViewDisplay, ViewStatus } from './embedded-view-controller.js';
  * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
  * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
  * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
+ * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes.
  * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `view_failed`, `popup_blocked`, …
  *
  * @slot loading - Replaces the loading indicator.
  * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).
  * @slot expired - Replaces the "page expired" message and its button.
  * @slot empty - Replaces the text shown without a session or without FileIds.
+ * @slot sent - Replaces the "envelope sent" message and its button.
  *
  * @csspart base - The wrapper of every state and the frame.
  * @csspart frame - The iframe.
@@ -50,22 +52,22 @@ export type { ViewDisplay, ViewStatus } from './embedded-view-controller.js';
  * @csspart error - The error state.
  * @csspart expired - The expired state.
  * @csspart empty - The state without a session, FileIds or an open page.
+ * @csspart sent - The state after the envelope was sent.
  * @csspart popup - The note shown while the page is open in a popup.
  * @csspart button - Every button.
  * @csspart retry - The "try again" button of the error state.
  * @csspart fallback - The "open in a new window" button offered when the frame is blocked.
  *
- * @cssprop [--esign-frame-min-height=32rem] - Minimum height of the element; the frame fills the element and grows with the height its page reports.
- * @cssprop [--esign-frame-border=0] - Border of the frame.
- * @cssprop [--esign-frame-background=transparent] - Background behind the frame.
- * @cssprop [--esign-accent=#2557d6] - Button background.
- * @cssprop [--esign-accent-contrast=#ffffff] - Button text colour.
- * @cssprop [--esign-radius=6px] - Corner radius of the buttons and the frame.
- * @cssprop [--esign-danger=#b3261e] - Colour of error text.
- * @cssprop [--esign-focus=#8ab4ff] - Focus ring colour.
- * @cssprop [--esign-font=inherit] - Font of the element.
- * @cssprop [--esign-gap=0.5rem] - Space between the parts.
- * @cssprop [--esign-padding=1rem] - Padding of the states.
+ * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
+ * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: buttons, spinner, focus rings.
+ * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
+ * @cssprop [--esign-text=CanvasText] - Text colour of the states.
+ * @cssprop [--esign-surface=Canvas] - Background of the state cards and behind the frame.
+ * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors.
+ * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - The sent state.
+ * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
+ * @cssprop [--esign-radius=8px] - Corner radius of the buttons, cards and the frame.
+ * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
 export class EsignSigningFrame extends LitElement {
   static override styles = embeddedViewStyles;
@@ -96,7 +98,7 @@ export class EsignSigningFrame extends LitElement {
   readonly #own = new LocalizeController(this, signingFrameMessages);
   #root: Document | ShadowRoot | undefined;
 
-  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired` or `error`. */
+  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` or `error`. */
   get status(): ViewStatus {
     return this.#view.status;
   }
@@ -114,6 +116,12 @@ export class EsignSigningFrame extends LitElement {
   /** Closes the page. */
   close(): void {
     this.#view.close();
+  }
+
+  /** After a sent envelope: forgets its FileIds and waits for the next ones (the sent state's button does this). */
+  startAnother(): void {
+    this.fileIds = [];
+    this.#view.startAnother();
   }
 
   override connectedCallback(): void {
@@ -134,6 +142,9 @@ export class EsignSigningFrame extends LitElement {
   protected override render() {
     return renderEmbeddedView(this.#view, this, {
       title: this.#own.term('title'),
+      heading: this.#own.term('heading'),
+      icon: 'pen',
+      startAnother: () => this.startAnother(),
       open: this.#own.term('open'),
       empty: this.#own.term('empty'),
       term: (key, params) => this.#shared.term(key, params),

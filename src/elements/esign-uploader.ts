@@ -5,10 +5,11 @@ import type { UploadedFile } from '../core/service-types.js';
 import { openUploadRecords, uploadRecordKey } from '../core/upload/persist.js';
 import { UploadQueue, type UploadItem } from '../core/upload/queue.js';
 import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, validateFiles, type UploaderLimits } from '../core/upload/validate.js';
-import { emit, type UploadFileRef } from './events.js';
+import { emit, type EsignEnvelopeSentDetail, type UploadFileRef } from './events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { LocalizeController } from './localize.js';
-import { visuallyHiddenStyles } from './shared-styles.js';
+import { icon } from './icons.js';
+import { buttonStyles, progressStyles, visuallyHiddenStyles } from './shared-styles.js';
 import { SessionController } from './session-controller.js';
 
 export type { UploadItem, UploadStatus } from '../core/upload/queue.js';
@@ -33,6 +34,10 @@ const optionalNumber = {
  * Put it inside an `<esign-connect>` or name one with `connect="ID"`. Inside a `<form>` it submits
  * its FileIds under its `name`.
  *
+ * When an `<esign-signing-frame>` on the same page sends an envelope (`esign-envelope-sent`), the files of that
+ * envelope are marked "sent": they stay in the list with that status, leave `fileIds` and the form value, and are
+ * not restored (so not offered again) after a reload.
+ *
  * @summary Upload files and get FileIds, with progress, cancel and retry.
  *
  * @fires esign-upload-start - Files passed the checks and are on their way. `detail: {files}`.
@@ -48,168 +53,223 @@ const optionalNumber = {
  * @csspart label - The main text of the drop zone.
  * @csspart hint - The accepted types and size line.
  * @csspart list - The list of files.
- * @csspart file - One file row; also `file-<status>` (`file-uploading`, `file-offline`, `file-done`, `file-failed`, `file-rejected`, …).
+ * @csspart file - One file row; also `file-<status>` (`file-uploading`, `file-offline`, `file-done`, `file-sent`, `file-failed`, `file-rejected`, …).
  * @csspart file-name - The file's name.
  * @csspart file-status - The file's status text.
  * @csspart progress - A `<progress>` bar (per file and overall).
+ * @csspart file-icon - The icon at the start of a file row.
  * @csspart button - The cancel, retry and remove buttons.
  * @csspart summary - The overall progress row.
  * @csspart error - The setup error message.
  * @csspart offline - The note shown while the browser is offline and uploads wait.
  *
- * @cssprop [--esign-accent=#2557d6] - Progress and focus accents, the drop zone when dragging over.
- * @cssprop [--esign-radius=6px] - Corner radius.
- * @cssprop [--esign-font=inherit] - Font of the element.
- * @cssprop [--esign-danger=#b3261e] - Colour of errors and refused files.
- * @cssprop [--esign-gap=0.5rem] - Space between the parts.
- * @cssprop [--esign-focus=#8ab4ff] - Focus ring colour.
- * @cssprop [--esign-surface=#ffffff] - Background of the drop zone and the list (dark: #1e1f22).
- * @cssprop [--esign-border=#8a8f98] - Border of the drop zone and rows.
- * @cssprop [--esign-muted=#5f6368] - Secondary text (dark: #b0b4ba).
+ * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: progress, focus rings, the drop zone when dragging over.
+ * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
+ * @cssprop [--esign-text=CanvasText] - Text colour.
+ * @cssprop [--esign-surface=Canvas] - Background of the drop zone and the file rows.
+ * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors and refused files.
+ * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - Uploaded and sent files.
+ * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
+ * @cssprop [--esign-radius=8px] - Corner radius.
+ * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
 export class EsignUploader extends LitElement {
   static formAssociated = true;
 
   static override styles = [
+    buttonStyles,
+    progressStyles,
     visuallyHiddenStyles,
     css`
-    :host {
-      display: block;
-      font: var(--esign-font, inherit);
-      color: inherit;
-      --_surface: var(--esign-surface, #ffffff);
-      --_border: var(--esign-border, #8a8f98);
-      --_muted: var(--esign-muted, #5f6368);
-      --_danger: var(--esign-danger, #b3261e);
-      --_accent: var(--esign-accent, #2557d6);
-    }
-    @media (prefers-color-scheme: dark) {
       :host {
-        --_surface: var(--esign-surface, #1e1f22);
-        --_border: var(--esign-border, #80868b);
-        --_muted: var(--esign-muted, #b0b4ba);
-        --_danger: var(--esign-danger, #ffb4ab);
-        --_accent: var(--esign-accent, #8ab4ff);
+        display: block;
+        color: var(--_text);
       }
-    }
-    :host([hidden]) {
-      display: none;
-    }
-    [part~='base'] {
-      display: grid;
-      gap: var(--esign-gap, 0.5rem);
-    }
-    [part~='drop-zone'] {
-      font: inherit;
-      color: inherit;
-      display: grid;
-      gap: 0.25em;
-      justify-items: center;
-      width: 100%;
-      padding: 1.5em 1em;
-      background: var(--_surface);
-      border: 2px dashed var(--_border);
-      border-radius: var(--esign-radius, 6px);
-      cursor: pointer;
-      text-align: center;
-    }
-    [part~='drop-zone']:hover:not([aria-disabled='true']),
-    [part~='drop-zone'].dragging {
-      border-color: var(--_accent);
-      border-style: solid;
-    }
-    [part~='drop-zone'][aria-disabled='true'] {
-      cursor: not-allowed;
-      opacity: 0.75;
-    }
-    [part~='label'] {
-      font-weight: 600;
-    }
-    [part~='hint'],
-    [part~='file-status'],
-    .meta {
-      color: var(--_muted);
-      font-size: 0.875em;
-    }
-    button:focus-visible {
-      outline: 3px solid var(--esign-focus, #8ab4ff);
-      outline-offset: 2px;
-    }
-    [part~='list'] {
-      list-style: none;
-      margin: 0;
-      padding: 0;
-      display: grid;
-      gap: calc(var(--esign-gap, 0.5rem) / 2);
-    }
-    [part~='file'] {
-      display: grid;
-      grid-template-columns: minmax(0, 1fr) auto;
-      align-items: center;
-      gap: 0.25em 0.75em;
-      padding: 0.5em 0.75em;
-      background: var(--_surface);
-      border: 1px solid var(--_border);
-      border-radius: var(--esign-radius, 6px);
-    }
-    [part~='file-name'] {
-      overflow-wrap: anywhere;
-    }
-    [part~='file-failed'] [part~='file-status'],
-    [part~='file-rejected'] [part~='file-status'] {
-      color: var(--_danger);
-    }
-    [part~='file-failed'],
-    [part~='file-rejected'] {
-      border-color: var(--_danger);
-    }
-    .actions {
-      display: flex;
-      gap: 0.25em;
-      grid-row: span 2;
-    }
-    [part~='button'] {
-      font: inherit;
-      font-size: 0.875em;
-      cursor: pointer;
-      color: inherit;
-      background: transparent;
-      border: 1px solid currentColor;
-      border-radius: var(--esign-radius, 6px);
-      padding: 0.25em 0.75em;
-    }
-    progress {
-      width: 100%;
-      height: 0.5em;
-      accent-color: var(--_accent);
-    }
-    [part~='summary'] {
-      display: grid;
-      grid-template-columns: minmax(0, 1fr) auto;
-      align-items: center;
-      gap: 0.25em 0.75em;
-    }
-    [part~='error'] {
-      color: var(--_danger);
-      margin: 0;
-    }
-    [part~='offline'] {
-      margin: 0;
-      font-weight: 600;
-    }
-  `,
+      [part~='base'] {
+        display: grid;
+        gap: calc(var(--_space) * 1.5);
+      }
+      [part~='drop-zone'] {
+        font: inherit;
+        color: var(--_text);
+        display: grid;
+        gap: calc(var(--_space) / 2);
+        justify-items: center;
+        width: 100%;
+        padding: calc(var(--_space) * 3) calc(var(--_space) * 2);
+        background: var(--_tint);
+        border: 1.5px dashed var(--_border-strong);
+        border-radius: var(--_radius);
+        cursor: pointer;
+        text-align: center;
+        transition:
+          border-color var(--_duration) ease,
+          background-color var(--_duration) ease;
+      }
+      [part~='drop-zone'] .badge {
+        display: grid;
+        place-items: center;
+        width: 2.5rem;
+        height: 2.5rem;
+        margin-bottom: calc(var(--_space) / 2);
+        border-radius: 50%;
+        background: var(--_accent-tint);
+        color: var(--_accent);
+      }
+      [part~='drop-zone'] .badge svg {
+        width: 1.25rem;
+        height: 1.25rem;
+      }
+      [part~='drop-zone']:hover:not([aria-disabled='true']),
+      [part~='drop-zone'].dragging {
+        border-color: var(--_accent);
+        border-style: solid;
+        background: var(--_accent-tint);
+      }
+      [part~='drop-zone']:focus-visible {
+        outline: 2px solid var(--_accent);
+        outline-offset: 2px;
+      }
+      [part~='drop-zone'][aria-disabled='true'] {
+        cursor: not-allowed;
+      }
+      [part~='drop-zone'][aria-disabled='true'] .badge {
+        background: var(--_tint);
+        color: var(--_muted);
+      }
+      [part~='label'] {
+        font-weight: 600;
+      }
+      [part~='hint'],
+      [part~='file-status'],
+      .meta {
+        color: var(--_muted);
+        font-size: 0.875em;
+      }
+      [part~='list'] {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: grid;
+        gap: var(--_space);
+      }
+      [part~='file'] {
+        display: grid;
+        grid-template-columns: auto minmax(0, 1fr) auto;
+        align-items: center;
+        gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
+        padding: var(--_space) calc(var(--_space) * 1.5);
+        background: var(--_surface);
+        border: 1px solid var(--_border);
+        border-radius: var(--_radius);
+      }
+      .file-icon {
+        display: grid;
+        place-items: center;
+        width: 2rem;
+        height: 2rem;
+        border-radius: calc(var(--_radius) * 0.75);
+        background: var(--_tint);
+        color: var(--_muted);
+      }
+      .file-icon svg {
+        width: 1.125rem;
+        height: 1.125rem;
+      }
+      .body {
+        display: grid;
+        gap: calc(var(--_space) / 2);
+        min-width: 0;
+      }
+      [part~='file-name'] {
+        font-weight: 550;
+        overflow-wrap: anywhere;
+      }
+      [part~='file-done'] .file-icon,
+      [part~='file-sent'] .file-icon {
+        background: var(--_success-tint);
+        color: var(--_success);
+      }
+      [part~='file-done'] [part~='file-status'],
+      [part~='file-sent'] [part~='file-status'] {
+        color: var(--_success);
+      }
+      [part~='file-failed'] .file-icon,
+      [part~='file-rejected'] .file-icon {
+        background: var(--_danger-tint);
+        color: var(--_danger);
+      }
+      [part~='file-failed'] [part~='file-status'],
+      [part~='file-rejected'] [part~='file-status'] {
+        color: var(--_danger);
+      }
+      [part~='file-failed'],
+      [part~='file-rejected'] {
+        border-color: color-mix(in srgb, var(--_danger) 45%, var(--_surface));
+      }
+      .actions {
+        display: flex;
+        flex-wrap: wrap;
+        justify-content: flex-end;
+        gap: calc(var(--_space) / 2);
+      }
+      [part~='summary'] {
+        display: grid;
+        grid-template-columns: minmax(0, 1fr) auto;
+        align-items: center;
+        gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
+      }
+      [part~='error'],
+      [part~='offline'] {
+        display: flex;
+        align-items: flex-start;
+        gap: var(--_space);
+        margin: 0;
+        padding: var(--_space) calc(var(--_space) * 1.5);
+        border-radius: var(--_radius);
+      }
+      [part~='error'] {
+        color: var(--_danger);
+        background: var(--_danger-tint);
+      }
+      [part~='offline'] {
+        background: var(--_tint);
+        font-weight: 550;
+      }
+      @media (max-width: 30rem) {
+        [part~='file'] {
+          grid-template-columns: auto minmax(0, 1fr);
+        }
+        [part~='file'] .actions {
+          grid-column: 2;
+          justify-content: flex-start;
+        }
+      }
+    `,
   ];
 
-  /** The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element. */
+  /**
+   * The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element.
+   * @default the nearest <esign-connect>
+   */
   @property({ reflect: true }) connect: string | undefined = undefined;
 
-  /** Accepted types, as for `<input type="file">`: `.ext`, `type/*` or `type/subtype`, comma-separated. Empty: any type. Default: PDF, office documents and images. */
+  /**
+   * Accepted types, as for `<input type="file">`: `.ext`, `type/*` or `type/subtype`, comma-separated. Empty: any type. Default: PDF, office documents and images.
+   * @default PDF, Word, Excel, PowerPoint and images (.pdf, .doc(x), .xls(x), .ppt(x), .png, .jpg, …)
+   */
   @property() accept: string = DEFAULT_ACCEPT;
 
-  /** Largest file in bytes. Default: the service limit, 20 MiB (assumption). */
+  /**
+   * Largest file in bytes. Default: the service limit, 20 MiB (assumption).
+   * @default 20971520 (20 MiB, the service limit)
+   */
   @property({ attribute: 'max-size', converter: optionalNumber }) maxSize: number | undefined = undefined;
 
-  /** Most files this uploader holds at once (uploaded or on their way). Default: no limit; 1 without `multiple`. */
+  /**
+   * Most files this uploader holds at once (uploaded or on their way). Default: no limit; 1 without `multiple`.
+   * @default no limit (1 without multiple)
+   */
   @property({ attribute: 'max-files', converter: optionalNumber }) maxFiles: number | undefined = undefined;
 
   /** Takes several files. Without it the uploader holds one file. */
@@ -244,6 +304,9 @@ export class EsignUploader extends LitElement {
   #recordKey = '';
   #savedSignature = '';
   #lastLiveProgress = 0;
+  /** FileIds an envelope was sent with: shown as sent, no longer offered, not kept for a reload. */
+  readonly #sent = new Set<string>();
+  #eventRoot: Document | ShadowRoot | undefined;
   /** Files waiting for the connection at the last change: announcements go with changes of it. */
   #waiting = 0;
 
@@ -274,7 +337,7 @@ export class EsignUploader extends LitElement {
     },
     onComplete: () => {
       const files = this.uploadedFiles;
-      this._live = this.#t.term('liveDone', { count: files.length });
+      this._live = this.#t.plural('liveDone', files.length);
       emit(this, 'esign-upload-complete', { files, fileIds: files.map((f) => f.FileId) });
     },
   });
@@ -291,12 +354,17 @@ export class EsignUploader extends LitElement {
     window.addEventListener('offline', this.#onConnectivity);
     // the state may have changed while detached
     this.#queue.setOnline(navigator.onLine !== false);
+    // a signing frame anywhere in this tree reports a sent envelope: its files are done with
+    this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
+    this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     window.removeEventListener('online', this.#onConnectivity);
     window.removeEventListener('offline', this.#onConnectivity);
+    this.#eventRoot?.removeEventListener('esign-envelope-sent', this.#onEnvelopeSent);
+    this.#eventRoot = undefined;
   }
 
   /**
@@ -313,14 +381,14 @@ export class EsignUploader extends LitElement {
     this.upload(value).catch(() => undefined);
   }
 
-  /** The FileIds uploaded so far (restored ones included), in order. */
+  /** The FileIds uploaded so far (restored ones included) and not yet sent in an envelope, in order. */
   get fileIds(): readonly string[] {
-    return this.#queue.completed.map((f) => f.FileId);
+    return this.uploadedFiles.map((f) => f.FileId);
   }
 
-  /** The files uploaded so far, in the service's names. */
+  /** The files uploaded so far and not yet sent in an envelope, in the service's names. */
   get uploadedFiles(): UploadedFile[] {
-    return this.#queue.completed;
+    return this.#queue.completed.filter((f) => !this.#sent.has(f.FileId));
   }
 
   /** The form this element belongs to, if any. */
@@ -442,16 +510,16 @@ export class EsignUploader extends LitElement {
       return; // storage unavailable (private mode): nothing to restore
     }
     if (key !== this.#recordKey) return;
-    const before = this.#queue.completed.length;
+    const before = this.uploadedFiles.length;
     this.#queue.restore(files);
-    const all = this.#queue.completed;
+    const all = this.uploadedFiles;
     this.#savedSignature = signature(all);
     if (all.length > before) emit(this, 'esign-upload-complete', { files: all, fileIds: all.map((f) => f.FileId) });
   }
 
   async #persist(): Promise<void> {
     if (!this.#recordKey) return;
-    const files = this.#queue.completed;
+    const files = this.uploadedFiles;
     const sig = signature(files);
     if (sig === this.#savedSignature) return;
     this.#savedSignature = sig;
@@ -518,6 +586,7 @@ export class EsignUploader extends LitElement {
           @dragleave=${this.#onDragLeave}
           @drop=${this.#onDrop}
         >
+          <span class="badge" aria-hidden="true">${icon('upload')}</span>
           <span part="label"><slot name="label">${label}</slot></span>
           <span part="hint" id="hint"><slot name="hint">${this.#hint()}</slot></span>
         </button>
@@ -530,10 +599,10 @@ export class EsignUploader extends LitElement {
           @change=${this.#onPicked}
         />
         ${this.#configError
-          ? html`<p part="error" role="alert">${this.#t.term('misconfigured', { message: this.#configError.message })}</p>`
+          ? html`<p part="error" role="alert">${icon('alert')}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
           : nothing}
         ${!this.#queue.online && items.some((i) => i.status === 'offline')
-          ? html`<p part="offline">${this.#t.term('offlineNote')}</p>`
+          ? html`<p part="offline">${icon('offline')}<span>${this.#t.term('offlineNote')}</span></p>`
           : nothing}
         ${this.#renderSummary(items)}
         ${items.length > 0
@@ -565,8 +634,8 @@ export class EsignUploader extends LitElement {
         ? html`<progress part="progress overall" aria-label=${this.#t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
         : html`<span></span>`}
       <span class="actions">
-        ${active.length > 1 ? html`<button part="button" type="button" @click=${() => this.cancel()}>${this.#t.term('cancelAll')}</button>` : nothing}
-        ${failed.length > 1 ? html`<button part="button" type="button" @click=${() => void this.retry()}>${this.#t.term('retryAll')}</button>` : nothing}
+        ${active.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => this.cancel()}>${this.#t.term('cancelAll')}</button>` : nothing}
+        ${failed.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => void this.retry()}>${this.#t.term('retryAll')}</button>` : nothing}
       </span>
       ${active.length > 0 ? html`<span class="meta">${this.#t.term('overallText', { done, count: done + active.length })}</span>` : nothing}
     </div>`;
@@ -575,33 +644,40 @@ export class EsignUploader extends LitElement {
   #renderItem(item: UploadItem) {
     const name = item.FileName;
     const active = ACTIVE.has(item.status);
+    const sent = item.status === 'done' && item.FileId !== undefined && this.#sent.has(item.FileId);
     const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
     const retryable = (item.status === 'failed' || item.status === 'cancelled') && !item.restored;
-    return html`<li part="file file-${item.status}" data-key=${item.key}>
-      <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${this.#t.bytes(item.size)})</span>` : nothing}</span>
+    const bad = item.status === 'failed' || item.status === 'rejected';
+    const progress =
+      !active || item.status === 'offline'
+        ? nothing
+        : item.status === 'uploading' || item.status === 'queued'
+          ? html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
+          : html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })}></progress>`;
+    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key}>
+      <span part="file-icon" class="file-icon" aria-hidden="true">${icon(bad ? 'alert' : item.status === 'done' ? 'check' : 'file')}</span>
+      <span class="body">
+        <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${this.#t.bytes(item.size)})</span>` : nothing}</span>
+        ${progress}
+        <span part="file-status">${sent ? this.#t.term('sent') : this.#statusText(item, percent)}</span>
+      </span>
       <span class="actions">
         ${active
-          ? html`<button part="button" type="button" aria-label=${this.#t.term('cancelFile', { name })} @click=${() => this.cancel(item.key)}>
+          ? html`<button part="button" class="secondary small" type="button" aria-label=${this.#t.term('cancelFile', { name })} @click=${() => this.cancel(item.key)}>
               ${this.#t.term('cancel')}
             </button>`
           : nothing}
         ${retryable
-          ? html`<button part="button" type="button" aria-label=${this.#t.term('retryFile', { name })} @click=${() => void this.retry(item.key)}>
+          ? html`<button part="button" class="secondary small" type="button" aria-label=${this.#t.term('retryFile', { name })} @click=${() => void this.retry(item.key)}>
               ${this.#t.term('retry')}
             </button>`
           : nothing}
         ${!active
-          ? html`<button part="button" type="button" aria-label=${this.#t.term('removeFile', { name })} @click=${() => this.removeFile(item.key)}>
+          ? html`<button part="button" class="quiet small" type="button" aria-label=${this.#t.term('removeFile', { name })} @click=${() => this.removeFile(item.key)}>
               ${this.#t.term('remove')}
             </button>`
           : nothing}
       </span>
-      ${active && item.status !== 'offline'
-        ? item.status === 'uploading'
-          ? html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
-          : html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })}></progress>`
-        : nothing}
-      <span part="file-status">${this.#statusText(item, percent)}</span>
     </li>`;
   }
 
@@ -614,7 +690,7 @@ export class EsignUploader extends LitElement {
       case 'rejected':
         return this.#t.term('rejected', { reason: item.error ? this.#reason(item.error) : '' });
       case 'failed':
-        return html`${this.#t.term('failed', { reason: item.error ? this.#reason(item.error) : '' })}${item.error?.requestId
+        return html`${this.#t.term('failed', { reason: item.error ? this.#reason(item.error) : this.#t.term('upload_failed') })}${item.error?.requestId
           ? html` <span class="meta">${this.#t.term('requestId', { id: item.error.requestId })}</span>`
           : nothing}`;
       default:
@@ -629,20 +705,43 @@ export class EsignUploader extends LitElement {
         // the service's own limit may differ from ours: its message says which
         return error.status === 413 ? error.message : this.#t.term('file_too_large', { size: this.#t.bytes(this.#limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES) });
       case 'too_many_files':
-        return this.#t.term('too_many_files', { count: this.#limits?.maxFiles ?? 0 });
+        return this.#t.plural('too_many_files', this.#limits?.maxFiles ?? 0);
       case 'invalid_argument':
-        return error.status === undefined ? this.#t.term('empty') : this.#t.term('upload_failed');
+        return error.status === undefined ? this.#t.term('empty') : this.#serviceReason(error);
       case 'file_type_not_accepted':
       case 'rate_limited':
       case 'no_session':
       case 'aborted':
         return this.#t.term(error.code);
+      case 'network_error':
+        return this.#t.term('network_error');
       default:
-        return this.#t.term('upload_failed');
+        return this.#serviceReason(error);
     }
   }
 
+  /** A failure the service explained: its message when it sent one, else what its HTTP status means. */
+  #serviceReason(error: EsignError): string {
+    if (error.status !== undefined && error.status >= 500) return this.#t.term('server_error', { status: error.status });
+    if (error.serviceCode && error.message) return error.message;
+    if (error.status !== undefined) return this.#t.term('http_error', { status: error.status });
+    return error.message || this.#t.term('upload_failed');
+  }
+
   // ---- handlers ----
+
+  readonly #onEnvelopeSent = (event: Event): void => {
+    const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
+    if (!Array.isArray(ids)) return;
+    const mine = new Set(this.#queue.completed.map((f) => f.FileId));
+    const sent = ids.filter((id): id is string => typeof id === 'string' && mine.has(id) && !this.#sent.has(id));
+    if (sent.length === 0) return;
+    for (const id of sent) this.#sent.add(id);
+    this._live = this.#t.plural('liveSent', sent.length);
+    this.#syncForm();
+    void this.#persist();
+    this.requestUpdate();
+  };
 
   readonly #onConnectivity = (): void => {
     this.#queue.setOnline(navigator.onLine !== false);
@@ -654,8 +753,8 @@ export class EsignUploader extends LitElement {
     const before = this.#waiting;
     this.#waiting = waiting;
     // files in flight are parked a moment after the queued ones: the count only grows while offline
-    if (waiting > before) this._live = this.#t.term('liveOffline', { count: waiting });
-    else if (waiting === 0 && before > 0 && this.#queue.online && this.#queue.busy) this._live = this.#t.term('liveOnline', { count: before });
+    if (waiting > before) this._live = this.#t.plural('liveOffline', waiting);
+    else if (waiting === 0 && before > 0 && this.#queue.online && this.#queue.busy) this._live = this.#t.plural('liveOnline', before);
   }
 
   readonly #onClick = (): void => {

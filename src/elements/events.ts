@@ -80,6 +80,15 @@ export interface EsignViewMessageDetail {
   origin: string;
 }
 
+export interface EsignEnvelopeSentDetail {
+  /** The service's id of the new envelope. */
+  envelopeId: string;
+  /** The FileIds the envelope was started with. */
+  fileIds: string[];
+  /** The envelope's status as the page reported it (e.g. `sent`). */
+  status: string;
+}
+
 /** Every event name and its detail type. */
 export interface EsignEventDetailMap {
   'esign-connected': EsignConnectedDetail;
@@ -93,6 +102,7 @@ export interface EsignEventDetailMap {
   'esign-view-loaded': EsignViewLoadedDetail;
   'esign-view-expired': EsignViewExpiredDetail;
   'esign-view-message': EsignViewMessageDetail;
+  'esign-envelope-sent': EsignEnvelopeSentDetail;
 }
 
 export type EsignEventName = keyof EsignEventDetailMap;

@@ -15,6 +15,7 @@ Options:
   --host HOST       address to listen on (default 127.0.0.1)
   --config FILE     JSON seed: {"replace"?, "apps", "users", "spaces"}; extends the demo seed unless "replace": true
   --public-url URL  origin put into returned Urls and redirects (default the business origin)
+  --dev             development: accept any http://localhost, 127.0.0.1 or [::1] redirect_uri (any port and path)
   --help            show this help
 
 Test helpers live under /__emulator/ (reset, clock, outbox, faults, requests, seed).
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
         host: { type: 'string' },
         config: { type: 'string' },
         'public-url': { type: 'string' },
+        dev: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -101,6 +103,7 @@ async function main(): Promise<void> {
       host: (values.host as string | undefined) ?? '127.0.0.1',
       ...(typeof publicUrl === 'string' ? { publicUrl } : {}),
       ...(seed ? { seed } : {}),
+      devRedirects: values.dev === true,
       log: (line) => process.stdout.write(`[emulator] ${line}\n`),
     });
   } catch (err) {

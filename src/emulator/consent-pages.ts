@@ -1,4 +1,4 @@
-import { escapeHtml as e, page } from './http.js';
+import { escapeHtml as e, page, scriptJson } from './http.js';
 import type { AuthRequest, SpaceRec, UserRec } from './state.js';
 import type { SeedApp } from './types.js';
 
@@ -98,4 +98,25 @@ Ask the app to invite you first.</p><div class="actions">${denyForm(v.req)}</div
 export function consentErrorPage(title: string, message: string): string {
   return page(title, `<h1>${e(title)}</h1><p class="note error" role="alert" id="consent-error">${e(message)}</p>
 <p class="muted">Return to the app and start again.</p>`);
+}
+
+/**
+ * The authorization request named a redirect_uri the app did not register: the page shows the address used and the
+ * registered ones, and tells the window that opened it (`oauth-error`, docs/emulator.md), since it cannot redirect.
+ */
+export function redirectErrorPage(v: { message: string; redirectUri: string; registered: readonly string[]; devRedirects: boolean }): string {
+  const registered = v.registered.map((uri) => `<li><code>${e(uri)}</code></li>`).join('');
+  const message = { source: 'esign', type: 'oauth-error', error: 'invalid_redirect_uri', redirectUri: v.redirectUri, registered: [...v.registered] };
+  const hint = v.devRedirects
+    ? ''
+    : '<p class="muted">For local development, run the emulator with <code>--dev</code> (as <code>npm start</code> does): it then accepts any <code>http://localhost</code> or <code>http://127.0.0.1</code> address, on any port.</p>';
+  // what it posts is on the page anyway; the opener's origin is unknown (it is the address that was refused), hence '*'
+  const script = `<script type="application/json" id="oauth-error">${scriptJson(message)}</script><script>(function(){try{var m=JSON.parse(document.getElementById('oauth-error').textContent);if(window.opener)window.opener.postMessage(m,'*')}catch(e){}})();</script>`;
+  return page(
+    'Invalid redirect address',
+    `<h1>Invalid redirect address</h1><p class="note error" role="alert" id="consent-error">${e(v.message)}</p>
+<h2>Address used</h2><p><code id="redirect-uri-used" class="wrap">${e(v.redirectUri || '(none)')}</code></p>
+<h2>Addresses registered for this app</h2><ul id="redirect-uris-registered">${registered || '<li>(none)</li>'}</ul>
+<p class="muted">Register the address used for the app, or set <code>redirect-uri</code> on <code>&lt;esign-connect&gt;</code> to a registered one, then start again.</p>${hint}${script}`,
+  );
 }

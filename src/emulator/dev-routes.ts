@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { parseFault } from './faults.js';
 import { type EmuEnv, escapeHtml as e, htmlResponse, jsonResponse, page } from './http.js';
 import type { Runtime } from './runtime.js';
+import { type GrantRec, secureToken, shortId } from './state.js';
 
 /** Test helpers under /__emulator/ (docs/architecture.md); never part of the real service. */
 export function mountDevRoutes(app: Hono<EmuEnv>, rt: Runtime): void {
@@ -16,6 +17,42 @@ export function mountDevRoutes(app: Hono<EmuEnv>, rt: Runtime): void {
     store.reset();
     rt.log('reset to seed');
     return jsonResponse({ reset: true, now: store.now().toISOString() });
+  });
+
+  // A ready access token for a seed user in one Space, without the consent pages: demos (Storybook's state stories)
+  // and tests that need "already connected". No refresh token; the grant behaves as one from the consent flow.
+  app.post('/__emulator/token', async (c) => {
+    let body: { email?: unknown; spaceId?: unknown; clientId?: unknown; scope?: unknown } | null;
+    try {
+      body = (await readBody(await c.req.text())) as typeof body;
+    } catch {
+      return bad('body must be JSON');
+    }
+    const app = store.apps.get(typeof body?.clientId === 'string' ? body.clientId : 'demo-client');
+    const user = typeof body?.email === 'string' ? store.userByEmail(body.email) : undefined;
+    const spaceId = typeof body?.spaceId === 'string' ? body.spaceId : '';
+    if (!app) return bad('unknown clientId');
+    if (!user || !store.isActiveMember(spaceId, user.userId)) return bad('email must be an active member of spaceId');
+    const scope = typeof body?.scope === 'string' ? body.scope : app.scopes.join(' ');
+    const grant: GrantRec = { id: shortId('grant_'), clientId: app.clientId, userId: user.userId, spaceId, scope, revoked: false, accessTokens: new Set(), refreshTokens: new Set() };
+    store.grants.set(grant.id, grant);
+    const access = secureToken('at_');
+    store.accessTokens.set(access, { grantId: grant.id, scope, expiresAt: store.nowMs() + rt.limits.accessTokenTtlSeconds * 1000 });
+    grant.accessTokens.add(access);
+    return jsonResponse(
+      {
+        access_token: access,
+        token_type: 'Bearer',
+        expires_in: rt.limits.accessTokenTtlSeconds,
+        scope,
+        space_id: spaceId,
+        user_name: user.name,
+        user_email: user.email,
+        space_name: store.spaces.get(spaceId)?.name ?? spaceId,
+      },
+      200,
+      { 'Cache-Control': 'no-store' },
+    );
   });
 
   app.get('/__emulator/clock', () => jsonResponse({ now: store.now().toISOString(), offsetSeconds: store.offsetMs / 1000 }));

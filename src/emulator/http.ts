@@ -73,18 +73,27 @@ export function originAllowed(list: OriginList | undefined, origin: string): boo
   return list.includes(origin);
 }
 
-/** CSP frame-ancestors source list (default: loopback origins, any port, plus the CORS origins). */
+/**
+ * CSP frame-ancestors source list (default: loopback origins, any port, plus the CORS origins). CSP host sources have
+ * no syntax for IPv6 literals, so `[::1]` cannot be listed (browsers report `http://[::1]:*` as invalid): pages on
+ * [::1] frame the emulator through `localhost` instead, or list it with `frameAncestors: '*'`.
+ */
 export function frameAncestorsHeader(frame: OriginList | undefined, cors: OriginList | undefined): string {
   if (frame === '*' || (frame === undefined && cors === '*')) return 'frame-ancestors *';
   const sources = new Set<string>(["'self'"]);
   if (frame === undefined) {
     for (const scheme of ['http', 'https'])
-      for (const host of ['localhost', '127.0.0.1', '[::1]']) sources.add(`${scheme}://${host}:*`);
-    if (Array.isArray(cors)) for (const o of cors) sources.add(o);
+      for (const host of ['localhost', '127.0.0.1']) sources.add(`${scheme}://${host}:*`);
+    if (Array.isArray(cors)) for (const o of cors) if (cspSource(o)) sources.add(o);
   } else {
-    for (const o of frame) sources.add(o);
+    for (const o of frame) if (cspSource(o)) sources.add(o);
   }
   return 'frame-ancestors ' + [...sources].join(' ');
+}
+
+/** False for an origin a CSP source list cannot express (an IPv6 literal host). */
+function cspSource(origin: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\/\[/i.test(origin);
 }
 
 export function escapeHtml(value: unknown): string {
@@ -119,17 +128,39 @@ button.primary{background:var(--accent);border-color:var(--accent);color:var(--a
 .actions{display:flex;gap:.6rem;flex-wrap:wrap;margin-top:1rem}
 .note{padding:.6rem .8rem;border-radius:6px;margin:.75rem 0}
 .warn{background:var(--warn-bg);color:var(--warn-fg)}.error{background:var(--err-bg);color:var(--err-fg)}.ok{background:var(--ok-bg);color:var(--ok-fg)}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+table{border-collapse:collapse;width:100%}th,td{text-align:start;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-size:.8rem;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.02em}
 .row{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
-.status{font-size:.85em;padding:.05rem .45rem;border-radius:99px;border:1px solid var(--line)}
+.status{display:inline-block;font-size:.8rem;font-weight:600;padding:.05rem .55rem;border-radius:99px;border:1px solid var(--line);white-space:nowrap}
+.status[data-status=completed],.status[data-status=signed]{background:var(--ok-bg);color:var(--ok-fg);border-color:transparent}
+.status[data-status=declined],.status[data-status=voided]{background:var(--err-bg);color:var(--err-fg);border-color:transparent}
+.status[data-status=sent],.status[data-status=pending]{background:var(--warn-bg);color:var(--warn-fg);border-color:transparent}
+.wrap,code{overflow-wrap:anywhere}
+.empty{padding:1.5rem 1rem;text-align:center;border:1px dashed var(--line);border-radius:8px}.empty p{margin:.25rem 0}
 a{color:var(--accent)}
+@media (max-width:36rem){
+body{padding:.85rem}
+.row{grid-template-columns:1fr}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack tr{border:1px solid var(--line);border-radius:8px;padding:.35rem .75rem;margin:0 0 .6rem}
+table.stack td{display:grid;grid-template-columns:minmax(6.5rem,35%) 1fr;gap:.5rem;border:0;padding:.3rem 0}
+table.stack td::before{content:attr(data-label);font-size:.8rem;font-weight:600;color:var(--muted)}
+}
 `;
 
+/**
+ * Pages shown inside another site's frame are light only: a frame cannot see the host page's color-scheme (its
+ * prefers-color-scheme is the OS's), so following the OS would put a dark page on a light host. Top-level pages
+ * (consent, invitations) follow the OS.
+ */
+const LIGHT_ONLY = STYLE.replace(/@media \(prefers-color-scheme:dark\)\{:root\{[^}]*\}\}/, '').replace(':root{color-scheme:light dark;', ':root{color-scheme:light;');
+
 /** A complete, plain HTML page with the shared inline CSS. */
-export function page(title: string, body: string, extraHead = ''): string {
+export function page(title: string, body: string, extraHead = '', lang = 'en', options: { lightOnly?: boolean } = {}): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style>${extraHead}</head>
+<html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title><style>${options.lightOnly ? LIGHT_ONLY : STYLE}</style>${extraHead}</head>
 <body><main>${body}</main></body></html>`;
 }
 

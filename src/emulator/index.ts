@@ -146,6 +146,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
     fileUrl: '',
     corsOrigins: options.corsOrigins,
     frameAncestors: options.frameAncestors,
+    devRedirects: options.devRedirects === true,
     log: options.log ?? (() => {}),
   };
   const business = await listen(buildBusinessApp(rt).fetch as never, options.port ?? 0, host);

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
-import { choicePage, consentErrorPage, loginPage, notInvitedPage } from './consent-pages.js';
+import { choicePage, consentErrorPage, loginPage, notInvitedPage, redirectErrorPage } from './consent-pages.js';
 import { type Ctx, type EmuEnv, htmlResponse, jsonResponse, mediaType, oauthError, ServiceError } from './http.js';
 import type { Runtime } from './runtime.js';
 import { type AccessTokenRec, type AuthRequest, type GrantRec, secureToken, shortId } from './state.js';
@@ -101,12 +101,13 @@ export function mountOAuth(app: Hono<EmuEnv>, rt: Runtime): void {
     const oauthApp = store.apps.get(clientId);
     if (!oauthApp) return htmlError('Unknown app', 'No app is registered with this client_id.');
     const redirectUri = one('redirect_uri');
-    if (!redirectUri) return htmlError('Invalid redirect address', 'The authorization request has no (or a repeated) redirect_uri.');
-    if (!oauthApp.redirectUris.includes(redirectUri))
-      return htmlError('Invalid redirect address', 'The redirect_uri does not exactly match an address registered for this app.');
+    const refused = (message: string) =>
+      htmlResponse(redirectErrorPage({ message, redirectUri: redirectUri ?? '', registered: oauthApp.redirectUris, devRedirects: rt.devRedirects }), 400, CONSENT_HEADERS);
+    if (!redirectUri) return refused('The authorization request has no (or a repeated) redirect_uri.');
     const kind = classifyRedirectUri(redirectUri);
-    if (kind === 'refused')
-      return htmlError('Invalid redirect address', 'The redirect_uri must be https or a custom scheme; plain http is accepted only for loopback hosts.');
+    const devLoopback = rt.devRedirects && kind === 'loopback-http';
+    if (!oauthApp.redirectUris.includes(redirectUri) && !devLoopback) return refused('The redirect_uri does not exactly match an address registered for this app.');
+    if (kind === 'refused') return refused('The redirect_uri must be https or a custom scheme; plain http is accepted only for loopback hosts.');
 
     // from here on the redirect_uri is safe: errors go back to it (RFC 6749 4.1.2.1)
     const state = one('state') ?? undefined;
@@ -288,6 +289,15 @@ export function mountOAuth(app: Hono<EmuEnv>, rt: Runtime): void {
     return form;
   };
 
+  const displayNames = (grant: GrantRec): Record<string, string> => {
+    const user = store.users.get(grant.userId);
+    const space = store.spaces.get(grant.spaceId);
+    return {
+      ...(user ? { user_name: user.name, user_email: user.email } : {}),
+      ...(space ? { space_name: space.name } : {}),
+    };
+  };
+
   const issue = (grant: GrantRec, scope: string): Response => {
     const now = store.nowMs();
     const access = secureToken('at_');
@@ -304,6 +314,8 @@ export function mountOAuth(app: Hono<EmuEnv>, rt: Runtime): void {
         refresh_token: refresh,
         scope,
         space_id: grant.spaceId,
+        // (assumption, docs/emulator.md) optional display names, so a client can say who is connected where
+        ...displayNames(grant),
       },
       200,
       { 'Cache-Control': 'no-store', Pragma: 'no-cache' },

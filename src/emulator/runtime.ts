@@ -10,5 +10,7 @@ export interface Runtime {
   fileUrl: string;
   corsOrigins: OriginList | undefined;
   frameAncestors: OriginList | undefined;
+  /** Any loopback http redirect_uri is accepted (EmulatorOptions.devRedirects). */
+  devRedirects: boolean;
   log: (line: string) => void;
 }

@@ -116,6 +116,12 @@ export interface EmulatorOptions {
   /** Origins allowed to frame the embedded pages; default any loopback origin plus corsOrigins. */
   frameAncestors?: OriginList;
   limits?: Partial<EmulatorLimits>;
+  /**
+   * Development: accept any plain-http loopback redirect_uri (localhost, 127.0.0.1, [::1]; any port and path) for every
+   * app, besides the registered ones, so a page served from any local port can sign in (as RFC 8252 §7.3 allows any
+   * port for loopback redirects). Default false: redirect URIs must match exactly, as on the real service.
+   */
+  devRedirects?: boolean;
   /** Silent by default; the CLI prints. Never receives tokens, codes or secrets. */
   log?: (line: string) => void;
 }

@@ -19,7 +19,8 @@ export const EsignSigningFrame = createComponent({
     onEsignViewLoaded: 'esign-view-loaded',
     onEsignViewExpired: 'esign-view-expired',
     onEsignViewMessage: 'esign-view-message',
+    onEsignEnvelopeSent: 'esign-envelope-sent',
     onEsignError: 'esign-error',
-  } as Events<'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message' | 'esign-error'>,
+  } as Events<'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message' | 'esign-envelope-sent' | 'esign-error'>,
   displayName: 'EsignSigningFrame',
 });

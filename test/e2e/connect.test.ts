@@ -95,16 +95,16 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await popup.getByLabel('Acme Legal').check();
     await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
 
-    await tab.getByText('Connected to Space space_acme').waitFor();
+    await tab.getByText('Connected as Alice Tan').waitFor();
     assert.equal(new URL(tab.url()).search, '');
     assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible(), 'a Disconnect button is shown');
 
     await tab.reload();
-    await tab.getByText('Connected to Space space_acme').waitFor();
+    await tab.getByText('Connected as Alice Tan').waitFor();
     // a second tab of the site: connected through the proxy's cookie, no login, no popup
     const second = await context.newPage();
     await second.goto(siteOrigin);
-    await second.getByText('Connected to Space space_acme').waitFor();
+    await second.getByText('Connected as Alice Tan').waitFor();
     await second.close();
     // the refresh token never reached the page: not in a response body, not in what the page stored
     assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no request from the page carries a refresh token');
@@ -119,7 +119,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await tab.getByText('You are offline.').waitFor();
     await context.setOffline(false);
     await tab.getByText('You are offline.').waitFor({ state: 'detached' });
-    await tab.getByText('Connected to Space space_acme').waitFor();
+    await tab.getByText('Connected as Alice Tan').waitFor();
 
     await tab.getByRole('button', { name: 'Disconnect' }).click();
     await connectButton.waitFor();

@@ -101,7 +101,7 @@ describe('a Vue 3 app with the tags', () => {
     await popup.getByRole('button', { name: 'Log in' }).click();
     await popup.getByLabel('Acme Legal').check();
     await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
-    await page.getByText('Connected to Space space_acme').waitFor();
+    await page.getByText('Connected as Alice Tan').waitFor();
     // Vue's @esign-connected handler got the typed detail
     await page.getByRole('status').filter({ hasText: 'Vue sees Space space_acme' }).waitFor();
 
@@ -116,9 +116,15 @@ describe('a Vue 3 app with the tags', () => {
     await frame.getByLabel('Subject').fill('Lease signed from Vue');
     await frame.getByLabel('Name').fill('Bob Lim');
     await frame.getByLabel('Email').fill('bob@example.com');
+    const sent = page.evaluate(
+      () => new Promise<string>((resolve) => document.addEventListener('esign-envelope-sent', (e) => resolve((e as CustomEvent<{ envelopeId: string }>).detail.envelopeId), { once: true })),
+    );
     await frame.getByRole('button', { name: 'Send' }).click();
-    const envelopeId = (await frame.locator('#envelope-id').textContent())?.trim() ?? '';
+    // the element tells the page and shows its sent state, with a way to start another
+    const envelopeId = await sent;
     assert.ok(envelopeId.length > 0, 'the service answered with an EnvelopeId');
+    await page.getByText('Envelope sent').waitFor();
+    await page.getByRole('button', { name: 'Start another envelope' }).waitFor();
 
     assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
     assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');

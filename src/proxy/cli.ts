@@ -42,6 +42,8 @@ Options (environment variable in brackets):
                             X-Forwarded-For is believed; repeatable   [ESIGN_TRUSTED_PROXIES, comma-separated]
   --store <url>             shared state for several replicas: memory (default, one process) or
                             redis://host:port (Redis or Valkey; needs @redis/client) [ESIGN_STORE]
+  --issuer <url>            read the token and revocation endpoints from this issuer's RFC 8414
+                            metadata (explicit endpoints win)         [ESIGN_ISSUER]
   --token-endpoint <url>    default <base-url>/openapi/v1/oauth/token  [ESIGN_TOKEN_ENDPOINT]
   --revocation-endpoint <url>
                             default <base-url>/openapi/v1/oauth/revoke [ESIGN_REVOCATION_ENDPOINT]
@@ -53,6 +55,9 @@ Options (environment variable in brackets):
                             refresh token again (default 10000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
   --port <n>                default 4020                              [PORT]
   --host <host>             default 127.0.0.1                         [HOST]
+  --static <dir>            also serve the files of <dir> at / (a static page beside its proxy, one
+                            origin: the session cookie needs no CORS); development and simple sites
+                                                                      [ESIGN_STATIC_DIR]
   -h, --help                show this help
 
 Example (local emulator):
@@ -99,6 +104,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'browser-held-refresh-tokens': { type: 'boolean' },
         'trusted-proxy': { type: 'string', multiple: true },
         store: { type: 'string' },
+        static: { type: 'string' },
+        issuer: { type: 'string' },
         'token-endpoint': { type: 'string' },
         'revocation-endpoint': { type: 'string' },
         'client-auth': { type: 'string' },
@@ -184,6 +191,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       basePath,
       ...(values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN ? { cookieDomain: values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN } : {}),
       ...(store ? { store } : {}),
+      ...((values.issuer ?? env.ESIGN_ISSUER) ? { issuer: values.issuer ?? env.ESIGN_ISSUER } : {}),
       tokenEndpoint: values['token-endpoint'] ?? env.ESIGN_TOKEN_ENDPOINT,
       revocationEndpoint: values['revocation-endpoint'] ?? env.ESIGN_REVOCATION_ENDPOINT,
       clientAuth: clientAuth as 'post' | 'basic',
@@ -193,6 +201,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(maxAgeText !== undefined ? { sessionMaxAgeSeconds: Number(maxAgeText) } : {}),
       port,
       host: values.host ?? env.HOST ?? '127.0.0.1',
+      ...(values.static ?? env.ESIGN_STATIC_DIR ? { staticDir: values.static ?? env.ESIGN_STATIC_DIR } : {}),
       onEvent: (event) =>
         process.stdout.write(`${event.type} ${event.status} ${event.durationMs}ms${event.mode ? ` ${event.mode}` : ''}${event.cached ? ' cached' : ''}${event.replayed ? ' replayed' : ''}\n`),
     });
@@ -207,7 +216,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   process.stdout.write(
     `esign-token-proxy listening on ${served.url} (POST ${prefix}/token, POST ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
       `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: same-origin and server-to-server only)'}\n` +
-      `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? 'redis' : 'memory'}\n`,
+      `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? 'redis' : 'memory'}\n` +
+      (values.static ?? env.ESIGN_STATIC_DIR ? `static files: ${values.static ?? env.ESIGN_STATIC_DIR} at ${served.url.replace('//127.0.0.1:', '//localhost:')}/\n` : ''),
   );
   const stop = (): void => {
     served.close().then(

@@ -5,6 +5,8 @@
  */
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createTokenProxyApp } from './app.js';
@@ -17,6 +19,12 @@ export interface ServeTokenProxyOptions extends TokenProxyOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * A folder whose files are served at `/` beside the proxy's two routes, so a static page and its token proxy
+   * share one origin (the session cookie comes back with no CORS at all). For development and simple sites;
+   * every path other than `${basePath}/token` and `${basePath}/revoke` is a file of this folder or a 404.
+   */
+  staticDir?: string;
 }
 
 export interface ServedTokenProxy {
@@ -35,8 +43,14 @@ export function serveTokenProxy(options: ServeTokenProxyOptions): Promise<Served
     sealer: nodeCryptoSealer,
   });
   const host = options.host ?? '127.0.0.1';
+  let fetch: (request: Request, env?: Record<string, unknown>) => Response | Promise<Response> = app.fetch;
+  if (options.staticDir !== undefined) {
+    const files = new Hono().use('/*', serveStatic({ root: options.staticDir }));
+    const routes = new Set(['token', 'revoke'].map((route) => `${(options.basePath ?? '').replace(/\/+$/, '')}/${route}`));
+    fetch = (request, env) => (routes.has(new URL(request.url).pathname) ? app.fetch(request, env) : files.fetch(request, env));
+  }
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: options.port ?? 4020, hostname: host }) as Server;
+    const server = serve({ fetch, port: options.port ?? 4020, hostname: host }) as Server;
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

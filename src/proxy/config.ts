@@ -34,6 +34,12 @@ export interface TokenProxyOptions {
   tokenEndpoint?: string;
   /** (assumption) Default `${baseUrl}/openapi/v1/oauth/revoke` (RFC 7009). */
   revocationEndpoint?: string;
+  /**
+   * Optional RFC 8414 issuer: the token and revocation endpoints are read from
+   * `${issuer}/.well-known/oauth-authorization-server` on first use (its `issuer` must match); endpoints
+   * given explicitly win. https, or http on loopback.
+   */
+  issuer?: string;
   /** How the secret reaches the service: form field (`post`, client_secret_post, default) or HTTP Basic. */
   clientAuth?: 'post' | 'basic';
   /**
@@ -89,6 +95,9 @@ export interface ResolvedConfig {
   clientSecret: string;
   tokenEndpoint: string;
   revocationEndpoint: string;
+  tokenEndpointSet: boolean;
+  revocationEndpointSet: boolean;
+  issuer: string | undefined;
   allowedOrigins: Set<string>;
   redirectUris: Set<string>;
   clientAuth: 'post' | 'basic';
@@ -134,6 +143,10 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   const revocationEndpoint = options.revocationEndpoint ?? `${base}${API_PREFIX}/oauth/revoke`;
   for (const [name, url] of [['tokenEndpoint', tokenEndpoint], ['revocationEndpoint', revocationEndpoint]] as const) {
     if (!isAllowedServiceUrl(url, { allowLoopbackHttp: true })) fail(`${name} must be an https URL (or http on loopback).`);
+  }
+
+  if (options.issuer !== undefined && (typeof options.issuer !== 'string' || !isAllowedServiceUrl(options.issuer, { allowLoopbackHttp: true }))) {
+    fail('issuer must be an https URL (or http on loopback).');
   }
 
   const allowedOrigins = new Set<string>();
@@ -207,6 +220,9 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     clientSecret: options.clientSecret,
     tokenEndpoint,
     revocationEndpoint,
+    tokenEndpointSet: options.tokenEndpoint !== undefined,
+    revocationEndpointSet: options.revocationEndpoint !== undefined,
+    issuer: options.issuer,
     allowedOrigins,
     redirectUris,
     clientAuth,

@@ -6,6 +6,7 @@
  * secret scrubbed) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
  */
 import * as oauth from 'oauth4webapi';
+import { isAllowedServiceUrl } from '../core/url.js';
 
 export interface UpstreamConfig {
   clientId: string;
@@ -16,6 +17,13 @@ export interface UpstreamConfig {
   timeoutMs: number;
   maxUpstreamBytes: number;
   fetch: typeof fetch | undefined;
+  /**
+   * RFC 8414: read the endpoints from `${issuer}/.well-known/oauth-authorization-server` (once, on first use);
+   * an endpoint given explicitly wins over the metadata's.
+   */
+  issuer?: string | undefined;
+  tokenEndpointSet?: boolean;
+  revocationEndpointSet?: boolean;
 }
 
 /** A proxy answer before the common headers: status, JSON body, extra headers. */
@@ -45,48 +53,115 @@ export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
 /** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
 let neutralAnswer: Response | undefined;
 
+interface Server {
+  as: oauth.AuthorizationServer;
+  /** Plain http only to loopback (checked by the configuration and for metadata): the emulator in development. */
+  insecure: boolean;
+}
+
+function serverOf(issuer: string, tokenEndpoint: string, revocationEndpoint: string): Server {
+  return {
+    as: { issuer, token_endpoint: tokenEndpoint, revocation_endpoint: revocationEndpoint },
+    insecure: new URL(tokenEndpoint).protocol === 'http:' || new URL(revocationEndpoint).protocol === 'http:',
+  };
+}
+
 export class Upstream {
   readonly #config: UpstreamConfig;
-  readonly #as: oauth.AuthorizationServer;
   readonly #client: oauth.Client;
   readonly #auth: oauth.ClientAuth;
-  readonly #insecure: boolean;
+  /** The endpoints: fixed, or read from the issuer's metadata (a failed read is tried again next time). */
+  #server: Server | Promise<Server | Answer> | undefined;
 
   constructor(config: UpstreamConfig) {
     this.#config = config;
-    const token = new URL(config.tokenEndpoint);
-    this.#as = { issuer: token.origin, token_endpoint: config.tokenEndpoint, revocation_endpoint: config.revocationEndpoint };
     this.#client = { client_id: config.clientId };
     this.#auth = config.clientAuth === 'basic' ? oauth.ClientSecretBasic(config.clientSecret) : oauth.ClientSecretPost(config.clientSecret);
-    // plain http only to loopback (checked by the configuration): the emulator in development
-    this.#insecure = token.protocol === 'http:' || new URL(config.revocationEndpoint).protocol === 'http:';
+    if (!config.issuer) this.#server = serverOf(new URL(config.tokenEndpoint).origin, config.tokenEndpoint, config.revocationEndpoint);
+  }
+
+  /** The authorization server, or the answer to give when its metadata cannot be read (502). */
+  async #authorizationServer(): Promise<Server | Answer> {
+    if (this.#server && !(this.#server instanceof Promise)) return this.#server;
+    this.#server ??= this.#discover();
+    const server = await this.#server;
+    if ('status' in server) {
+      this.#server = undefined;
+      return server;
+    }
+    this.#server = server;
+    return server;
+  }
+
+  async #discover(): Promise<Server | Answer> {
+    const config = this.#config;
+    const issuer = new URL(config.issuer!);
+    const failed = unavailable(502, 'The authorization server metadata (RFC 8414) could not be read.');
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+    try {
+      const baseFetch = config.fetch ?? globalThis.fetch;
+      const options: oauth.DiscoveryRequestOptions = {
+        algorithm: 'oauth2',
+        signal: controller.signal,
+        [oauth.customFetch]: ((url: string, init: RequestInit) => baseFetch(url, { ...init, redirect: 'manual' })) as typeof fetch,
+      };
+      if (issuer.protocol === 'http:') options[oauth.allowInsecureRequests] = true;
+      let response = await oauth.discoveryRequest(issuer, options);
+      // a Response from node-fetch.ts carries its text aside (RAW_TEXT), not as a body
+      const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+      if (typeof raw === 'string') response = new Response(raw, { status: response.status, headers: response.headers });
+      const metadata = await oauth.processDiscoveryResponse(issuer, response);
+      const token = config.tokenEndpointSet ? config.tokenEndpoint : metadata.token_endpoint;
+      const revocation = config.revocationEndpointSet ? config.revocationEndpoint : (metadata.revocation_endpoint ?? config.revocationEndpoint);
+      for (const url of [token, revocation]) {
+        if (typeof url !== 'string' || !isAllowedServiceUrl(url, { allowLoopbackHttp: true })) return failed;
+      }
+      return serverOf(metadata.issuer, token!, revocation);
+    } catch {
+      return failed;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** authorization_code grant. `signal`: the browser went away. */
-  exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal): Promise<TokenResult> {
+  async exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal): Promise<TokenResult> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return { ok: false, answer: server };
+    const { as } = server;
     return this.#token(
+      server,
       (options) => {
-        const params = oauth.validateAuthResponse(this.#as, this.#client, new URLSearchParams({ code }), oauth.skipStateCheck);
-        return oauth.authorizationCodeGrantRequest(this.#as, this.#client, this.#auth, params, redirectUri, codeVerifier, options);
+        const params = oauth.validateAuthResponse(as, this.#client, new URLSearchParams({ code }), oauth.skipStateCheck);
+        return oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, params, redirectUri, codeVerifier, options);
       },
-      (response) => oauth.processAuthorizationCodeResponse(this.#as, this.#client, response),
+      (response) => oauth.processAuthorizationCodeResponse(as, this.#client, response),
       signal,
     );
   }
 
   /** refresh_token grant (never cancelled by the browser: the service may rotate). */
-  refresh(refreshToken: string, scope: string | undefined): Promise<TokenResult> {
+  async refresh(refreshToken: string, scope: string | undefined): Promise<TokenResult> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return { ok: false, answer: server };
+    const { as } = server;
     return this.#token(
-      (options) => oauth.refreshTokenGrantRequest(this.#as, this.#client, this.#auth, refreshToken, scope ? { ...options, additionalParameters: { scope } } : options),
-      (response) => oauth.processRefreshTokenResponse(this.#as, this.#client, response),
+      server,
+      (options) => oauth.refreshTokenGrantRequest(as, this.#client, this.#auth, refreshToken, scope ? { ...options, additionalParameters: { scope } } : options),
+      (response) => oauth.processRefreshTokenResponse(as, this.#client, response),
       undefined,
     );
   }
 
   /** RFC 7009 revocation; `ok` when the service answered 200. */
   async revoke(token: string, hint: string | undefined, signal?: AbortSignal): Promise<{ ok: true } | { ok: false; answer: Answer }> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return { ok: false, answer: server };
+    const { as } = server;
     const { raw, failure } = await this.#call(
-      (options) => oauth.revocationRequest(this.#as, this.#client, this.#auth, token, hint ? { ...options, additionalParameters: { token_type_hint: hint } } : options),
+      server,
+      (options) => oauth.revocationRequest(as, this.#client, this.#auth, token, hint ? { ...options, additionalParameters: { token_type_hint: hint } } : options),
       signal,
     );
     const checked = this.#check(raw, failure);
@@ -96,11 +171,12 @@ export class Upstream {
   }
 
   async #token(
+    server: Server,
     request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
     process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
     signal: AbortSignal | undefined,
   ): Promise<TokenResult> {
-    const { raw, failure } = await this.#call(request, signal);
+    const { raw, failure } = await this.#call(server, request, signal);
     const checked = this.#check(raw, failure);
     if ('answer' in checked) return { ok: false, answer: checked.answer };
     const { status } = raw!;
@@ -122,7 +198,7 @@ export class Upstream {
   }
 
   /** Runs one oauth4webapi request through the capturing fetch. */
-  async #call(request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>, signal: AbortSignal | undefined): Promise<{ raw?: Raw; failure?: Failure }> {
+  async #call(server: Server, request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>, signal: AbortSignal | undefined): Promise<{ raw?: Raw; failure?: Failure }> {
     const outcome: { raw?: Raw; failure?: Failure } = {};
     const config = this.#config;
     const baseFetch = config.fetch ?? globalThis.fetch;
@@ -153,7 +229,7 @@ export class Upstream {
       return (neutralAnswer ??= new Response(null, { status: 400 }));
     };
     const options: oauth.TokenEndpointRequestOptions = { [oauth.customFetch]: capture as typeof fetch };
-    if (this.#insecure) options[oauth.allowInsecureRequests] = true;
+    if (server.insecure) options[oauth.allowInsecureRequests] = true;
     try {
       await request(options);
     } catch {

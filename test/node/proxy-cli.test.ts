@@ -51,7 +51,7 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
-    for (const flag of ['--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age']) {
+    for (const flag of ['--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer']) {
       assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
     }
   });

@@ -426,6 +426,7 @@ describe('token proxy: configuration and Fetch handler', () => {
       { basePath: '/api/../x' },
       { cookieDomain: 'bad domain' },
       { sessionMaxAgeSeconds: 0 },
+      { issuer: 'http://esign.example' },
     ];
     for (const override of bad) {
       assert.throws(
@@ -467,6 +468,44 @@ describe('token proxy: mounted in a plain node:http server', () => {
       host.closeAllConnections();
       await new Promise<void>((resolve) => host.close(() => resolve()));
     }
+  });
+});
+
+describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
+  test('token and revocation endpoints read once from the issuer; an explicit endpoint wins; a wrong issuer is a 502', async () => {
+    const metadata = (issuer: string): UpstreamBehaviour => (req, res, _body) => {
+      if (req.url === '/.well-known/oauth-authorization-server') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ issuer, token_endpoint: `${upstreamUrl}/as/token`, revocation_endpoint: `${upstreamUrl}/as/revoke` }));
+      } else if (req.url === '/as/revoke') {
+        res.writeHead(200);
+        res.end();
+      } else {
+        okToken(req, res, _body);
+      }
+    };
+    behaviour = metadata(upstreamUrl);
+    const url = await startProxy({ issuer: upstreamUrl });
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
+    assert.equal((await read(await post(`${url}/token`, form({ grant_type: 'refresh_token', refresh_token: 'rt-9' })))).status, 200);
+    assert.equal((await read(await post(`${url}/revoke`, form({ token: 'rt-1' })))).status, 200);
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/as/token', '/as/token', '/as/revoke'], 'metadata read once');
+
+    received.length = 0;
+    const explicit = await startProxy({ issuer: upstreamUrl, tokenEndpoint: `${upstreamUrl}/mine/token` });
+    await read(await post(`${explicit}/token`, form(codeGrant)));
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/mine/token']);
+
+    received.length = 0;
+    behaviour = metadata('https://someone-else.example');
+    const wrong = await startProxy({ issuer: upstreamUrl });
+    const answer = await read(await post(`${wrong}/token`, form(codeGrant)));
+    assert.equal(answer.status, 502);
+    assert.equal(answer.json.error, 'temporarily_unavailable');
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server'], 'no token request to an unverified server');
+    // a later request reads the metadata again (the failure is not kept)
+    behaviour = metadata(upstreamUrl);
+    assert.equal((await read(await post(`${wrong}/token`, form(codeGrant)))).status, 200);
   });
 });
 

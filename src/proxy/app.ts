@@ -456,6 +456,15 @@ async function mediatedCode(ctx: Ctx, c: C, values: Map<string, string>, slot: s
   if (limited) return limited;
   const missing = checkCodeFields(config, values);
   if (missing) return missing;
+  // a browser that says this call is cross-site will neither keep nor send a SameSite=Strict cookie: refuse before
+  // redeeming the code, so no grant is left at the service with its refresh token in a cookie nobody can use
+  if (c.req.header('sec-fetch-site') === 'cross-site') {
+    return oauthError(
+      400,
+      'cookie_blocked',
+      'The token proxy is on another site than this page, so the browser would not keep its session cookie. Serve the proxy from the page\'s site, or use the browser-held mode.',
+    );
+  }
   const redirectUri = values.get('redirect_uri')!;
   const result = await ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, redirectUri, c.req.raw.signal);
   if (!result.ok) return result.answer;

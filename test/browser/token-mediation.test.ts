@@ -184,6 +184,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
 
   it('a proxy on another site (its cookie blocked) fails with cookie_blocked, visibly, without another popup', async () => {
     const el = await mount({ 'token-endpoint': cfg.crossSiteTokenEndpoint, storage: 'memory' });
+    const exchangesBefore = (await emulatorCounters())['grant:authorization_code'] ?? 0;
     const failed = oneEvent(el, 'esign-error');
     await clickIn(el, 'button');
     await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
@@ -195,6 +196,8 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
     expect(el.status).to.equal('error');
     expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/cookie/i);
     expect(el.session).to.equal(undefined);
+    // the proxy saw the browser call it cross-site and refused before redeeming: no grant left behind at the service
+    expect((await emulatorCounters())['grant:authorization_code'] ?? 0).to.equal(exchangesBefore);
   });
 
   it('keeps an Open Mode and a Designated Space Mode session side by side', async () => {

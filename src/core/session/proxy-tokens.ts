@@ -36,29 +36,30 @@ export class ProxyTokens implements TokenBackend {
   async exchange({ params, redirectUri, codeVerifier }: ExchangeInput): Promise<TokenSet> {
     const code = params.get('code');
     if (!code) throw new EsignError('oauth_error', 'The authorization response has no code.');
-    const tokens = await this.#post(this.#config.tokenEndpoint, 'token_exchange_failed', {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: codeVerifier,
-      redirect_uri: redirectUri,
-    });
-    // the refresh token stays in the proxy's cookie: prove that cookie comes back before calling this connected
     try {
+      const tokens = await this.#post(this.#config.tokenEndpoint, 'token_exchange_failed', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: codeVerifier,
+        redirect_uri: redirectUri,
+      });
+      // the refresh token stays in the proxy's cookie: prove that cookie comes back before calling this connected
       await this.refresh({ force: false });
+      return tokens;
     } catch (cause) {
       const error = EsignError.from(cause, 'token_exchange_failed');
-      if (error.serviceCode === 'session_missing') {
+      // the proxy refused up front (the browser called it cross-site), or its cookie did not come back
+      if (error.serviceCode === 'cookie_blocked' || error.serviceCode === 'session_missing') {
         throw new EsignError(
           'cookie_blocked',
-          `The token proxy at ${new URL(this.#config.tokenEndpoint).origin} keeps the session in a cookie, and this browser did not send it back ` +
+          `The token proxy at ${new URL(this.#config.tokenEndpoint).origin} keeps the session in a cookie, and this browser does not send it back ` +
             '(the proxy is on another site than this page, and the browser blocks third-party cookies). Serve the token proxy from this ' +
             'page\'s own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens="browser".',
-          { status: error.status, serviceCode: 'session_missing', cause: error },
+          { status: error.status, serviceCode: error.serviceCode, cause: error },
         );
       }
       throw error;
     }
-    return tokens;
   }
 
   refresh({ force }: { force: boolean }): Promise<TokenSet> {

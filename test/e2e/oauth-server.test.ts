@@ -15,20 +15,21 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
-import { generateCookieKey, serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey, serveTokenProxy, type ServedTokenProxy, type TokenProxyOptions } from '../../src/proxy/index.js';
 
 const CLIENT_ID = 'standards-app';
 const SECRET = 'oidc-provider-secret-must-never-reach-the-browser';
 let server: StandardsServer;
-let proxy: ServedTokenProxy;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
+let redirectUri: string;
+let markup = '';
+const proxies: ServedTokenProxy[] = [];
 
 before(async () => {
   execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
   const script = readFileSync('dist/cdn/esign-elements.min.js', 'utf8');
-  let markup = '';
   site = createServer((req, res) => {
     if (req.url === '/esign-elements.min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
@@ -41,35 +42,40 @@ before(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  const redirectUri = `${siteOrigin}/`;
+  redirectUri = `${siteOrigin}/`;
   server = await startStandardsServer({ clientId: CLIENT_ID, clientSecret: SECRET, redirectUris: [redirectUri] });
-  proxy = await serveTokenProxy({
-    port: 0,
-    host: '127.0.0.1',
-    clientId: CLIENT_ID,
-    clientSecret: SECRET,
-    baseUrl: server.issuer,
-    tokenEndpoint: `${server.issuer}/token`,
-    revocationEndpoint: `${server.issuer}/token/revocation`,
-    allowedOrigins: [siteOrigin],
-    redirectUris: [redirectUri],
-    cookieKeys: [generateCookieKey()],
-    rateLimit: false,
-  });
-  // the proxy on the page's own site (another port of localhost): its SameSite=Strict cookie comes back
-  const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
-  markup = `<h1>Contracts</h1>
-<esign-connect id="esign" client-id="${CLIENT_ID}" scope="${API_SCOPES}" base-url="${server.issuer}"
-  authorization-endpoint="${server.issuer}/auth" token-endpoint="${proxyUrl}/token"></esign-connect>`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {
   await browser?.close();
-  await proxy?.close();
+  for (const proxy of proxies) await proxy.close();
   await server?.close();
   await new Promise((resolve) => site?.close(resolve));
 });
+
+/** The token proxy in front of the provider, and the page's markup pointing at it. */
+async function pointAtProxy(endpoints: Partial<TokenProxyOptions>): Promise<void> {
+  const proxy = await serveTokenProxy({
+    port: 0,
+    host: '127.0.0.1',
+    clientId: CLIENT_ID,
+    clientSecret: SECRET,
+    baseUrl: server.issuer,
+    ...endpoints,
+    allowedOrigins: [siteOrigin],
+    redirectUris: [redirectUri],
+    cookieKeys: [generateCookieKey()],
+    rateLimit: false,
+  });
+  proxies.push(proxy);
+  // the proxy on the page's own site (another port of localhost): its SameSite=Strict cookie comes back
+  const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
+  markup = `<h1>Contracts</h1>
+<esign-connect id="esign" client-id="${CLIENT_ID}" scope="${API_SCOPES}" base-url="${server.issuer}"
+  authorization-endpoint="${server.issuer}/auth" token-endpoint="${proxyUrl}/token"></esign-connect>`;
+  server.events.clear();
+}
 
 function accessToken(tab: Page, forceRefresh = false): Promise<string> {
   return tab.evaluate(
@@ -80,6 +86,18 @@ function accessToken(tab: Page, forceRefresh = false): Promise<string> {
 
 describe('<esign-connect> and the token proxy against oidc-provider (a standards OAuth 2.0 server)', () => {
   it('connects through its login and consent pages, rotates on refresh, survives a reload, and revokes on Disconnect', async () => {
+    await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation` });
+    await wholeFlow();
+  });
+
+  it('the same with the proxy given only the issuer (RFC 8414 metadata)', async () => {
+    await pointAtProxy({ issuer: server.issuer });
+    await wholeFlow();
+  });
+});
+
+async function wholeFlow(): Promise<void> {
+  {
     const context = await browser.newContext();
     const tab = await context.newPage();
     const seen: string[] = [];
@@ -157,5 +175,5 @@ describe('<esign-connect> and the token proxy against oidc-provider (a standards
     assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no refresh token reached the page');
     assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((line) => line.startsWith('pageerror')).join('\n'));
     await context.close();
-  });
-});
+  }
+}

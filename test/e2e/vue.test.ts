@@ -14,7 +14,8 @@ import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey, serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 const SECRET = 'vue-e2e-secret-must-never-reach-the-browser';
 const APP_DIR = fileURLToPath(new URL('./fixtures/vue-app/', import.meta.url));

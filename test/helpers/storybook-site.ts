@@ -10,7 +10,8 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { Page } from 'playwright-core';
 import { createEmulator, demoSeed, type RunningEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey, serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 export interface IndexEntry {
   id: string;

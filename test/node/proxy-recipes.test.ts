@@ -55,7 +55,7 @@ async function signInThrough(send: Fetch, base: string): Promise<string> {
   const refreshed = await send(
     new Request(`${base}/token`, {
       method: 'POST',
-      headers: { ...headers, Cookie: cookie.split(';')[0]! },
+      headers: { ...headers, Cookie: cookie!.split(';')[0]! },
       body: new URLSearchParams({ grant_type: 'refresh_token', session: 'open', redirect_uri: DEMO_LOGIN.redirectUri, force: '1' }),
     }),
   );

@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, EsignClient, type TokenSource, UPLOAD_FILE_ACTION } from '../../src/core/client.js';
 import { EsignError } from '../../src/core/errors.js';
+import { nodeStreamingFetch } from '../../src/core/node-fetch.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TokenResponse } from '../../src/core/service-types.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
@@ -211,5 +214,46 @@ describe('EsignClient, server half, against the emulator', () => {
     const bad = await rejects(c.addMember({ Email: 'erin@example.com', Name: 'x'.repeat(201) }), 'invalid_argument', 400);
     assert.equal(bad.serviceCode, 'InvalidParameter');
     assertRequestId(bad.requestId);
+  });
+
+  test('nodeStreamingFetch: the upload streams through node:http; a refused token is refreshed and the Blobs are sent again', async () => {
+    let calls = 0;
+    const good = await tokens.getAccessToken();
+    const c = client({
+      tokens: { getAccessToken: async (o) => (calls++, o?.forceRefresh ? good : 'expired-token') },
+      fetch: (input, init) => {
+        sent.push({ url: String(input), headers: new Headers(init?.headers), body: init?.body });
+        return nodeStreamingFetch(input, init);
+      },
+    });
+    const result = await c.uploadFileParts([{ content: pdf('retried'), name: 'retried.pdf' }]);
+    assert.equal(result.data.Files[0]!.FileName, 'retried.pdf');
+    assertRequestId(result.requestId);
+    assert.equal(sent.length, 2, 'the 401, then the same upload again');
+    assert.equal(calls, 2);
+    // a JSON call through it goes to the global fetch and works the same
+    const added = await c.addMember({ Email: 'frank@example.com' });
+    assertRequestId(added.requestId);
+  });
+
+  test('nodeStreamingFetch: a dead port is network_error, a silent service is timeout, an abort is aborted', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const closed: Server = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    try {
+      const file = [{ content: pdf('x'), name: 'x.pdf' }];
+      await rejects(client({ fileUrl: deadUrl, fetch: nodeStreamingFetch }).uploadFileParts(file), 'network_error');
+      await rejects(client({ fileUrl: silentUrl, fetch: nodeStreamingFetch, timeoutMs: 300 }).uploadFileParts(file), 'timeout');
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      await rejects(client({ fileUrl: silentUrl, fetch: nodeStreamingFetch, timeoutMs: 0 }).uploadFileParts(file, { signal: controller.signal }), 'aborted');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -20,19 +20,30 @@ let proxy: ServedTokenProxy;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
+/** The CDN files the page asked for. */
+const cdnRequests: string[] = [];
 
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
-<script type="module" src="/esign-elements.min.js"></script></head><body>${body}</body></html>`;
+<script type="module" src="/cdn/esign-elements.min.js"></script></head><body>${body}</body></html>`;
 }
 
 before(async () => {
-  // the CDN file exactly as `npm run build:cdn` makes it: what a static page would load
+  // the CDN build exactly as `npm run build:cdn` makes it (an entry and the chunks it imports relative to its own
+  // URL), served as a folder, as a CDN serves it: what a static page would load
   execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
-  const script = readFileSync('dist/cdn/esign-elements.min.js', 'utf8');
   let markup = '';
   site = createServer((req, res) => {
-    if (req.url === '/esign-elements.min.js') {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (/^\/cdn\/(chunks\/)?[\w.-]+\.js$/.test(path)) {
+      let script: string;
+      try {
+        script = readFileSync(`dist${path}`, 'utf8');
+      } catch {
+        res.writeHead(404).end();
+        return;
+      }
+      cdnRequests.push(path);
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
       res.end(script);
       return;
@@ -126,6 +137,9 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
 
     // the secret never reached the browser, in any request or log line
     assert.ok(seen.length > 0, 'requests were recorded');
+    // one <script> tag loaded the entry and the chunks it needs; the opt-in browser-held session never loaded
+    assert.ok(cdnRequests.includes('/cdn/esign-elements.min.js'), cdnRequests.join(' '));
+    assert.ok(!cdnRequests.some((path) => path.includes('browser-tokens')), `the browser-held chunk stays unloaded: ${cdnRequests.join(' ')}`);
     assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
     await context.close();
   });

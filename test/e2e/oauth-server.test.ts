@@ -8,14 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
-import { generateCookieKey, serveTokenProxy, type ServedTokenProxy, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 const CLIENT_ID = 'standards-app';
 const SECRET = 'oidc-provider-secret-must-never-reach-the-browser';
@@ -28,17 +29,25 @@ let markup = '';
 const proxies: ServedTokenProxy[] = [];
 
 before(async () => {
+  // the CDN build (an entry and the chunks it imports relative to its own URL), served as a folder as a CDN
+  // does; read once, so another build of dist/ meanwhile does not change what this page loads
   execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
-  const script = readFileSync('dist/cdn/esign-elements.min.js', 'utf8');
+  const scripts = new Map<string, string>();
+  for (const folder of ['cdn', 'cdn/chunks']) {
+    for (const name of existsSync(`dist/${folder}`) ? readdirSync(`dist/${folder}`) : []) {
+      if (name.endsWith('.js')) scripts.set(`/${folder}/${name}`, readFileSync(`dist/${folder}/${name}`, 'utf8'));
+    }
+  }
   site = createServer((req, res) => {
-    if (req.url === '/esign-elements.min.js') {
+    const script = scripts.get(new URL(req.url ?? '/', 'http://x').pathname);
+    if (script !== undefined) {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
       res.end(script);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
-<script type="module" src="/esign-elements.min.js"></script></head><body>${markup}</body></html>`);
+<script type="module" src="/cdn/esign-elements.min.js"></script></head><body>${markup}</body></html>`);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;

@@ -183,14 +183,20 @@ describe('client + emulator', () => {
 
     const files = await plain.uploadFiles([{ FileName: 'nda.pdf', FileBody: pdf }]);
     const request = { FileIds: files.data.Files.map((f) => f.FileId), Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }], Subject: 'NDA' };
+    // refused before any request: envelope calls need a member's id as X-Operator-User-Id
+    const before = (await (await fetch(`${emulator.baseUrl}/__emulator/requests`)).json()) as Record<string, number>;
     const denied = await plain.createEnvelope(request).catch((e: unknown) => e);
     assert.ok(denied instanceof EsignError, 'denied instanceof EsignError');
-    assert.equal(denied.code, 'forbidden');
-    assert.equal(denied.serviceCode, 'OperationDenied.OperatorRequired');
+    assert.equal(denied.code, 'invalid_argument');
+    assert.equal(denied.requestId, undefined);
+    const afterDenied = (await (await fetch(`${emulator.baseUrl}/__emulator/requests`)).json()) as Record<string, number>;
+    assert.equal(afterDenied['POST /openapi/v1/envelopes'] ?? 0, before['POST /openapi/v1/envelopes'] ?? 0, 'nothing reached the service');
 
     const asAlice = createClient({ baseUrl: emulator.baseUrl, tokens: new ProxySession(tokens), operatorUserId: 'user_alice' });
     const envelope = await asAlice.createEnvelope(request);
     assert.equal(typeof envelope.data.EnvelopeId, 'string');
+    const afterCreate = (await (await fetch(`${emulator.baseUrl}/__emulator/requests`)).json()) as Record<string, number>;
+    assert.equal(afterCreate['POST /openapi/v1/envelopes'], (afterDenied['POST /openapi/v1/envelopes'] ?? 0) + 1, 'the counted route is the one the refusal did not reach');
     const reminded = await asAlice.remindEnvelope({ EnvelopeId: envelope.data.EnvelopeId });
     assert.equal(reminded.data.EnvelopeId, envelope.data.EnvelopeId);
     const voided = await asAlice.voidEnvelope({ EnvelopeId: envelope.data.EnvelopeId, Reason: 'test' });

@@ -162,6 +162,9 @@ export class EsignConnect extends LitElement implements SessionProvider {
   /** The service's authorization page, for a service whose endpoints differ from the spec's. Default: `${base-url}/openapi/v1/oauth/auth`. */
   @property({ attribute: 'authorization-endpoint' }) authorizationEndpoint = '';
 
+  /** The authorization server's issuer identifier, for a server whose issuer is not `base-url` (an `iss` in its answer must equal it exactly, RFC 9207). Default: `base-url`. */
+  @property() issuer = '';
+
   /**
    * Who holds the refresh token. `proxy` (default): your token proxy keeps it in an encrypted HttpOnly
    * cookie and the page holds short-lived access tokens in memory only (RFC 10017 token-mediating
@@ -256,6 +259,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       'tokenEndpoint',
       'revocationEndpoint',
       'authorizationEndpoint',
+      'issuer',
       'redirectUri',
       'scope',
       'spaceId',
@@ -389,6 +393,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
     };
     if (this.revocationEndpoint) config.revocationEndpoint = resolve(this.revocationEndpoint, 'revocation-endpoint');
     if (this.authorizationEndpoint) config.authorizationEndpoint = resolve(this.authorizationEndpoint, 'authorization-endpoint');
+    // compared exactly, as the server states it (a trailing slash is part of an issuer)
+    if (this.issuer) config.issuer = this.issuer;
     if (this.spaceId) config.spaceId = this.spaceId;
     if (this.loginHint) config.loginHint = this.loginHint;
     return config;

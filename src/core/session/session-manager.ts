@@ -27,6 +27,8 @@ export interface SessionConfig {
   revocationEndpoint?: string;
   /** The service's authorization page (default: `${baseUrl}/openapi/v1/oauth/auth`). */
   authorizationEndpoint?: string;
+  /** The authorization server's issuer identifier, compared exactly with an `iss` in the answer (RFC 9207). Default: `baseUrl` without a trailing slash. */
+  issuer?: string;
   redirectUri: string;
   scope: string;
   spaceId?: string;
@@ -305,7 +307,7 @@ export class SessionManager extends EventTarget {
   }
 
   #issuer(): string {
-    return this.config.baseUrl.replace(/\/+$/, '');
+    return this.config.issuer ?? this.config.baseUrl.replace(/\/+$/, '');
   }
 
   // ---- refresh ----
@@ -546,6 +548,7 @@ export function validateConfig(config: SessionConfig): void {
   ];
   if (config.revocationEndpoint !== undefined) urls.push(['revocation-endpoint', config.revocationEndpoint]);
   if (config.authorizationEndpoint !== undefined) urls.push(['authorization-endpoint', config.authorizationEndpoint]);
+  if (config.issuer !== undefined) urls.push(['issuer', config.issuer]);
   for (const [name, value] of urls) {
     if (!value) throw new EsignError('invalid_config', `${name} is required.`);
     let url: URL;

@@ -107,11 +107,15 @@ export class Upstream {
         [oauth.customFetch]: ((url: string, init: RequestInit) => baseFetch(url, { ...init, redirect: 'manual' })) as typeof fetch,
       };
       if (issuer.protocol === 'http:') options[oauth.allowInsecureRequests] = true;
-      let response = await oauth.discoveryRequest(issuer, options);
-      // a Response from node-fetch.ts carries its text aside (RAW_TEXT), not as a body
-      const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
-      if (typeof raw === 'string') response = new Response(raw, { status: response.status, headers: response.headers });
-      const metadata = await oauth.processDiscoveryResponse(issuer, response);
+      const read = async (algorithm: 'oauth2' | 'oidc'): Promise<oauth.AuthorizationServer> => {
+        let response = await oauth.discoveryRequest(issuer, { ...options, algorithm });
+        // a Response from node-fetch.ts carries its text aside (RAW_TEXT), not as a body
+        const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+        if (typeof raw === 'string') response = new Response(raw, { status: response.status, headers: response.headers });
+        return oauth.processDiscoveryResponse(issuer, response);
+      };
+      // RFC 8414's well-known document first; servers that publish only OpenID Connect discovery have the same fields there
+      const metadata = await read('oauth2').catch(() => read('oidc'));
       const token = config.tokenEndpointSet ? config.tokenEndpoint : metadata.token_endpoint;
       const revocation = config.revocationEndpointSet ? config.revocationEndpoint : (metadata.revocation_endpoint ?? config.revocationEndpoint);
       for (const url of [token, revocation]) {

@@ -473,8 +473,8 @@ describe('token proxy: mounted in a plain node:http server', () => {
 
 describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
   test('token and revocation endpoints read once from the issuer; an explicit endpoint wins; a wrong issuer is a 502', async () => {
-    const metadata = (issuer: string): UpstreamBehaviour => (req, res, _body) => {
-      if (req.url === '/.well-known/oauth-authorization-server') {
+    const metadata = (issuer: string, at = '/.well-known/oauth-authorization-server'): UpstreamBehaviour => (req, res, _body) => {
+      if (req.url === at) {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ issuer, token_endpoint: `${upstreamUrl}/as/token`, revocation_endpoint: `${upstreamUrl}/as/revoke` }));
       } else if (req.url === '/as/revoke') {
@@ -502,10 +502,21 @@ describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
     const answer = await read(await post(`${wrong}/token`, form(codeGrant)));
     assert.equal(answer.status, 502);
     assert.equal(answer.json.error, 'temporarily_unavailable');
-    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server'], 'no token request to an unverified server');
+    assert.deepEqual(
+      received.map((r) => r.path),
+      ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
+      'no token request to an unverified server (the OpenID Connect document is tried too)',
+    );
     // a later request reads the metadata again (the failure is not kept)
     behaviour = metadata(upstreamUrl);
     assert.equal((await read(await post(`${wrong}/token`, form(codeGrant)))).status, 200);
+
+    // a server that publishes only OpenID Connect discovery: the same fields, read from there
+    received.length = 0;
+    behaviour = metadata(upstreamUrl, '/.well-known/openid-configuration');
+    const oidcOnly = await startProxy({ issuer: upstreamUrl });
+    assert.equal((await read(await post(`${oidcOnly}/token`, form(codeGrant)))).status, 200);
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/as/token']);
   });
 });
 

@@ -89,7 +89,9 @@ describe('token proxy + emulator', () => {
     assert.equal(tokens.token_type, 'Bearer');
     assert.equal(tokens.expires_in, 3600);
     assert.equal(tokens.space_id, 'space_alice');
-    assert.deepEqual(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'space_id', 'token_type']);
+    // the emulator's optional display names (assumption, docs/emulator.md) pass through with the rest
+    assert.deepEqual(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'space_id', 'space_name', 'token_type', 'user_email', 'user_name']);
+    assert.equal(tokens.space_name, 'Alice Personal');
     assert.equal(await embeddedStatus(tokens.access_token as string), 200);
 
     // The same code again: the service's invalid_grant passes through.

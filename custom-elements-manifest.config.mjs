@@ -1,4 +1,7 @@
 // Generates custom-elements.json (the manifest behind Storybook's autodocs and editor tooling).
+// Paths in it name the shipped dist/ files (see scripts/cem-dist-paths.mjs); the editor data and typed
+// tags are made from it by scripts/build-types.mjs at build time.
+import { distPathsPlugin } from './scripts/cem-dist-paths.mjs';
 
 const PLATFORM_CALLBACKS = /^(connected|disconnected|adopted|attributeChanged|formAssociated|formReset|formDisabled|formStateRestore)Callback$/;
 
@@ -44,5 +47,5 @@ export default {
   litelement: true,
   dependencies: false,
   packagejson: false,
-  plugins: [publicSurface()],
+  plugins: [publicSurface(), distPathsPlugin()],
 };

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     const hot = business('/embedded/views', { OperateType: 'signature_status' }, () => hotToken);
     let hotRetryAfterMissing = 0;
     hot.onResponse = (status, _body, _context, headers) => {
-      if (status === 429 && !/^\d+$/.test(headers['retry-after'] ?? headers['Retry-After'] ?? '')) hotRetryAfterMissing += 1;
+      if (status === 429 && !/^\d+$/.test(String(headers['retry-after'] ?? headers['Retry-After'] ?? ''))) hotRetryAfterMissing += 1;
     };
 
     const memBefore = { emulator: await emulator.memory(), proxy: await proxy.memory() };

@@ -4,7 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { createEmulator } from '../src/emulator/index.js';
-import { serveTokenProxy } from '../src/proxy/index.js';
+import { generateCookieKey } from '../src/proxy/index.js';
+import { serveTokenProxy } from '../src/proxy/node.js';
 
 const STORYBOOK_PORT = Number(process.env['STORYBOOK_PORT'] ?? 6006);
 const EMULATOR_PORT = Number(process.env['ESIGN_EMULATOR_PORT'] ?? 4010);
@@ -16,7 +17,10 @@ async function main(): Promise<void> {
   const app = emulator.seed.apps.find((a) => a.clientId === 'demo-client') ?? emulator.seed.apps[0];
   if (!app) throw new Error('the emulator seed has no app');
   const storybookOrigins = [`http://localhost:${STORYBOOK_PORT}`, `http://127.0.0.1:${STORYBOOK_PORT}`];
-  const proxy = await serveTokenProxy({
+  // Listens on 127.0.0.1; the stories reach it as http://localhost:<port>, the same site as Storybook on
+  // http://localhost:6006, so the proxy's SameSite=Strict session cookie comes back (Chromium resolves
+  // localhost to loopback). An ephemeral cookie key: sessions end when npm start stops.
+  const served = await serveTokenProxy({
     port: PROXY_PORT,
     host: '127.0.0.1',
     clientId: app.clientId,
@@ -24,14 +28,16 @@ async function main(): Promise<void> {
     baseUrl: emulator.baseUrl,
     allowedOrigins: storybookOrigins,
     redirectUris: app.redirectUris,
+    cookieKeys: [generateCookieKey()],
   });
+  const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), close: () => served.close() };
 
   console.log(`
 esign-elements demo services
   emulator (business API)   ${emulator.baseUrl}
   emulator (file domain)    ${emulator.fileUrl}
   emulator outbox           ${emulator.baseUrl}/__emulator/outbox.html
-  token proxy               ${proxy.url}/token   (holds ${app.clientId}'s client_secret; the browser never sees it)
+  token proxy               ${proxy.url}/token   (holds ${app.clientId}'s client_secret and each session's refresh token; ephemeral cookie key)
   demo users                ${emulator.seed.users.map((u) => `${u.email} / ${u.password}`).join(', ')}
   Storybook                 http://localhost:${STORYBOOK_PORT}
 `);

@@ -3,10 +3,23 @@ import '../src/esign-connect.js';
 
 const env = (import.meta as unknown as { env?: Record<string, string | undefined> }).env ?? {};
 
+/**
+ * The token proxy on the same site as this page, whichever loopback name the page was opened with: its session
+ * cookie is SameSite=Strict, and localhost and 127.0.0.1 are different sites (Storybook prints 127.0.0.1, `npm start`
+ * prints localhost). The proxy listens on 127.0.0.1, which both names reach.
+ */
+function sameSiteLoopback(url: string): string {
+  const parsed = new URL(url);
+  const page = typeof location === 'undefined' ? '' : location.hostname;
+  const loopback = ['localhost', '127.0.0.1'];
+  if (loopback.includes(parsed.hostname) && loopback.includes(page)) parsed.hostname = page;
+  return parsed.href;
+}
+
 export const demo = {
   clientId: env['STORYBOOK_ESIGN_CLIENT_ID'] ?? 'demo-client',
   baseUrl: env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010',
-  tokenEndpoint: env['STORYBOOK_ESIGN_TOKEN_ENDPOINT'] ?? 'http://127.0.0.1:4020/token',
+  tokenEndpoint: sameSiteLoopback(env['STORYBOOK_ESIGN_TOKEN_ENDPOINT'] ?? 'http://localhost:4020/token'),
   /** The emulator's page of sent emails (invitations, signing requests). */
   outbox: `${env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010'}/__emulator/outbox.html`,
 };

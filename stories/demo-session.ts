@@ -8,11 +8,7 @@ import type { SessionInfo } from '../src/core/session/session-manager.js';
 import type { SessionProvider } from '../src/elements/session-context.js';
 import { demo } from './demo-config.js';
 
-interface DemoSession extends SessionInfo {
-  userName?: string;
-  userEmail?: string;
-  spaceName?: string;
-}
+type DemoSession = SessionInfo;
 
 export class EsignDemoSession extends HTMLElement implements SessionProvider {
   #token: Promise<string> | undefined;
@@ -55,6 +51,7 @@ export class EsignDemoSession extends HTMLElement implements SessionProvider {
     this.#session = {
       scope: body.scope.split(' '),
       spaceId: body.space_id,
+      refreshTokens: 'proxy',
       expiresAt: new Date(Date.now() + body.expires_in * 1000),
       connectedAt: new Date(),
       userName: body.user_name,

@@ -28,8 +28,16 @@ export interface TokenSource {
 export interface ClientOptions {
   /** Service base URL (https, or http on loopback); `/openapi/v1` + path is appended. */
   baseUrl: string;
+  /**
+   * The file-management domain (spec 4.4, `{file_url}`: a separate host; https, or http on loopback), for
+   * `uploadFileParts`. Its multipart requests go to this URL itself (the domain's root path).
+   */
+  fileUrl?: string;
   tokens: TokenSource;
-  /** Sent as `X-Operator-User-Id` only when set. */
+  /**
+   * Sent as `X-Operator-User-Id` (a member's UserId) when set. Envelope create/void/remind need one, from
+   * here or from the call's options, and are refused before any request without it.
+   */
   operatorUserId?: string;
   fetch?: typeof fetch;
   /** Defaults: 3 retries, 300 ms base, 10 s cap. `false` turns retries off. */
@@ -67,10 +75,21 @@ export interface RemindEnvelopeRequest {
   EnvelopeId: string;
 }
 
+/**
+ * One file of a multipart upload: its bytes as a `Blob`, read only while the request body is sent. A `File`
+ * carries its own name. On Node, `await fs.openAsBlob(path)` is a Blob backed by the file on disk (nothing is
+ * read until the upload streams it); on Bun, `Bun.file(path)`; in a browser, a `File` from an input.
+ */
+export type UploadPart = File | { content: Blob; name: string };
+
+/** `X-TC-Action` of the file-management domain's upload (spec 4.4). */
+export const UPLOAD_FILE_ACTION = 'UploadFile';
+
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export class EsignClient {
   readonly baseUrl: string;
+  readonly fileUrl: string | undefined;
   readonly #tokens: TokenSource;
   readonly #operatorUserId: string | undefined;
   readonly #fetch: typeof fetch;
@@ -84,7 +103,14 @@ export class EsignClient {
     if (!options.tokens || typeof options.tokens.getAccessToken !== 'function') {
       throw new EsignError('invalid_config', 'tokens must be a TokenSource with getAccessToken().');
     }
+    if (options.fileUrl !== undefined && (typeof options.fileUrl !== 'string' || !isAllowedServiceUrl(options.fileUrl, { allowLoopbackHttp: true }))) {
+      throw new EsignError('invalid_config', 'fileUrl must be an https URL (or http on localhost/127.0.0.1/[::1]).');
+    }
+    if (options.operatorUserId !== undefined && options.operatorUserId !== '' && !isOperatorId(options.operatorUserId)) {
+      throw new EsignError('invalid_config', 'operatorUserId must be a member\'s UserId: a non-empty string without control characters.');
+    }
     this.baseUrl = options.baseUrl;
+    this.fileUrl = options.fileUrl;
     this.#tokens = options.tokens;
     this.#operatorUserId = options.operatorUserId || undefined;
     // Wrapped so a browser's window.fetch is never called with a foreign `this` ("Illegal invocation").
@@ -96,12 +122,46 @@ export class EsignClient {
 
   /** POST `body` as JSON to `/openapi/v1` + `path`; unwraps the `Response` envelope. */
   async call<T>(path: string, body: unknown, options: CallOptions = {}): Promise<ServiceResult<T>> {
-    const url = joinApiPath(this.baseUrl, path);
-    const { signal } = options;
     const payload = JSON.stringify(body ?? {});
+    return this.#send<T>(joinApiPath(this.baseUrl, path), () => ({ body: payload, contentType: 'application/json' }), options);
+  }
+
+  /**
+   * The file-management domain's multipart upload (spec 4.4): POST to `fileUrl` with `X-TC-Action: UploadFile`
+   * and one `file` part per file. The body is one Blob made of the files' own Blobs: the client never reads a
+   * file; the transport reads it while sending (a browser streams a File from disk; on Node, give the client
+   * `fetch: nodeStreamingFetch` from `esign-elements/core/node` with `fs.openAsBlob(path)`: Node's built-in
+   * fetch keeps a request body's chunks until its connection closes). A retry after a 401 or 429 reads the
+   * Blobs again. Not idempotent unless `idempotent: true`.
+   */
+  async uploadFileParts(files: UploadPart[], options: CallOptions = {}): Promise<ServiceResult<UploadFilesData>> {
+    const fileUrl = this.fileUrl;
+    if (!fileUrl) throw new EsignError('invalid_config', 'uploadFileParts needs the client\'s fileUrl (the file-management domain).');
+    if (!Array.isArray(files) || files.length === 0) throw new EsignError('no_files', 'uploadFileParts needs at least one file.');
+    const parts = files.map((file, i) => {
+      const part = toPart(file);
+      if (!part) throw new EsignError('invalid_argument', `files[${i}] must be a File or {content: Blob, name}.`);
+      if (part.name.trim() === '' || part.name.length > 255 || /[\u0000-\u001f]/.test(part.name)) {
+        throw new EsignError('invalid_argument', `files[${i}]: the name must be 1 to 255 characters without control characters.`);
+      }
+      if (part.content.size === 0) throw new EsignError('invalid_argument', `files[${i}] (${part.name}) is empty.`);
+      return part;
+    });
+    const headers = { ...(options.headers ?? {}), 'X-TC-Action': UPLOAD_FILE_ACTION };
+    const multipart = multipartBody(parts);
+    const result = await this.#send<UploadFilesData>(new URL(fileUrl).href, () => multipart, { ...options, headers });
+    const list = (result.data as Partial<UploadFilesData> | null)?.Files;
+    if (!Array.isArray(list) || list.length !== parts.length || !list.every((f) => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
+      throw badShape('UploadFile', result);
+    }
+    return result;
+  }
+
+  async #send<T>(url: string, body: () => RequestBody, options: CallOptions): Promise<ServiceResult<T>> {
+    const { signal } = options;
     return retryWithRefresh({
       signal,
-      attempt: async (forceRefresh) => this.#attempt<T>(url, payload, await this.#token(forceRefresh, signal), options),
+      attempt: async (forceRefresh) => this.#attempt<T>(url, body(), await this.#token(forceRefresh, signal), options),
       toError: (caught) => toEsignError(caught, signal),
       isRefused: (error) => error.code === 'unauthorized' && error.status === 401,
       waitFor: (error, retries) => this.#retryWait(error, retries, options.idempotent === true),
@@ -140,13 +200,19 @@ export class EsignClient {
 
   /** (assumption) POST /members/add. Not idempotent (sends an invitation email). */
   async addMember(request: AddMemberRequest, options: CallOptions = {}): Promise<ServiceResult<AddMemberData>> {
+    if (!isRecord(request) || typeof request.Email !== 'string' || request.Email.trim() === '') {
+      throw new EsignError('invalid_argument', 'members/add needs an Email.');
+    }
     const result = await this.call<AddMemberData>('/members/add', request, options);
     const data = result.data as Partial<AddMemberData> | null;
     if (!isRecord(data) || typeof data.UserId !== 'string') throw badShape('members/add', result);
     return result;
   }
 
-  /** (assumption) POST /envelopes; needs an operator id (per call or from the client options). */
+  /**
+   * (assumption) POST /envelopes, as the member named by `X-Operator-User-Id` (the call's or the client's
+   * `operatorUserId`); refused with `invalid_argument` before any request without one.
+   */
   createEnvelope(request: CreateEnvelopeRequest, options: CallOptions = {}): Promise<ServiceResult<EnvelopeData>> {
     return this.#envelopeCall('/envelopes', request, options);
   }
@@ -162,6 +228,18 @@ export class EsignClient {
   }
 
   async #envelopeCall(path: string, request: unknown, options: CallOptions): Promise<ServiceResult<EnvelopeData>> {
+    const operator = options.operatorUserId || this.#operatorUserId;
+    if (!operator) {
+      throw new EsignError(
+        'invalid_argument',
+        `${path.slice(1)} acts for a member of the Space: pass operatorUserId (the member's UserId, sent as X-Operator-User-Id) in the client or call options.`,
+      );
+    }
+    if (!isOperatorId(operator)) throw new EsignError('invalid_argument', 'operatorUserId must be a member\'s UserId: a non-empty string without control characters.');
+    if (!isRecord(request)) throw new EsignError('invalid_argument', `${path.slice(1)} needs a request object.`);
+    if (path !== '/envelopes' && (typeof request.EnvelopeId !== 'string' || request.EnvelopeId === '')) {
+      throw new EsignError('invalid_argument', `${path.slice(1)} needs an EnvelopeId.`);
+    }
     const result = await this.call<EnvelopeData>(path, request, options);
     const data = result.data as Partial<EnvelopeData> | null;
     if (!isRecord(data) || typeof data.EnvelopeId !== 'string') throw badShape(path.slice(1), result);
@@ -179,12 +257,13 @@ export class EsignClient {
     return token;
   }
 
-  async #attempt<T>(url: string, payload: string, token: string, options: CallOptions): Promise<ServiceResult<T>> {
+  async #attempt<T>(url: string, payload: RequestBody, token: string, options: CallOptions): Promise<ServiceResult<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     for (const name of Object.keys(headers)) {
-      if (name.toLowerCase() === 'authorization') delete headers[name];
+      const lower = name.toLowerCase();
+      if (lower === 'authorization' || lower === 'content-type') delete headers[name];
     }
-    headers['Content-Type'] = 'application/json';
+    headers['Content-Type'] = payload.contentType;
     headers['Accept'] = 'application/json';
     headers['Authorization'] = `Bearer ${token}`;
     const operator = options.operatorUserId || this.#operatorUserId;
@@ -203,7 +282,7 @@ export class EsignClient {
       let response: Response;
       let text: string;
       try {
-        response = await this.#fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal, redirect: 'manual', credentials: 'omit' });
+        response = await this.#fetch(url, { method: 'POST', headers, body: payload.body, signal: controller.signal, redirect: 'manual', credentials: 'omit' });
         text = await response.text();
       } catch (error) {
         if (timedOut) throw new EsignError('timeout', `No answer from the service within ${timeoutMs} ms.`, { cause: error });
@@ -295,6 +374,41 @@ function toEsignError(error: unknown, signal: AbortSignal | undefined, fallback:
 
 function badShape(endpoint: string, result: ServiceResult<unknown>): EsignError {
   return new EsignError('bad_response', `Unexpected Data shape from ${endpoint}.`, { status: result.status, requestId: result.requestId });
+}
+
+interface RequestBody {
+  body: string | Blob;
+  contentType: string;
+}
+
+/**
+ * multipart/form-data (RFC 7578, serialized as the WHATWG FormData algorithm does) as one Blob made of the
+ * part headers and the files' own Blobs: nothing is read until the body is sent, and its size (hence
+ * Content-Length) is known up front. `new FormData()` would do the same in a browser, but a Blob body also
+ * lets a Node transport stream it with a Content-Length (see node-fetch.ts).
+ */
+function multipartBody(parts: Array<{ content: Blob; name: string }>): RequestBody {
+  const bytes = new Uint8Array(18);
+  globalThis.crypto.getRandomValues(bytes);
+  const boundary = `----esign-elements-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  const escape = (value: string): string => value.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+  const pieces: BlobPart[] = [];
+  for (const part of parts) {
+    const type = part.content.type && !/[\r\n]/.test(part.content.type) ? part.content.type : 'application/octet-stream';
+    pieces.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(part.name)}"\r\nContent-Type: ${type}\r\n\r\n`, part.content, '\r\n');
+  }
+  pieces.push(`--${boundary}--\r\n`);
+  return { body: new Blob(pieces), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+function toPart(file: UploadPart): { content: Blob; name: string } | undefined {
+  if (typeof File !== 'undefined' && file instanceof File) return { content: file, name: file.name };
+  if (isRecord(file) && file.content instanceof Blob && typeof file.name === 'string') return { content: file.content, name: file.name };
+  return undefined;
+}
+
+function isOperatorId(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '' && value.length <= 200 && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -20,6 +20,8 @@ export type EsignErrorCode =
   | 'refresh_failed'
   | 'revoke_failed'
   | 'session_expired'
+  /** The token proxy's session cookie did not come back (proxy on another site, third-party cookies blocked). */
+  | 'cookie_blocked'
   // transport / service
   | 'network_error'
   | 'timeout'

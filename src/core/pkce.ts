@@ -1,5 +1,4 @@
 /** PKCE (RFC 7636, S256 only) and the random values of an authorization attempt. */
-import { calculatePKCECodeChallenge } from 'oauth4webapi';
 
 /** Bytes of entropy in a verifier; 64 bytes give 86 base64url characters (spec: 43..128). */
 export const VERIFIER_BYTES = 64;
@@ -24,7 +23,7 @@ export function createCodeChallenge(verifier: string): Promise<string> {
   if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) {
     return Promise.reject(new RangeError('A PKCE verifier is 43 to 128 unreserved characters.'));
   }
-  return calculatePKCECodeChallenge(verifier);
+  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)).then((hash) => base64url(new Uint8Array(hash)));
 }
 
 /** An unguessable, single-use `state` value (256 bits). */

@@ -83,7 +83,10 @@ function originOf(value: string): string | undefined {
 }
 
 /** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
-export function configProblem(settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown }): string | undefined {
+export function configProblem(
+  settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
+  pageOrigin: string | undefined = hostPageOrigin(),
+): string | undefined {
   if (settings.display !== 'inline' && settings.display !== 'popup') {
     return `display must be "inline" or "popup", not "${String(settings.display)}".`;
   }
@@ -94,7 +97,17 @@ export function configProblem(settings: { display: unknown; allowedOrigins: unkn
   const listed = parseList(typeof settings.allowedOrigins === 'string' || Array.isArray(settings.allowedOrigins) ? settings.allowedOrigins : []);
   const bad = listed.filter((entry) => originOf(entry) === undefined);
   if (bad.length) return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${bad.map((b) => `"${b}"`).join(', ')}.`;
+  if (pageOrigin !== undefined && listed.some((entry) => originOf(entry) === pageOrigin)) {
+    // allow-scripts + allow-same-origin on a frame of the page's own origin lets it remove its own sandbox
+    return `allowed-origins must not include this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox. Serve the service on another origin.`;
+  }
   return undefined;
+}
+
+/** The host page's origin, or undefined where there is none (server rendering). */
+function hostPageOrigin(): string | undefined {
+  const origin = globalThis.location?.origin;
+  return origin && origin !== 'null' ? origin : undefined;
 }
 
 export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: string };
@@ -103,7 +116,7 @@ export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: strin
  * Whether the service's Url may be shown: absolute (never resolved against anything, the client does not
  * build it), https or loopback http, no credentials, and from an allowed origin. The reason never holds the Url.
  */
-export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[]): UrlCheck {
+export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[], pageOrigin: string | undefined = hostPageOrigin()): UrlCheck {
   if (typeof url !== 'string' || url === '') return { ok: false, reason: 'The service returned no Url.' };
   let parsed: URL;
   try {
@@ -116,6 +129,9 @@ export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[]
   }
   if (!allowedOrigins.includes(parsed.origin)) {
     return { ok: false, reason: `The Url's origin ${parsed.origin} is not in allowed-origins (${allowedOrigins.join(' ') || 'none'}).` };
+  }
+  if (parsed.origin === pageOrigin) {
+    return { ok: false, reason: `The Url has this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox.` };
   }
   return { ok: true, origin: parsed.origin };
 }

@@ -8,6 +8,7 @@ import {
   type ConnectMode,
   type SessionChange,
   type SessionConfig,
+  type RefreshTokenHolder,
   type SessionInfo,
 } from '../core/session/session-manager.js';
 import type { StorageKind } from '../core/session/store.js';
@@ -58,7 +59,7 @@ function takePageCallback(): URLSearchParams | null {
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.
  * @fires esign-disconnected - The session ended: the user disconnected, it expired or was revoked, or another tab disconnected. `detail: {reason}`.
  * @fires esign-session-refreshed - The access token was renewed, here or by another tab. `detail: {session, byOtherTab}`.
- * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `invalid_config`, …).
+ * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `session_expired`, `invalid_config`, …).
  *
  * @slot - Elements that use this session (an `<esign-uploader>`, `<esign-signing-frame>`, …).
  * @slot connected - Replaces the "connected" text, e.g. with your own account badge.
@@ -158,6 +159,18 @@ export class EsignConnect extends LitElement implements SessionProvider {
   /** URL of your token proxy's revocation route. Default: `revoke` beside `token-endpoint`. */
   @property({ attribute: 'revocation-endpoint' }) revocationEndpoint = '';
 
+  /** The service's authorization page, for a service whose endpoints differ from the spec's. Default: `${base-url}/openapi/v1/oauth/auth`. */
+  @property({ attribute: 'authorization-endpoint' }) authorizationEndpoint = '';
+
+  /**
+   * Who holds the refresh token. `proxy` (default): your token proxy keeps it in an encrypted HttpOnly
+   * cookie and the page holds short-lived access tokens in memory only (RFC 10017 token-mediating
+   * backend); the proxy must be served from this page's site. `browser`: opt-in for a proxy on another
+   * site; the page keeps both tokens (in `storage`), readable by any script on the page. The proxy
+   * must allow it (`browserHeldRefreshTokens`).
+   */
+  @property({ attribute: 'refresh-tokens' }) refreshTokens: RefreshTokenHolder = 'proxy';
+
   /** Where the service sends the user back; must be registered exactly. Default: this page without query or fragment. */
   @property({ attribute: 'redirect-uri' }) redirectUri = '';
 
@@ -237,7 +250,20 @@ export class EsignConnect extends LitElement implements SessionProvider {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    const configKeys = ['clientId', 'baseUrl', 'tokenEndpoint', 'revocationEndpoint', 'redirectUri', 'scope', 'spaceId', 'loginHint', 'storage', 'mode'] as const;
+    const configKeys = [
+      'clientId',
+      'baseUrl',
+      'tokenEndpoint',
+      'revocationEndpoint',
+      'authorizationEndpoint',
+      'redirectUri',
+      'scope',
+      'spaceId',
+      'loginHint',
+      'storage',
+      'mode',
+      'refreshTokens',
+    ] as const;
     if (this.isConnected && this.hasUpdated && configKeys.some((key) => changed.has(key))) void this.#init();
   }
 
@@ -247,6 +273,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
    */
   connect(options: { mode?: ConnectMode } = {}): Promise<SessionInfo> {
     const mode = options.mode ?? this.mode;
+    // a configuration the element already refused opens no window: the same error, visible as it is
+    if (this._error?.code === 'invalid_config') return Promise.reject(this.#fail(this._error));
     // the popup must open synchronously in the click, before any await, or browsers block it
     const popup = mode === 'popup' ? window.open('about:blank', `esign-connect-${Math.random().toString(36).slice(2)}`, POPUP_FEATURES) : null;
     this.#pending?.cleanup();
@@ -357,8 +385,10 @@ export class EsignConnect extends LitElement implements SessionProvider {
       redirectUri: this.redirectUri ? resolve(this.redirectUri, 'redirect-uri') : here.href,
       scope: this.scope || DEFAULT_SCOPE,
       storage: this.storage,
+      refreshTokens: this.refreshTokens,
     };
     if (this.revocationEndpoint) config.revocationEndpoint = resolve(this.revocationEndpoint, 'revocation-endpoint');
+    if (this.authorizationEndpoint) config.authorizationEndpoint = resolve(this.authorizationEndpoint, 'authorization-endpoint');
     if (this.spaceId) config.spaceId = this.spaceId;
     if (this.loginHint) config.loginHint = this.loginHint;
     return config;
@@ -410,7 +440,18 @@ export class EsignConnect extends LitElement implements SessionProvider {
     return new Promise<SessionInfo>((resolve, reject) => {
       let closedAt = 0;
       const onMessage = (event: MessageEvent): void => {
-        if (event.origin !== location.origin || event.source !== popup) return;
+        if (event.source !== popup) return;
+        if (event.origin !== location.origin) {
+          // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
+          const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
+          if (refusal) {
+            cleanup();
+            if (!popup.closed) popup.close();
+            void manager.abandonLogin(state);
+            reject(refusal);
+          }
+          return;
+        }
         manager.acceptCallback(event.data, state).then(
           (session) => {
             if (!session) return;
@@ -583,6 +624,25 @@ function safeOpener(): Window | null {
     // cross-origin opener
   }
   return null;
+}
+
+/**
+ * The sign-in page's report that it cannot send the user back, as an EsignError naming the address used (and the
+ * registered ones when the page lists them). The emulator sends `{source: 'esign', type: 'oauth-error', ...}`
+ * (docs/emulator.md); anything else is ignored.
+ */
+function refusedRedirect(data: unknown): EsignError | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const message = data as { source?: unknown; type?: unknown; error?: unknown; redirectUri?: unknown; registered?: unknown };
+  if (message.source !== 'esign' || message.type !== 'oauth-error' || typeof message.error !== 'string') return undefined;
+  const used = typeof message.redirectUri === 'string' ? message.redirectUri.slice(0, 500) : '';
+  const registered = Array.isArray(message.registered) ? message.registered.filter((r): r is string => typeof r === 'string').slice(0, 20) : [];
+  const text =
+    message.error === 'invalid_redirect_uri'
+      ? `The service refused the redirect address ${used || '(none)'}: it is not registered for this app.` +
+        (registered.length ? ` Registered: ${registered.join(', ')}. Set redirect-uri to one of them, or register this page's address.` : ' Register this page\'s address, or set redirect-uri to a registered one.')
+      : `The sign-in page reported ${message.error.slice(0, 100)}.`;
+  return new EsignError('oauth_error', text, { serviceCode: message.error.slice(0, 100) });
 }
 
 function writeWaitingPage(popup: Window): void {

@@ -19,7 +19,7 @@ import { mountOAuth } from './oauth.js';
 import type { Runtime } from './runtime.js';
 import { demoSeed, mergeSeed } from './seed.js';
 import { Store } from './state.js';
-import { DEFAULT_LIMITS, type EmulatorOptions, type RunningEmulator } from './types.js';
+import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions, type RunningEmulator } from './types.js';
 
 export { demoSeed, mergeSeed, parseSeedInput } from './seed.js';
 export { DEFAULT_LIMITS } from './types.js';
@@ -124,15 +124,19 @@ function checkPublicUrl(value: string): string {
   return u.origin;
 }
 
-/** Starts the business API and the file-management domain; both listen on 127.0.0.1 by default. */
-export async function createEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const seed = options.seed ? mergeSeed(demoSeed(), options.seed) : demoSeed();
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+function checkLimits(limits: EmulatorLimits): void {
   for (const [k, v] of Object.entries(limits)) {
     // a grace of 0 means none; every other limit must be positive
     const min = k === 'refreshReuseGraceSeconds' ? 0 : Number.MIN_VALUE;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new Error(`limits.${k} must be a ${min === 0 ? 'non-negative' : 'positive'} number`);
   }
+}
+
+/** Starts the business API and the file-management domain; both listen on 127.0.0.1 by default. */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const seed = options.seed ? mergeSeed(demoSeed(), options.seed) : demoSeed();
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  checkLimits(limits);
   const host = options.host ?? '127.0.0.1';
   const store = new Store(seed, limits);
   const rt: Runtime = {
@@ -166,6 +170,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
     reset: () => store.reset(),
     advanceClock: (seconds: number) => store.advance(seconds),
     now: () => store.now(),
+    setLimits: (changes) => {
+      checkLimits({ ...limits, ...changes });
+      Object.assign(limits, changes);
+    },
     close: () => (closed ??= Promise.all([closeServer(business.server), closeServer(files.server)]).then(() => undefined)),
   };
 }

@@ -136,5 +136,7 @@ export interface RunningEmulator {
   reset(): void;
   advanceClock(seconds: number): void;
   now(): Date;
+  /** Changes limits from now on (e.g. a short access-token lifetime in a test); `reset()` does not undo it. */
+  setLimits(limits: Partial<EmulatorLimits>): void;
   close(): Promise<void>;
 }

@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 /**
  * esign-token-proxy: runs the token proxy standalone. Every option can come from the environment so the
- * client secret need not appear in a process list.
+ * client secret and the cookie keys need not appear in a process list. Never prints a secret or a key
+ * (except the new key --generate-cookie-key is asked to print).
  */
 
 import { parseArgs } from 'node:util';
 import { EsignError } from '../core/errors.js';
-import { serveTokenProxy } from './index.js';
+import { generateCookieKey } from './seal.js';
+import type { ProxyStore } from './store.js';
+import { serveTokenProxy } from './node.js';
 
 const HELP = `Usage: esign-token-proxy [options]
 
-Serves POST /token and POST /revoke for browsers, adding the app's client_secret.
+Serves POST <base-path>/token and POST <base-path>/revoke for browsers, adding the app's client_secret.
+By default it keeps each user's refresh token in an encrypted HttpOnly cookie (token-mediating mode)
+and answers the browser with access tokens only.
 
 Options (environment variable in brackets):
   --client-id <id>          OAuth client_id                          [ESIGN_CLIENT_ID]
@@ -19,25 +24,65 @@ Options (environment variable in brackets):
   --allowed-origin <origin> browser origin allowed to call; repeatable [ESIGN_ALLOWED_ORIGINS, comma-separated]
   --redirect-uri <uri>      redirect URI allowed in code exchanges; repeatable
                                                                       [ESIGN_REDIRECT_URIS, comma-separated]
+  --cookie-key <key>        key of the session cookie (base64url of 32 bytes); repeatable: the first
+                            encrypts, all decrypt (rotation). Prefer the variable. Without one, an
+                            ephemeral key is made (sessions end when the process stops)
+                                                                      [ESIGN_COOKIE_KEYS, comma-separated]
+  --generate-cookie-key     print a new random cookie key and exit
+  --cookie-domain <domain>  Domain attribute of the session cookie (default: none)
+                                                                      [ESIGN_COOKIE_DOMAIN]
+  --session-max-age <s>     absolute lifetime of a session in seconds (default 2592000, 30 days)
+                                                                      [ESIGN_SESSION_MAX_AGE]
+  --base-path <path>        serve under a path prefix, e.g. /api/esign; also the cookie's Path
+                                                                      [ESIGN_BASE_PATH]
+  --browser-held-refresh-tokens
+                            also serve requests without a session the old way, returning refresh
+                            tokens to the browser (opt-in; weaker)    [ESIGN_BROWSER_HELD_REFRESH_TOKENS=1]
+  --trusted-proxy <ip>      address of a reverse proxy / load balancer in front of this one whose
+                            X-Forwarded-For is believed; repeatable   [ESIGN_TRUSTED_PROXIES, comma-separated]
+  --store <url>             shared state for several replicas: memory (default, one process) or
+                            redis://host:port (Redis or Valkey; needs @redis/client) [ESIGN_STORE]
+  --issuer <url>            read the token and revocation endpoints from this issuer's RFC 8414
+                            metadata (explicit endpoints win)         [ESIGN_ISSUER]
   --token-endpoint <url>    default <base-url>/openapi/v1/oauth/token  [ESIGN_TOKEN_ENDPOINT]
   --revocation-endpoint <url>
                             default <base-url>/openapi/v1/oauth/revoke [ESIGN_REVOCATION_ENDPOINT]
   --client-auth post|basic  how the secret is sent (default post)     [ESIGN_CLIENT_AUTH]
-  --refresh-replay-ms <n>   how long a refresh answer is kept for a repeat of the same
-                            refresh token (default 30000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
+  --rate-limit <n>|off      requests per minute per caller (session, else client address);
+                            default 60                                [ESIGN_RATE_LIMIT]
+  --timeout-ms <n>          how long the service may take to answer (default 10000) [ESIGN_TIMEOUT_MS]
+  --refresh-replay-ms <n>   how long a refresh answer is kept for the same session presenting the same
+                            refresh token again (default 10000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
   --port <n>                default 4020                              [PORT]
   --host <host>             default 127.0.0.1                         [HOST]
+  --static <dir>            also serve the files of <dir> at / (a static page beside its proxy, one
+                            origin: the session cookie needs no CORS); development and simple sites
+                                                                      [ESIGN_STATIC_DIR]
   -h, --help                show this help
 
 Example (local emulator):
-  ESIGN_CLIENT_SECRET=demo-secret esign-token-proxy --client-id demo-client \\
-    --base-url http://127.0.0.1:4010 --allowed-origin http://localhost:6006 \\
-    --redirect-uri http://localhost:6006/iframe.html
+  ESIGN_CLIENT_SECRET=demo-secret ESIGN_COOKIE_KEYS=$(esign-token-proxy --generate-cookie-key) \\
+    esign-token-proxy --client-id demo-client --base-url http://127.0.0.1:4010 \\
+    --allowed-origin http://localhost:6006 --redirect-uri http://localhost:6006/iframe.html
 `;
 
 function list(values: string[] | undefined, env: string | undefined): string[] {
   if (values && values.length > 0) return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   return (env ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+}
+
+async function openStore(url: string): Promise<ProxyStore | undefined> {
+  if (url === 'memory') return undefined;
+  if (/^(rediss?|valkeys?):\/\//i.test(url)) {
+    let redis: typeof import('./redis.js');
+    try {
+      redis = await import('./redis.js');
+    } catch {
+      throw new EsignError('invalid_config', '--store redis:// needs the package @redis/client: npm install @redis/client');
+    }
+    return redis.RedisStore.connect(url.replace(/^valkey/i, 'redis'));
+  }
+  throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -51,10 +96,22 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'base-url': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
         'redirect-uri': { type: 'string', multiple: true },
+        'cookie-key': { type: 'string', multiple: true },
+        'generate-cookie-key': { type: 'boolean' },
+        'cookie-domain': { type: 'string' },
+        'session-max-age': { type: 'string' },
+        'base-path': { type: 'string' },
+        'browser-held-refresh-tokens': { type: 'boolean' },
+        'trusted-proxy': { type: 'string', multiple: true },
+        store: { type: 'string' },
+        static: { type: 'string' },
+        issuer: { type: 'string' },
         'token-endpoint': { type: 'string' },
         'revocation-endpoint': { type: 'string' },
         'client-auth': { type: 'string' },
         'refresh-replay-ms': { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'timeout-ms': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -71,8 +128,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (values['generate-cookie-key']) {
+    process.stdout.write(`${generateCookieKey()}\n`);
+    return 0;
+  }
   if (values['client-secret'] !== undefined) {
     process.stderr.write('esign-token-proxy: warning: --client-secret is visible in the process list; set ESIGN_CLIENT_SECRET instead.\n');
+  }
+  if (values['cookie-key'] !== undefined) {
+    process.stderr.write('esign-token-proxy: warning: --cookie-key is visible in the process list; set ESIGN_COOKIE_KEYS instead.\n');
   }
   const clientAuth = values['client-auth'] ?? env.ESIGN_CLIENT_AUTH ?? 'post';
   const portText = values.port ?? env.PORT ?? '4020';
@@ -82,6 +146,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (clientAuth !== 'post' && clientAuth !== 'basic') problems.push("--client-auth must be 'post' or 'basic'");
   const replayText = values['refresh-replay-ms'] ?? env.ESIGN_REFRESH_REPLAY_MS;
   if (replayText !== undefined && !/^\d{1,9}$/.test(replayText)) problems.push(`--refresh-replay-ms must be a whole number of milliseconds, got ${JSON.stringify(replayText)}`);
+  const rateText = values['rate-limit'] ?? env.ESIGN_RATE_LIMIT;
+  if (rateText !== undefined && rateText !== 'off' && !/^[1-9]\d{0,8}$/.test(rateText)) problems.push(`--rate-limit must be a number of requests per minute or off, got ${JSON.stringify(rateText)}`);
+  const timeoutText = values['timeout-ms'] ?? env.ESIGN_TIMEOUT_MS;
+  if (timeoutText !== undefined && !/^[1-9]\d{0,8}$/.test(timeoutText)) problems.push(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeoutText)}`);
+  const maxAgeText = values['session-max-age'] ?? env.ESIGN_SESSION_MAX_AGE;
+  if (maxAgeText !== undefined && !/^[1-9]\d{0,9}$/.test(maxAgeText)) problems.push(`--session-max-age must be a whole number of seconds, got ${JSON.stringify(maxAgeText)}`);
   const clientId = values['client-id'] ?? env.ESIGN_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.ESIGN_CLIENT_SECRET;
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -95,36 +165,66 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     process.stderr.write(`esign-token-proxy: ${problems.join('; ')}\nRun with --help for usage.\n`);
     return 2;
   }
+  const browserHeld = values['browser-held-refresh-tokens'] === true || /^(1|true|yes)$/i.test(env.ESIGN_BROWSER_HELD_REFRESH_TOKENS ?? '');
+  let cookieKeys = list(values['cookie-key'], env.ESIGN_COOKIE_KEYS);
+  if (cookieKeys.length === 0) {
+    cookieKeys = [generateCookieKey()];
+    process.stderr.write(
+      'esign-token-proxy: no cookie key configured (--cookie-key or ESIGN_COOKIE_KEYS): using an ephemeral one. Sessions end when this process stops and other replicas cannot read them; make a key with --generate-cookie-key.\n',
+    );
+  }
+  const basePath = values['base-path'] ?? env.ESIGN_BASE_PATH ?? '';
 
   let served;
+  let store: ProxyStore | undefined;
   try {
+    store = await openStore(values.store ?? env.ESIGN_STORE ?? 'memory');
     served = await serveTokenProxy({
       clientId: clientId!,
       clientSecret: clientSecret!,
       baseUrl: baseUrl!,
       allowedOrigins,
       redirectUris,
+      cookieKeys,
+      browserHeldRefreshTokens: browserHeld,
+      trustedProxies: list(values['trusted-proxy'], env.ESIGN_TRUSTED_PROXIES),
+      basePath,
+      ...(values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN ? { cookieDomain: values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN } : {}),
+      ...(store ? { store } : {}),
+      ...((values.issuer ?? env.ESIGN_ISSUER) ? { issuer: values.issuer ?? env.ESIGN_ISSUER } : {}),
       tokenEndpoint: values['token-endpoint'] ?? env.ESIGN_TOKEN_ENDPOINT,
       revocationEndpoint: values['revocation-endpoint'] ?? env.ESIGN_REVOCATION_ENDPOINT,
       clientAuth: clientAuth as 'post' | 'basic',
       ...(replayText !== undefined ? { refreshReplayMs: Number(replayText) } : {}),
+      ...(rateText !== undefined ? { rateLimit: rateText === 'off' ? false : { windowMs: 60_000, max: Number(rateText) } } : {}),
+      ...(timeoutText !== undefined ? { timeoutMs: Number(timeoutText) } : {}),
+      ...(maxAgeText !== undefined ? { sessionMaxAgeSeconds: Number(maxAgeText) } : {}),
       port,
       host: values.host ?? env.HOST ?? '127.0.0.1',
-      onEvent: (event) => process.stdout.write(`${event.type} ${event.status} ${event.durationMs}ms${event.replayed ? ' replayed' : ''}\n`),
+      ...(values.static ?? env.ESIGN_STATIC_DIR ? { staticDir: values.static ?? env.ESIGN_STATIC_DIR } : {}),
+      onEvent: (event) =>
+        process.stdout.write(`${event.type} ${event.status} ${event.durationMs}ms${event.mode ? ` ${event.mode}` : ''}${event.cached ? ' cached' : ''}${event.replayed ? ' replayed' : ''}\n`),
     });
   } catch (error) {
-    // EsignError messages never carry the secret; other errors are reduced to their message.
+    await store?.close?.().catch(() => undefined);
+    // EsignError messages never carry the secret or a key; other errors are reduced to their message.
     const message = error instanceof EsignError || error instanceof Error ? error.message : String(error);
     process.stderr.write(`esign-token-proxy: ${message}\n`);
     return 1;
   }
+  const prefix = basePath.replace(/\/+$/, '');
   process.stdout.write(
-    `esign-token-proxy listening on ${served.url} (POST /token, POST /revoke) for client ${clientId}, upstream ${baseUrl}\n` +
-      `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: server-to-server only)'}\n`,
+    `esign-token-proxy listening on ${served.url} (POST ${prefix}/token, POST ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
+      `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: same-origin and server-to-server only)'}\n` +
+      `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? 'redis' : 'memory'}\n` +
+      (values.static ?? env.ESIGN_STATIC_DIR ? `static files: ${values.static ?? env.ESIGN_STATIC_DIR} at ${served.url.replace('//127.0.0.1:', '//localhost:')}/\n` : ''),
   );
   const stop = (): void => {
     served.close().then(
-      () => process.exit(0),
+      async () => {
+        await store?.close?.().catch(() => undefined);
+        process.exit(0);
+      },
       () => process.exit(1),
     );
   };

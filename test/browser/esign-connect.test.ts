@@ -3,7 +3,6 @@ import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { createStore, get, keys, set } from 'idb-keyval';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
 
 async function mount(attrs: Partial<Record<'mode' | 'storage' | 'space-id' | 'login-hint', string>> = {}): Promise<EsignConnect> {
@@ -262,32 +261,25 @@ describe('<esign-connect>', () => {
     await expect(el).shadowDom.to.be.accessible();
   });
 
-  it('five pages whose tokens expire together make exactly one refresh request, and all keep working', async () => {
-    const el = await mount();
-    await connectAs(el, { spaceId: 'space_acme' });
-    const before = await el.getAccessToken();
-    // the stored access token expires now, for every page of this origin
-    const store = createStore('esign-elements', 'kv');
-    const sessionKey = (await keys(store)).find((key) => String(key).endsWith('|session'))!;
-    const stored = (await get(sessionKey, store)) as { expiresAt: number };
-    await set(sessionKey, { ...stored, expiresAt: Date.now() - 1000 }, store);
-    el.remove();
-
-    const frames = Array.from({ length: 5 }, () => {
-      const frame = document.createElement('iframe');
-      frame.src = `${cfg.callbackUrl}#popup`;
-      document.body.append(frame);
-      return frame;
-    });
-    const elementIn = (frame: HTMLIFrameElement) => frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null;
-    await waitUntil(() => frames.every((frame) => elementIn(frame)?.status === 'connected'), 'five pages restored', { timeout: 10000 });
-    const counted = await emulatorCounters();
-    const tokens = await Promise.all(frames.map((frame) => elementIn(frame)!.getAccessToken()));
-    const after = await emulatorCounters();
-    expect((after['grant:refresh_token'] ?? 0) - (counted['grant:refresh_token'] ?? 0)).to.equal(1);
-    expect(new Set(tokens).size).to.equal(1);
-    expect(tokens[0]).not.to.equal(before);
-    expect(await embeddedStatus(tokens[0]!)).to.equal(200);
-    frames.forEach((frame) => frame.remove());
+  it('says at once that the service refused the redirect address, naming it and the registered ones', async () => {
+    const refused = `${cfg.pageOrigin}/not-registered.html`;
+    const el = await fixture<EsignConnect>(html`<esign-connect
+      client-id=${cfg.clientId}
+      base-url=${cfg.baseUrl}
+      token-endpoint=${cfg.tokenEndpoint}
+      redirect-uri=${refused}
+      storage="memory"
+    ></esign-connect>`);
+    await el.updateComplete;
+    const failed = oneEvent(el, 'esign-error');
+    await clickIn(el, 'button');
+    const { detail } = await failed;
+    expect(detail.error.code).to.equal('oauth_error');
+    expect(detail.error.serviceCode).to.equal('invalid_redirect_uri');
+    expect(detail.error.message).to.contain(refused);
+    expect(detail.error.message).to.contain(cfg.callbackUrl);
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain(refused);
   });
 });

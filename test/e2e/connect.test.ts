@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 const SECRET = 'e2e-secret-must-never-reach-the-browser';
 let emulator: RunningEmulator;
@@ -19,19 +20,30 @@ let proxy: ServedTokenProxy;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
+/** The CDN files the page asked for. */
+const cdnRequests: string[] = [];
 
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
-<script type="module" src="/esign-elements.min.js"></script></head><body>${body}</body></html>`;
+<script type="module" src="/cdn/esign-elements.min.js"></script></head><body>${body}</body></html>`;
 }
 
 before(async () => {
-  // the CDN file exactly as `npm run build:cdn` makes it: what a static page would load
+  // the CDN build exactly as `npm run build:cdn` makes it (an entry and the chunks it imports relative to its own
+  // URL), served as a folder, as a CDN serves it: what a static page would load
   execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
-  const script = readFileSync('dist/cdn/esign-elements.min.js', 'utf8');
   let markup = '';
   site = createServer((req, res) => {
-    if (req.url === '/esign-elements.min.js') {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (/^\/cdn\/(chunks\/)?[\w.-]+\.js$/.test(path)) {
+      let script: string;
+      try {
+        script = readFileSync(`dist${path}`, 'utf8');
+      } catch {
+        res.writeHead(404).end();
+        return;
+      }
+      cdnRequests.push(path);
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
       res.end(script);
       return;
@@ -56,9 +68,12 @@ before(async () => {
     baseUrl: emulator.baseUrl,
     allowedOrigins: [siteOrigin],
     redirectUris: [redirectUri],
+    cookieKeys: [randomBytes(32).toString('base64url')],
   });
+  // the proxy on the page's own site (another port of localhost): its SameSite=Strict cookie comes back
+  const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
   markup = `<h1>Contracts</h1>
-<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxy.url}/token"></esign-connect>`;
+<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxyUrl}/token"></esign-connect>`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
@@ -77,6 +92,9 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     tab.on('console', (msg) => seen.push(msg.text()));
     tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
     tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+    tab.on('response', (response) => {
+      if (response.url().includes('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
+    });
     await tab.goto(siteOrigin);
 
     const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
@@ -88,25 +106,40 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await popup.getByLabel('Acme Legal').check();
     await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
 
-    await tab.getByText(/^Connected( as Alice Tan)?$/).waitFor();
+    await tab.getByText('Connected as Alice Tan').waitFor();
     assert.equal(new URL(tab.url()).search, '');
     assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible(), 'a Disconnect button is shown');
 
     await tab.reload();
-    await tab.getByText(/^Connected( as Alice Tan)?$/).waitFor();
+    await tab.getByText('Connected as Alice Tan').waitFor();
+    // a second tab of the site: connected through the proxy's cookie, no login, no popup
+    const second = await context.newPage();
+    await second.goto(siteOrigin);
+    await second.getByText('Connected as Alice Tan').waitFor();
+    await second.close();
+    // the refresh token never reached the page: not in a response body, not in what the page stored
+    assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no request from the page carries a refresh token');
+    const cookies = await context.cookies();
+    const sessionCookie = cookies.find((cookie) => cookie.name.startsWith('esign_s_'));
+    assert.ok(sessionCookie, 'the proxy set its session cookie');
+    assert.equal(sessionCookie.httpOnly, true, 'HttpOnly: no page script can read it');
+    assert.equal(sessionCookie.sameSite, 'Strict');
 
     // the laptop leaves the Wi-Fi (the browser's real offline mode) and comes back: told, and still connected
     await context.setOffline(true);
     await tab.getByText('You are offline.').waitFor();
     await context.setOffline(false);
     await tab.getByText('You are offline.').waitFor({ state: 'detached' });
-    await tab.getByText(/^Connected( as Alice Tan)?$/).waitFor();
+    await tab.getByText('Connected as Alice Tan').waitFor();
 
     await tab.getByRole('button', { name: 'Disconnect' }).click();
     await connectButton.waitFor();
 
     // the secret never reached the browser, in any request or log line
     assert.ok(seen.length > 0, 'requests were recorded');
+    // one <script> tag loaded the entry and the chunks it needs; the opt-in browser-held session never loaded
+    assert.ok(cdnRequests.includes('/cdn/esign-elements.min.js'), cdnRequests.join(' '));
+    assert.ok(!cdnRequests.some((path) => path.includes('browser-tokens')), `the browser-held chunk stays unloaded: ${cdnRequests.join(' ')}`);
     assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
     await context.close();
   });

@@ -4,7 +4,7 @@
  * from the final redirect's Location. Node only; for tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '../../src/proxy/node.js';
 
 export interface PkcePair {
   verifier: string;

@@ -4,7 +4,8 @@
  */
 import type { Frame, HTTPRequest, Page } from 'puppeteer-core';
 import { createEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy } from '../../src/proxy/node.js';
 
 /** Pages the esign-offline command has cut off, with their request handler. */
 const offlinePages = new Map<Page, (request: HTTPRequest) => void>();
@@ -15,6 +16,8 @@ export interface BrowserTestConfig {
   baseUrl: string;
   fileUrl: string;
   tokenEndpoint: string;
+  /** The same proxy on 127.0.0.1: another site than the page on localhost, so its SameSite=Strict cookie is blocked. */
+  crossSiteTokenEndpoint: string;
   clientId: string;
   pageOrigin: string;
   callbackUrl: string;
@@ -39,7 +42,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       ],
     },
   });
-  const proxy = await serveTokenProxy({
+  // The proxy listens on 127.0.0.1 and the page reaches it as localhost (Chromium resolves localhost to
+  // loopback): the same site as the page on http://localhost:8000, so its SameSite=Strict session cookie
+  // comes back. The 127.0.0.1 URL is another site (crossSiteTokenEndpoint). An ephemeral cookie key; the
+  // browser-held mode is on too, as the opt-in mode is tested in the browser.
+  const served = await serveTokenProxy({
     port: 0,
     host: '127.0.0.1',
     clientId: TEST_CLIENT.clientId,
@@ -48,11 +55,15 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     allowedOrigins: [pageOrigin],
     redirectUris,
     rateLimit: false,
+    cookieKeys: [generateCookieKey()],
+    browserHeldRefreshTokens: true,
   });
+  const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), crossSiteUrl: served.url, close: () => served.close() };
   const browserConfig: BrowserTestConfig = {
     baseUrl: emulator.baseUrl,
     fileUrl: emulator.fileUrl,
     tokenEndpoint: `${proxy.url}/token`,
+    crossSiteTokenEndpoint: `${proxy.crossSiteUrl}/token`,
     clientId: TEST_CLIENT.clientId,
     pageOrigin,
     callbackUrl,
@@ -181,6 +192,25 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       case 'esign-reset':
         emulator.reset();
         return true;
+      case 'esign-set-limits':
+        emulator.setLimits((payload ?? {}) as Record<string, number>);
+        return true;
+      case 'esign-try-refresh-tokens': {
+        // what an attacker who read these strings from the page would do: redeem each as a refresh token at the
+        // service, with the app's own credentials (the strongest attacker: one who also stole the secret)
+        const candidates = ((payload?.['candidates'] as unknown[] | undefined) ?? []).filter((c): c is string => typeof c === 'string');
+        let accepted = 0;
+        for (const candidate of new Set(candidates)) {
+          const res = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: candidate, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+          });
+          if (res.ok) accepted += 1;
+          await res.arrayBuffer();
+        }
+        return { tried: new Set(candidates).size, accepted };
+      }
       case 'esign-advance-clock':
         emulator.advanceClock(Number(payload?.['seconds'] ?? 0));
         return emulator.now().toISOString();

@@ -10,7 +10,8 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { Page } from 'playwright-core';
 import { createEmulator, demoSeed, type RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 export interface IndexEntry {
   id: string;
@@ -45,6 +46,7 @@ export async function startStorybookSite(out = 'storybook-static'): Promise<Stor
       baseUrl: emulator.baseUrl,
       allowedOrigins: [origin],
       redirectUris: [`${origin}/iframe.html`],
+      cookieKeys: [generateCookieKey()],
     });
     // the demos read these at build time, as `npm start` passes them to Storybook
     execFileSync(process.execPath, ['node_modules/storybook/dist/bin/dispatcher.js', 'build', '-o', out, '--quiet'], {
@@ -53,7 +55,8 @@ export async function startStorybookSite(out = 'storybook-static'): Promise<Stor
         ...process.env,
         STORYBOOK_DISABLE_TELEMETRY: '1',
         STORYBOOK_ESIGN_BASE_URL: emulator.baseUrl,
-        STORYBOOK_ESIGN_TOKEN_ENDPOINT: `${proxy.url}/token`,
+        // the proxy on the site's own host name: its SameSite=Strict session cookie comes back
+        STORYBOOK_ESIGN_TOKEN_ENDPOINT: `${proxy.url.replace('127.0.0.1', 'localhost')}/token`,
         STORYBOOK_ESIGN_CLIENT_ID: app.clientId,
       },
     });

@@ -20,6 +20,8 @@ before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
   proxy = await serveDemoProxy(emulator.baseUrl, {
     rateLimit: false,
+    // this suite's token source sends refresh tokens in the form: the proxy's opt-in browser-held mode
+    browserHeldRefreshTokens: true,
   });
 });
 after(async () => {

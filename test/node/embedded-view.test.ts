@@ -124,4 +124,21 @@ describe('configProblem: bad settings are reported, never thrown', () => {
       assert.ok(problem?.includes(mention), `the problem names ${mention}: ${problem}`);
     });
   }
+
+  it("refuses the host page's own origin in allowed-origins: a same-origin frame can lift its sandbox", () => {
+    const page = 'https://app.example.com';
+    const problem = configProblem({ ...good, allowedOrigins: 'https://esign.example.com https://app.example.com/' }, page);
+    assert.ok(problem?.includes(page) && /sandbox/.test(problem), problem);
+    assert.equal(configProblem({ ...good, allowedOrigins: 'https://esign.example.com' }, page), undefined);
+    // another port is another origin
+    assert.equal(configProblem({ ...good, allowedOrigins: 'https://app.example.com:8443' }, page), undefined);
+  });
+
+  it("refuses an embedded Url of the host page's own origin even when it is allowed", () => {
+    const page = 'http://localhost:6006';
+    const result = checkEmbeddedUrl('http://localhost:6006/embedded/s/x', ['http://localhost:6006'], page);
+    assert.equal(result.ok, false);
+    assert.match(result.ok ? '' : result.reason, /own origin/);
+    assert.equal(checkEmbeddedUrl('http://127.0.0.1:4010/embedded/s/x', ['http://127.0.0.1:4010'], page).ok, true);
+  });
 });

@@ -22,6 +22,8 @@ let proxy: ServedTokenProxy;
 before(async () => {
   emu = await createEmulator({ port: 0, filePort: 0 });
   proxy = await serveDemoProxy(emu.baseUrl, {
+    // refresh tokens in the form: the opt-in browser-held mode (the default mode's faults: proxy-mediated.test.ts)
+    browserHeldRefreshTokens: true,
     rateLimit: false,
     timeoutMs: PROXY_TIMEOUT_MS,
   });

@@ -19,7 +19,8 @@ import { connect } from 'node:net';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 import { codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
 
 const CLIENT_ID = 'fuzz-client';
@@ -70,6 +71,9 @@ before(async () => {
     redirectUris: [REDIRECT],
     rateLimit: { windowMs: 60_000, max: 1_000_000 },
     timeoutMs: 3_000,
+    // both modes: session requests (the default) and refresh tokens in the form (the opt-in)
+    cookieKeys: [generateCookieKey()],
+    browserHeldRefreshTokens: true,
   });
   const main = await grant('space_acme');
   accessToken = main.access_token;
@@ -285,7 +289,7 @@ const contentType = fc.oneof(
 /** One form parameter: known names (sometimes repeated), odd names; values odd, huge, unicode or a held token in the wrong place. */
 const formPair = fc.tuple(
   fc.oneof(
-    fc.constantFrom('grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'token', 'token_type_hint', 'scope', 'client_id', 'client_secret'),
+    fc.constantFrom('grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'token', 'token_type_hint', 'scope', 'client_id', 'client_secret', 'session', 'space_id', 'force'),
     fc.constantFrom('__proto__', 'constructor', 'grant_type[]', 'GRANT_TYPE', ' code', 'a=b', ''),
     unicode,
   ),

@@ -65,6 +65,15 @@ describe('session configuration', () => {
     ['unknown storage', { storage: 'cookies' }],
     ['empty scope', { scope: '  ' }],
     ['not a URL', { baseUrl: 'not a url' }],
+    ['javascript: redirect URI', { redirectUri: 'javascript:alert(document.cookie)' }],
+    ['data: redirect URI', { redirectUri: 'data:text/html,<script>alert(1)</script>' }],
+    ['blob: redirect URI', { redirectUri: 'blob:https://app.example.com/6c1f' }],
+    ['file: redirect URI', { redirectUri: 'file:///etc/passwd' }],
+    ['base URL with credentials', { baseUrl: 'https://user:pass@esign.example.com' }],
+    ['token endpoint with credentials', { tokenEndpoint: 'https://admin:hunter2@app.example.com/api/esign/token' }],
+    ['revocation endpoint with credentials', { revocationEndpoint: 'https://u:p@app.example.com/revoke' }],
+    ['authorization endpoint over plain http', { authorizationEndpoint: 'http://esign.example.com/authorize' }],
+    ['unknown refresh-token holder', { refreshTokens: 'cookie' }],
   ] as const) {
     it(`refuses a ${name} with invalid_config`, () => {
       assert.throws(
@@ -73,6 +82,13 @@ describe('session configuration', () => {
       );
     });
   }
+
+  it('never quotes a password it refuses', () => {
+    assert.throws(
+      () => validateConfig({ ...good, tokenEndpoint: 'https://admin:hunter2@app.example.com/token' }),
+      (error: unknown) => error instanceof EsignError && error.message.includes('credentials') && !error.message.includes('hunter2'),
+    );
+  });
 
   it('keys sessions by base URL and client id so they never mix', () => {
     assert.notEqual(sessionKeyOf(good), sessionKeyOf({ ...good, clientId: 'other' }));

@@ -1,4 +1,4 @@
-/** The esign-token-proxy command: help, configuration errors, the secret from the environment, a real exchange. */
+/** The esign-token-proxy command: help, configuration errors, the secret and keys from the environment, a real exchange, keys. */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -51,6 +51,30 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
+    for (const flag of ['--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer']) {
+      assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
+    }
+  });
+
+  test('--generate-cookie-key prints a new 32-byte base64url key and exits 0', async () => {
+    const a = run(['--generate-cookie-key']);
+    const b = run(['--generate-cookie-key']);
+    assert.equal(await a.exited, 0);
+    await b.exited;
+    const key = a.stdout().trim();
+    assert.match(key, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(Buffer.from(key, 'base64url').length, 32);
+    assert.notEqual(key, b.stdout().trim(), 'random');
+  });
+
+  test('a malformed cookie key exits 1 without echoing it', async () => {
+    const r = run(['--client-id', 'c', '--base-url', emulator.baseUrl, '--redirect-uri', 'https://app.example/cb', '--port', '0'], {
+      ESIGN_CLIENT_SECRET: 'cli-secret-123',
+      ESIGN_COOKIE_KEYS: 'short-key-value-xyz',
+    });
+    assert.equal(await r.exited, 1);
+    assert.match(r.stderr(), /cookieKeys\[0\]/);
+    assert.ok(!r.stderr().includes('short-key-value-xyz') && !r.stdout().includes('short-key-value-xyz'), 'the key is not echoed');
   });
 
   test('missing configuration exits 2 and says what is missing', async () => {
@@ -73,35 +97,81 @@ describe('esign-token-proxy CLI', () => {
     assert.ok(!r.stderr().includes('cli-secret-123') && !r.stdout().includes('cli-secret-123'), '!r.stderr().includes("cli-secret-123") && !r.stdout().includes("cli-secret-123")');
   });
 
-  test('reads everything from the environment, serves a real exchange, never prints the secret', async () => {
+  test('reads everything from the environment, serves a real exchange in the mediated mode, never prints the secret or key', async () => {
+    const key = Buffer.alloc(32, 7).toString('base64url');
     const r = run(['--port', '0'], {
       ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
       ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
       ESIGN_BASE_URL: emulator.baseUrl,
       ESIGN_ALLOWED_ORIGINS: 'http://localhost:6006, http://127.0.0.1:6006',
       ESIGN_REDIRECT_URIS: DEMO_LOGIN.redirectUri,
+      ESIGN_COOKIE_KEYS: key,
+      ESIGN_BASE_PATH: '/api/esign',
+      ESIGN_SESSION_MAX_AGE: '3600',
+      ESIGN_TRUSTED_PROXIES: '127.0.0.1',
     });
     try {
       const url = await listeningUrl(r);
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
       const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
-      const response = await fetch(`${url}/token`, {
+      const form = codeExchangeForm(login);
+      form.set('session', 'open');
+      const response = await fetch(`${url}/api/esign/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: 'http://127.0.0.1:6006' },
-        body: codeExchangeForm(login).toString(),
+        body: form.toString(),
       });
       const body = await response.text();
       assert.equal(response.status, 200, body);
       assert.equal(response.headers.get('access-control-allow-origin'), 'http://127.0.0.1:6006');
       assert.ok(!body.includes(DEMO_LOGIN.clientSecret), '!body.includes(DEMO_LOGIN.clientSecret)');
+      assert.ok(!body.includes('refresh_token'), 'no refresh token in the mediated answer');
+      assert.match(response.headers.getSetCookie()[0] ?? '', /^esign_s_[\w-]{16}=v1\.[^;]*; Max-Age=3600; Path=\/api\/esign; HttpOnly; SameSite=Strict$/);
+      // the browser-held mode is off by default
+      const held = await fetch(`${url}/api/esign/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' },
+        body: 'grant_type=refresh_token&refresh_token=x',
+      });
+      assert.equal(held.status, 400);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.match(r.stdout(), /authorization_code 200 \d+ms/);
-      assert.equal(r.stderr(), '', 'no warning when the secret comes from the environment');
+      assert.match(r.stdout(), /authorization_code 200 \d+ms mediated/);
+      assert.match(r.stdout(), /POST \/api\/esign\/token/);
+      assert.equal(r.stderr(), '', 'no warning when the secret and key come from the environment');
     } finally {
       r.child.kill('SIGTERM');
       await r.exited;
     }
-    assert.ok(!r.stdout().includes(DEMO_LOGIN.clientSecret) && !r.stderr().includes(DEMO_LOGIN.clientSecret), '!r.stdout().includes(DEMO_LOGIN.clientSecret) && !r.stderr().includes(DEMO_LOGIN.clientSecret)');
+    for (const text of [r.stdout(), r.stderr()]) {
+      assert.ok(!text.includes(DEMO_LOGIN.clientSecret), 'the secret is never printed');
+      assert.ok(!text.includes(key), 'the key is never printed');
+    }
+  });
+
+  test('without a key: an ephemeral one, said on stderr; --browser-held-refresh-tokens serves the opt-in mode', async () => {
+    const r = run(['--port', '0', '--browser-held-refresh-tokens'], {
+      ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+      ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
+      ESIGN_BASE_URL: emulator.baseUrl,
+      ESIGN_REDIRECT_URIS: DEMO_LOGIN.redirectUri,
+    });
+    try {
+      const url = await listeningUrl(r);
+      assert.match(r.stderr(), /ephemeral/);
+      assert.match(r.stdout(), /browser-held/);
+      const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
+      const response = await fetch(`${url}/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' },
+        body: codeExchangeForm(login).toString(),
+      });
+      const json = (await response.json()) as Record<string, unknown>;
+      assert.equal(response.status, 200);
+      assert.equal(typeof json.refresh_token, 'string');
+    } finally {
+      r.child.kill('SIGTERM');
+      await r.exited;
+    }
   });
 
   test('--client-secret on the command line works but warns', async () => {

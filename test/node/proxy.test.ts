@@ -8,11 +8,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { EsignError } from '../../src/core/errors.js';
-import { createTokenProxy, serveTokenProxy, type ServedTokenProxy, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { createTokenProxy, generateCookieKey, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
 const SECRET = 'sup3r-s3cret-value-0123456789';
 const ORIGIN = 'http://localhost:6006';
 const REDIRECT = 'http://localhost:6006/iframe.html';
+const COOKIE_KEY = generateCookieKey();
 
 interface Received {
   path: string;
@@ -75,6 +77,9 @@ async function startProxy(overrides: Partial<TokenProxyOptions> = {}): Promise<s
     allowedOrigins: [ORIGIN],
     redirectUris: [REDIRECT, 'com.example.esign:/oauth/callback'],
     timeoutMs: 1_000,
+    cookieKeys: [COOKIE_KEY],
+    // these tests send refresh tokens in the form (the opt-in mode); the default mode is proxy-mediated.test.ts's
+    browserHeldRefreshTokens: true,
     ...overrides,
   });
   proxies.push(served);
@@ -128,8 +133,12 @@ describe('token proxy: forwarding', () => {
     assert.equal(received[0]!.headers.origin, undefined, 'browser headers are not forwarded');
   });
 
-  test('works mounted under a prefix and without an Origin (server to server)', async () => {
-    const response = await fetch(`${url}/api/esign/token`, {
+  test('works under a basePath (exact routes only) and without an Origin (server to server)', async () => {
+    const prefixed = await startProxy({ basePath: '/api/esign' });
+    assert.equal((await read(await post(`${prefixed}/token`, form(codeGrant)))).status, 404, 'outside the basePath');
+    assert.equal((await read(await post(`${url}/api/esign/token`, form(codeGrant)))).status, 404, 'no basePath: /api/esign/token is not /token');
+    assert.equal(received.length, 0);
+    const response = await fetch(`${prefixed}/api/esign/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=UTF-8', 'X-Esign-Proxy': '1' },
       body: form({ grant_type: 'refresh_token', refresh_token: 'rt-0', scope: 'envelope:read' }),
@@ -198,8 +207,13 @@ describe('token proxy: forwarding', () => {
     await read(await post(`${basicUrl}/token`, form(codeGrant)));
     const sent = Object.fromEntries(new URLSearchParams(received[0]!.body));
     assert.equal(sent.client_secret, undefined);
-    assert.equal(sent.client_id, 'demo-client');
-    assert.equal(received[0]!.headers.authorization, `Basic ${Buffer.from('demo-client:a+b%3Ac').toString('base64')}`);
+    // oauth4webapi's client_secret_basic: the client is identified by the header only (RFC 6749 section 2.3.1)
+    assert.equal(sent.client_id, undefined);
+    const basic = /^Basic (.+)$/.exec(received[0]!.headers.authorization ?? '');
+    assert.ok(basic, 'an Authorization: Basic header');
+    // RFC 6749 section 2.3.1: each part form-encoded before Base64
+    const [id, secret] = Buffer.from(basic[1]!, 'base64').toString().split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
+    assert.deepEqual([id, secret], ['demo-client', 'a b:c']);
   });
 });
 
@@ -279,8 +293,8 @@ describe('token proxy: refuses bad requests without calling the service', () => 
 });
 
 describe('token proxy: CORS preflight', () => {
-  test('answers an allowed origin exactly, no wildcard, no credentials', async () => {
-    const url = await startProxy();
+  test('answers an allowed origin exactly, no wildcard, with credentials (the session cookie)', async () => {
+    const url = await startProxy({ basePath: '/api/esign' });
     const response = await fetch(`${url}/api/esign/token`, {
       method: 'OPTIONS',
       headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-esign-proxy' },
@@ -288,7 +302,7 @@ describe('token proxy: CORS preflight', () => {
     await read(response);
     assert.equal(response.status, 204);
     assert.equal(response.headers.get('access-control-allow-origin'), ORIGIN);
-    assert.equal(response.headers.get('access-control-allow-credentials'), null);
+    assert.equal(response.headers.get('access-control-allow-credentials'), 'true');
     assert.match(response.headers.get('access-control-allow-methods') ?? '', /POST/);
     assert.match((response.headers.get('access-control-allow-headers') ?? '').toLowerCase(), /x-esign-proxy/);
     assert.equal(received.length, 0);
@@ -296,9 +310,9 @@ describe('token proxy: CORS preflight', () => {
 });
 
 describe('token proxy: rate limit', () => {
-  test('429 with Retry-After past the limit, per Origin bucket', async () => {
+  test('429 with Retry-After past the limit, per client address, never per Origin', async () => {
     const events: TokenProxyEvent[] = [];
-    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 3 }, allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'], onEvent: (e) => events.push(e) });
+    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 3 }, allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'], trustedProxies: ['127.0.0.1'], onEvent: (e) => events.push(e) });
     for (let i = 0; i < 3; i += 1) assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
     const limited = await read(await post(`${url}/token`, form(codeGrant)));
     assert.equal(limited.status, 429);
@@ -306,20 +320,22 @@ describe('token proxy: rate limit', () => {
     const retryAfter = Number(limited.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     assert.equal(received.length, 3);
-    // Another origin has its own bucket.
-    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { Origin: 'http://127.0.0.1:6006' }))).status, 200);
+    // Another Origin header (which any non-browser client sets at will) does not get a bucket of its own...
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { Origin: 'http://127.0.0.1:6006' }))).status, 429);
+    // ...another client address (here through a trusted proxy's X-Forwarded-For) does.
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-Forwarded-For': '198.51.100.7' }))).status, 200);
     assert.deepEqual(
       events.map((e) => [e.type, e.status]),
-      [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['rejected', 429], ['authorization_code', 200]],
+      [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 429], ['authorization_code', 429], ['authorization_code', 200]],
     );
     for (const event of events) {
-      assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'status', 'type']);
+      assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'mode', 'status', 'type']);
       assert.ok(event.durationMs >= 0, 'event.durationMs >= 0');
     }
   });
 
-  test('clientKey option picks the bucket', async () => {
-    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 1 }, clientKey: (r) => r.headers.get('x-user') ?? 'anon' });
+  test('clientAddress option picks the address (e.g. CF-Connecting-IP)', async () => {
+    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 1 }, clientAddress: (r) => r.headers.get('x-user') ?? 'anon' });
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'a' }))).status, 200);
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'a' }))).status, 429);
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-User': 'b' }))).status, 200);
@@ -383,7 +399,7 @@ describe('token proxy: upstream failures', () => {
 });
 
 describe('token proxy: configuration and Fetch handler', () => {
-  const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'] };
+  const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'], cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
 
   test('refuses unsafe configuration', () => {
     const bad: Array<Partial<TokenProxyOptions>> = [
@@ -401,9 +417,23 @@ describe('token proxy: configuration and Fetch handler', () => {
       { rateLimit: { windowMs: 0, max: 1 } },
       { refreshReplayMs: -1 },
       { refreshReplayMs: Number.NaN },
+      { redirectUris: ['https://user:pass@app.example/cb'] },
+      { cookieKeys: [], browserHeldRefreshTokens: false },
+      { cookieKeys: undefined, browserHeldRefreshTokens: undefined },
+      { cookieKeys: ['c2hvcnQ'] },
+      { cookieKeys: [COOKIE_KEY, 'not a key'] },
+      { basePath: 'api' },
+      { basePath: '/api/../x' },
+      { cookieDomain: 'bad domain' },
+      { sessionMaxAgeSeconds: 0 },
+      { issuer: 'http://esign.example' },
     ];
     for (const override of bad) {
-      assert.throws(() => createTokenProxy({ ...base, ...override }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret'), JSON.stringify(override));
+      assert.throws(
+        () => createTokenProxy({ ...base, ...override }),
+        (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret') && !e.message.includes(COOKIE_KEY) && !e.message.includes('not a key'),
+        JSON.stringify(override),
+      );
     }
     assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
   });
@@ -411,7 +441,7 @@ describe('token proxy: configuration and Fetch handler', () => {
   test('is a plain Fetch handler; same-origin requests need no allowlist entry', async () => {
     const handler = createTokenProxy({ ...base, fetch: async () => Response.json({ access_token: 'x', token_type: 'Bearer' }) });
     const make = (origin: string): Request =>
-      new Request('https://app.example/api/esign/token', {
+      new Request('https://app.example/token', {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: origin },
         body: form({ grant_type: 'authorization_code', code: 'c', code_verifier: 'v', redirect_uri: 'https://app.example/cb' }),
@@ -426,7 +456,7 @@ describe('token proxy: configuration and Fetch handler', () => {
 describe('token proxy: mounted in a plain node:http server', () => {
   test('getRequestListener(handler) under a prefix', async () => {
     const { getRequestListener } = await import('@hono/node-server');
-    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT] });
+    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true });
     const host = createServer(getRequestListener(handler));
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     try {
@@ -438,6 +468,101 @@ describe('token proxy: mounted in a plain node:http server', () => {
       host.closeAllConnections();
       await new Promise<void>((resolve) => host.close(() => resolve()));
     }
+  });
+});
+
+describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
+  test('token and revocation endpoints read once from the issuer; an explicit endpoint wins; a wrong issuer is a 502', async () => {
+    const metadata = (issuer: string): UpstreamBehaviour => (req, res, _body) => {
+      if (req.url === '/.well-known/oauth-authorization-server') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ issuer, token_endpoint: `${upstreamUrl}/as/token`, revocation_endpoint: `${upstreamUrl}/as/revoke` }));
+      } else if (req.url === '/as/revoke') {
+        res.writeHead(200);
+        res.end();
+      } else {
+        okToken(req, res, _body);
+      }
+    };
+    behaviour = metadata(upstreamUrl);
+    const url = await startProxy({ issuer: upstreamUrl });
+    assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
+    assert.equal((await read(await post(`${url}/token`, form({ grant_type: 'refresh_token', refresh_token: 'rt-9' })))).status, 200);
+    assert.equal((await read(await post(`${url}/revoke`, form({ token: 'rt-1' })))).status, 200);
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/as/token', '/as/token', '/as/revoke'], 'metadata read once');
+
+    received.length = 0;
+    const explicit = await startProxy({ issuer: upstreamUrl, tokenEndpoint: `${upstreamUrl}/mine/token` });
+    await read(await post(`${explicit}/token`, form(codeGrant)));
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/mine/token']);
+
+    received.length = 0;
+    behaviour = metadata('https://someone-else.example');
+    const wrong = await startProxy({ issuer: upstreamUrl });
+    const answer = await read(await post(`${wrong}/token`, form(codeGrant)));
+    assert.equal(answer.status, 502);
+    assert.equal(answer.json.error, 'temporarily_unavailable');
+    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server'], 'no token request to an unverified server');
+    // a later request reads the metadata again (the failure is not kept)
+    behaviour = metadata(upstreamUrl);
+    assert.equal((await read(await post(`${wrong}/token`, form(codeGrant)))).status, 200);
+  });
+});
+
+describe('token proxy: a session cookie stays under ~4 KB', () => {
+  test('big extra fields are left out of the cookie, then a big access token (the next refresh asks the service)', async () => {
+    const url = await startProxy({ browserHeldRefreshTokens: false });
+    const session = (fields: Record<string, string>): string => form({ ...fields, session: 'open' });
+    behaviour = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', user_name: 'n'.repeat(3_000) }));
+    };
+    const exchanged = await post(`${url}/token`, session(codeGrant));
+    const body = (await exchanged.json()) as Record<string, unknown>;
+    assert.equal(exchanged.status, 200);
+    assert.equal((body.user_name as string).length, 3_000, 'the browser gets the field');
+    const cookie = exchanged.headers.getSetCookie()[0]!;
+    assert.ok(cookie.length < 4_000, `cookie of ${cookie.length} bytes`);
+    const jar = cookie.split(';')[0]!;
+    const refresh = { grant_type: 'refresh_token', redirect_uri: REDIRECT };
+    const cached = await read(await post(`${url}/token`, session(refresh), { Cookie: jar }));
+    assert.equal(cached.status, 200);
+    assert.equal(cached.json.access_token, 'at-1', 'the access token is still cached');
+    assert.equal(cached.json.user_name, undefined, 'the extra field was left out');
+    assert.equal(received.length, 1, 'no call to the service');
+
+    const bigToken = 'a'.repeat(3_000);
+    behaviour = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ access_token: bigToken, token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-2' }));
+    };
+    const forced = await post(`${url}/token`, session({ ...refresh, force: '1' }), { Cookie: jar });
+    assert.equal(((await forced.json()) as Record<string, unknown>).access_token, bigToken);
+    const second = forced.headers.getSetCookie()[0]!;
+    assert.ok(second.length < 4_000, `cookie of ${second.length} bytes`);
+    const again = await read(await post(`${url}/token`, session(refresh), { Cookie: second.split(';')[0]! }));
+    assert.equal(again.status, 200);
+    assert.equal(received.length, 3, 'no cached access token in the cookie: the service was asked');
+    assert.equal(new URLSearchParams(received[2]!.body).get('refresh_token'), 'rt-2', 'with the rotated refresh token');
+  });
+});
+
+describe('token proxy: mounted in an existing Hono app', () => {
+  test("app.route('/', createTokenProxyApp({basePath})): the proxy's routes work, the app's own routes keep their headers", async () => {
+    const { Hono } = await import('hono');
+    const { createTokenProxyApp } = await import('../../src/proxy/index.js');
+    const site = new Hono();
+    site.get('/health', (c) => c.text('ok'));
+    site.route('/', createTokenProxyApp({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true }));
+    const health = await site.fetch(new Request('http://app.example/health'));
+    assert.equal(await health.text(), 'ok');
+    assert.equal(health.headers.get('cache-control'), null, "the proxy's headers stay on its own routes");
+    const answer = await read(
+      await site.fetch(new Request('http://app.example/api/esign/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN }, body: form(codeGrant) })),
+    );
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json.access_token, 'at-1');
+    assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN);
   });
 });
 
@@ -453,6 +578,8 @@ describe('token proxy: properties', () => {
       allowedOrigins: [ORIGIN],
       redirectUris: [REDIRECT],
       rateLimit: false,
+      cookieKeys: [COOKIE_KEY],
+      browserHeldRefreshTokens: true,
       fetch: async (_input, init) => {
         forwarded = new URLSearchParams(String(init?.body));
         return Response.json({ access_token: 'at', token_type: 'Bearer', echo: SECRET, [SECRET]: 1 });
@@ -501,9 +628,9 @@ describe('token proxy: properties', () => {
   });
 });
 
-describe('token proxy: serveTokenProxy (node:http) and the Fetch handler answer alike', () => {
+describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler answer alike', () => {
   test('same status, headers and body for accepted, refused and upstream-failed requests', async () => {
-    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000 };
+    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000, cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
     const served = await startProxy(options);
     const { getRequestListener } = await import('@hono/node-server');
     const host = createServer(getRequestListener(createTokenProxy(options)));
@@ -512,7 +639,7 @@ describe('token proxy: serveTokenProxy (node:http) and the Fetch handler answer 
     const proxyHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN };
     const cases: Array<[string, string, RequestInit, UpstreamBehaviour?]> = [
       ['code exchange', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }],
-      ['refresh without Origin', '/api/esign/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' }, body: form({ grant_type: 'refresh_token', refresh_token: 'r' }) }],
+      ['refresh without Origin', '/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' }, body: form({ grant_type: 'refresh_token', refresh_token: 'r' }) }],
       ['revoke', '/revoke', { method: 'POST', headers: proxyHeaders, body: form({ token: 't' }) }, (_q, s) => s.end()],
       ['preflight', '/token', { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } }],
       ['foreign preflight', '/token', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }],

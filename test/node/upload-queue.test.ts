@@ -75,14 +75,18 @@ describe('upload queue', () => {
   });
 
   it('cancels a file in flight with aborted and leaves it retryable', async () => {
+    let sending!: () => void;
+    const inFlight = new Promise<void>((resolve) => (sending = resolve));
     const h = harness(
       (o) =>
         new Promise((_, reject) => {
           o.signal?.addEventListener('abort', () => reject(new EsignError('aborted', 'x')));
+          sending();
         }),
     );
     const { items, settled } = h.queue.add([file('a.pdf'), file('b.pdf'), file('c.pdf')]);
-    await new Promise((r) => setTimeout(r, 10));
+    // the first file is on the wire (its request sent), not merely queued
+    await inFlight;
     h.queue.cancel(items[0]!.key);
     h.queue.cancel();
     await settled;

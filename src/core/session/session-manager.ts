@@ -1,31 +1,19 @@
 /**
- * The session of one (service base URL, client_id) pair in this window: the OAuth 2.0
- * authorization code + PKCE flow as a public client, the code exchanged at the integrator's
- * token proxy, then kept, refreshed (one refresh across tabs) and revoked.
+ * The session of one (service base URL, client_id) pair in this window: the OAuth 2.0 authorization
+ * code + PKCE flow, the code redeemed at the integrator's token proxy, then kept, refreshed (one refresh
+ * across tabs) and revoked. By default the proxy holds the refresh token (token-mediating backend,
+ * RFC 10017) and this page keeps the access token in memory only; `refreshTokens: 'browser'` is the
+ * opt-in where the page holds both.
  */
-// named imports, so any bundler keeps only these (with esbuild: ~17.7 KB minified of the ~100 KB module)
-import {
-  allowInsecureRequests,
-  authorizationCodeGrantRequest,
-  None,
-  OperationProcessingError,
-  processAuthorizationCodeResponse,
-  processRefreshTokenResponse,
-  processRevocationResponse,
-  refreshTokenGrantRequest,
-  ResponseBodyError,
-  revocationRequest,
-  validateAuthResponse,
-  type AuthorizationServer,
-  type Client,
-  type TokenEndpointRequestOptions,
-  type TokenEndpointResponse,
-} from 'oauth4webapi';
-import { EsignError, isAbortError } from '../errors.js';
+import { EsignError } from '../errors.js';
 import { createCodeChallenge, createCodeVerifier, createState } from '../pkce.js';
-import { API_PREFIX, type TokenResponse } from '../service-types.js';
+import { API_PREFIX } from '../service-types.js';
 import { isLoopbackHost } from '../url.js';
+import { proxySlot, ProxyTokens } from './proxy-tokens.js';
 import { openStore, TabStore, type KeyValueStore, type StorageKind } from './store.js';
+import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
+
+export type { RefreshTokenHolder } from './tokens.js';
 
 export type ConnectMode = 'popup' | 'redirect';
 
@@ -37,11 +25,19 @@ export interface SessionConfig {
   tokenEndpoint: string;
   /** Absolute URL of the token proxy's revocation route (default: `revoke` beside the token route). */
   revocationEndpoint?: string;
+  /** The service's authorization page (default: `${baseUrl}/openapi/v1/oauth/auth`). */
+  authorizationEndpoint?: string;
   redirectUri: string;
   scope: string;
   spaceId?: string;
   loginHint?: string;
   storage: StorageKind;
+  /**
+   * Who holds the refresh token: `proxy` (default: the token proxy keeps it in an encrypted HttpOnly
+   * cookie and this page holds short-lived access tokens in memory only) or `browser` (opt-in, for
+   * proxies that cannot be served from the page's own site: both tokens are kept by the page).
+   */
+  refreshTokens?: RefreshTokenHolder;
   /** Refresh this many seconds before the access token expires. */
   refreshLeewaySeconds?: number;
   /** How long a login attempt (state + verifier) stays valid. */
@@ -53,17 +49,34 @@ export interface SessionInfo {
   scope: string[];
   /** The Space the token applies to, when the service said so (assumption: `space_id`). */
   spaceId: string | undefined;
+  /** (assumption) The Space's name, when the service adds `space_name` to the token response. */
+  spaceName?: string | undefined;
+  /** (assumption) The person who connected, when the service adds `user_name` / `user_email`. */
+  userName?: string | undefined;
+  userEmail?: string | undefined;
+  /** Who holds the refresh token: the token proxy (default) or this browser (opt-in). */
+  refreshTokens: RefreshTokenHolder;
   expiresAt: Date;
   connectedAt: Date;
 }
 
+/**
+ * A session as this window knows it. In the default mode only the non-secret part is ever written to
+ * storage (so a reload knows there is a session to resume); the access token lives in memory only.
+ */
 interface StoredSession {
-  v: 1;
-  accessToken: string;
+  v: 2;
+  holder: RefreshTokenHolder;
+  /** In memory only, unless the browser holds the tokens. */
+  accessToken: string | undefined;
+  /** Only when the browser holds the tokens. */
   refreshToken: string | undefined;
   scope: string;
   spaceId: string | undefined;
-  /** ms since epoch, computed from expires_in when the response arrived. */
+  spaceName: string | undefined;
+  userName: string | undefined;
+  userEmail: string | undefined;
+  /** ms since epoch, computed from expires_in when the response arrived (0: no access token yet). */
   expiresAt: number;
   /** expires_in of the last token response, in seconds. */
   lifetime?: number;
@@ -104,21 +117,21 @@ export function sessionKeyOf(config: Pick<SessionConfig, 'baseUrl' | 'clientId' 
 export class SessionManager extends EventTarget {
   readonly config: Readonly<SessionConfig>;
   readonly key: string;
+  readonly #holder: RefreshTokenHolder;
   readonly #store: KeyValueStore;
-  readonly #attempts: KeyValueStore;
   readonly #channel: BroadcastChannel | undefined;
   #session: StoredSession | undefined;
   #loaded: Promise<void> | undefined;
   #refreshing: Promise<StoredSession> | undefined;
+  #backend: Promise<TokenBackend> | undefined;
 
   constructor(config: SessionConfig) {
     super();
     validateConfig(config);
     this.config = Object.freeze({ ...config });
     this.key = sessionKeyOf(config);
+    this.#holder = config.refreshTokens ?? 'proxy';
     this.#store = openStore(config.storage, this.key);
-    // a redirect round trip leaves this document: with memory storage the attempt rides in sessionStorage
-    this.#attempts = this.#store;
     if (typeof BroadcastChannel !== 'undefined' && config.storage === 'indexeddb') {
       this.#channel = new BroadcastChannel(`esign-session:${this.key}`);
       this.#channel.onmessage = (event: MessageEvent) => void this.#onBroadcast(event.data);
@@ -142,6 +155,11 @@ export class SessionManager extends EventTarget {
     return this.#loaded;
   }
 
+  /** The authorization page's URL. */
+  get authorizationEndpoint(): string {
+    return this.config.authorizationEndpoint ?? `${this.config.baseUrl.replace(/\/+$/, '')}${API_PREFIX}/oauth/auth`;
+  }
+
   /** Builds the authorization URL and remembers the attempt (state, verifier) until it returns or expires. */
   async beginLogin(mode: ConnectMode): Promise<{ url: string; state: string }> {
     const codeVerifier = createCodeVerifier();
@@ -151,7 +169,9 @@ export class SessionManager extends EventTarget {
     const attempt: LoginAttempt = { state, codeVerifier, redirectUri: this.config.redirectUri, mode, expiresAt: Date.now() + ttl };
     await this.#attemptStore(mode).set(this.#attemptKey(state), attempt);
     void this.#sweepAttempts(state);
-    const url = new URL(`${this.config.baseUrl.replace(/\/+$/, '')}${API_PREFIX}/oauth/auth`);
+    // the backend (and, in the opt-in mode, its OAuth library) loads while the user is on the consent page
+    void this.#tokens().catch(() => undefined);
+    const url = new URL(this.authorizationEndpoint);
     const params: Record<string, string> = {
       client_id: this.config.clientId,
       response_type: 'code',
@@ -180,7 +200,7 @@ export class SessionManager extends EventTarget {
 
   /**
    * Completes a login from the callback's query parameters: checks `state` (single use), turns an
-   * `error` into an EsignError, exchanges the code at the token proxy and keeps the session.
+   * `error` into an EsignError, redeems the code at the token proxy and keeps the session.
    */
   async completeLogin(params: URLSearchParams): Promise<SessionInfo> {
     const state = params.get('state');
@@ -202,18 +222,15 @@ export class SessionManager extends EventTarget {
       }
       throw new EsignError('oauth_error', description ?? `The service refused the authorization request (${error}).`, { serviceCode: error });
     }
-    let callbackParams: URLSearchParams;
-    try {
-      callbackParams = validateAuthResponse(this.#as(), this.#client(), params, state);
-    } catch (cause) {
-      throw new EsignError('oauth_error', 'The authorization response is not valid.', { cause });
+    // RFC 9207: an `iss` in the answer must name the service this attempt went to
+    const iss = params.get('iss');
+    if (iss !== null && iss !== this.#issuer()) {
+      throw new EsignError('oauth_error', 'The authorization response comes from another issuer than the one this sign-in went to.');
     }
-    const response = await this.#tokenCall('token_exchange_failed', () =>
-      authorizationCodeGrantRequest(this.#as(), this.#client(), None(), callbackParams, attempt.redirectUri, attempt.codeVerifier, this.#httpOptions()),
-    );
-    const tokens = await this.#tokenCall('token_exchange_failed', () => processAuthorizationCodeResponse(this.#as(), this.#client(), response));
+    const backend = await this.#tokens();
+    const tokens = await backend.exchange({ params, redirectUri: attempt.redirectUri, codeVerifier: attempt.codeVerifier });
     const previous = await this.#readStored();
-    const stored = this.#fromTokenResponse(tokens, undefined, (previous?.generation ?? 0) + 1);
+    const stored = this.#fromTokens(tokens, undefined, (previous?.generation ?? 0) + 1);
     await this.#save(stored);
     this.#post({ type: 'session' });
     this.#emit({ type: 'connected', session: toInfo(stored), byOtherTab: false });
@@ -226,30 +243,27 @@ export class SessionManager extends EventTarget {
     options.signal?.throwIfAborted();
     const current = this.#session;
     if (!current) throw new EsignError('no_session', 'Not connected: connect an account first.');
-    if (!options.forceRefresh && !this.#needsRefresh(current)) return current.accessToken;
-    const refreshed = await this.#refresh(current);
-    return refreshed.accessToken;
+    if (!options.forceRefresh && current.accessToken && !this.#needsRefresh(current)) return current.accessToken;
+    const refreshed = await this.#refresh(current, options.forceRefresh === true);
+    return refreshed.accessToken!;
   }
 
   /** Revokes through the proxy (best effort), clears storage and tells the other tabs. */
   async disconnect(): Promise<{ revoked: boolean; error?: EsignError }> {
     await this.load();
     const current = (await this.#readStored()) ?? this.#session;
+    const accessToken = this.#session?.accessToken;
     await this.#clear();
     this.#post({ type: 'disconnected' });
     this.#emit({ type: 'disconnected', reason: 'user' });
-    if (!current) return { revoked: true };
+    // in the default mode the proxy's cookie may outlive what this page knows: always ask it to end the session
+    if (!current && this.#holder === 'browser') return { revoked: true };
     try {
-      const token = current.refreshToken ?? current.accessToken;
-      const hint = current.refreshToken ? 'refresh_token' : 'access_token';
-      const response = await revocationRequest(this.#as(), this.#client(), None(), token, {
-        ...this.#httpOptions(),
-        additionalParameters: { token_type_hint: hint },
-      });
-      await processRevocationResponse(response);
+      const backend = await this.#tokens();
+      await backend.revoke({ refreshToken: current?.refreshToken, accessToken: current?.accessToken ?? accessToken });
       return { revoked: true };
     } catch (cause) {
-      return { revoked: false, error: toTokenError('revoke_failed', cause) };
+      return { revoked: false, error: EsignError.from(cause, 'revoke_failed') };
     }
   }
 
@@ -266,6 +280,34 @@ export class SessionManager extends EventTarget {
     this.#channel?.close();
   }
 
+  // ---- tokens ----
+
+  /** The token backend of this session's mode; the browser-held one (and its OAuth library) is loaded only when chosen. */
+  #tokens(): Promise<TokenBackend> {
+    this.#backend ??= (async (): Promise<TokenBackend> => {
+      const revocationEndpoint = this.config.revocationEndpoint ?? defaultRevocationEndpoint(this.config.tokenEndpoint);
+      if (this.#holder === 'proxy') {
+        return new ProxyTokens({
+          clientId: this.config.clientId,
+          tokenEndpoint: this.config.tokenEndpoint,
+          revocationEndpoint,
+          redirectUri: this.config.redirectUri,
+          slot: proxySlot(this.config.spaceId),
+          spaceId: this.config.spaceId,
+        });
+      }
+      const { BrowserTokens } = await import('./browser-tokens.js');
+      return new BrowserTokens({ clientId: this.config.clientId, tokenEndpoint: this.config.tokenEndpoint, revocationEndpoint });
+    })();
+    // a failed load (e.g. offline while fetching the chunk) may be tried again
+    this.#backend.catch(() => (this.#backend = undefined));
+    return this.#backend;
+  }
+
+  #issuer(): string {
+    return this.config.baseUrl.replace(/\/+$/, '');
+  }
+
   // ---- refresh ----
 
   #needsRefresh(session: StoredSession): boolean {
@@ -275,28 +317,31 @@ export class SessionManager extends EventTarget {
     return session.expiresAt - leeway <= Date.now();
   }
 
-  #refresh(used: StoredSession): Promise<StoredSession> {
-    this.#refreshing ??= this.#refreshAcrossTabs(used).finally(() => {
+  #refresh(used: StoredSession, force: boolean): Promise<StoredSession> {
+    this.#refreshing ??= this.#refreshAcrossTabs(used, force).finally(() => {
       this.#refreshing = undefined;
     });
     return this.#refreshing;
   }
 
-  async #refreshAcrossTabs(used: StoredSession): Promise<StoredSession> {
+  async #refreshAcrossTabs(used: StoredSession, force: boolean): Promise<StoredSession> {
     const run = async (): Promise<StoredSession> => {
-      // inside the lock: another tab may have rotated the token while we waited
+      // inside the lock: another tab may have refreshed while we waited
       const latest = this.config.storage === 'indexeddb' ? await this.#readStored() : this.#session;
       if (!latest) {
         this.#session = undefined;
         this.#emit({ type: 'disconnected', reason: 'other-tab' });
         throw new EsignError('no_session', 'The session was ended in another tab.');
       }
-      if (latest.generation !== used.generation && !this.#needsRefresh(latest)) {
+      const byOtherTab = latest.generation !== used.generation;
+      if (byOtherTab && this.#holder === 'browser' && latest.accessToken && !this.#needsRefresh(latest)) {
+        // the browser-held mode shares its tokens through storage
         this.#session = latest;
         this.#emit({ type: 'refreshed', session: toInfo(latest), byOtherTab: true });
         return latest;
       }
-      return this.#refreshNow(latest);
+      // in the default mode another tab's fresh token is the proxy's to hand out: ask without forcing a new one
+      return this.#refreshNow(latest, force && !byOtherTab);
     };
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
     if (this.config.storage === 'indexeddb' && locks) {
@@ -305,18 +350,15 @@ export class SessionManager extends EventTarget {
     return run();
   }
 
-  async #refreshNow(current: StoredSession): Promise<StoredSession> {
-    if (!current.refreshToken) {
-      await this.#expire();
-      throw new EsignError('session_expired', 'The session expired and cannot be renewed: connect again.');
-    }
-    let tokens: TokenEndpointResponse;
+  async #refreshNow(current: StoredSession, force: boolean): Promise<StoredSession> {
+    let tokens: TokenSet;
     try {
-      const response = await refreshTokenGrantRequest(this.#as(), this.#client(), None(), current.refreshToken, this.#httpOptions());
-      tokens = await processRefreshTokenResponse(this.#as(), this.#client(), response);
+      const backend = await this.#tokens();
+      tokens = await backend.refresh({ refreshToken: current.refreshToken, force });
     } catch (cause) {
-      const error = toTokenError('refresh_failed', cause);
-      if (error.serviceCode === 'invalid_grant') {
+      const error = EsignError.from(cause, 'refresh_failed');
+      if (error.code !== 'session_expired') throw error; // a network or service failure keeps the session
+      if (this.#holder === 'browser' && current.refreshToken) {
         // another tab may have rotated the token meanwhile: adopt its session rather than logging out
         const latest = await this.#readStored();
         if (latest && latest.refreshToken !== current.refreshToken) {
@@ -324,17 +366,11 @@ export class SessionManager extends EventTarget {
           this.#emit({ type: 'refreshed', session: toInfo(latest), byOtherTab: true });
           return latest;
         }
-        await this.#expire();
-        throw new EsignError('session_expired', 'The session was revoked or expired: connect again.', {
-          status: error.status,
-          serviceCode: error.serviceCode,
-          cause: error,
-        });
       }
-      // a network or service failure keeps the session: the next call tries again
+      await this.#expire();
       throw error;
     }
-    const stored = this.#fromTokenResponse(tokens, current, current.generation + 1);
+    const stored = this.#fromTokens(tokens, current, current.generation + 1);
     await this.#save(stored);
     this.#post({ type: 'session' });
     this.#emit({ type: 'refreshed', session: toInfo(stored), byOtherTab: false });
@@ -384,7 +420,7 @@ export class SessionManager extends EventTarget {
   }
 
   #attemptStore(mode: ConnectMode): KeyValueStore {
-    return this.config.storage === 'memory' && mode === 'redirect' && typeof sessionStorage !== 'undefined' ? new TabStore() : this.#attempts;
+    return this.config.storage === 'memory' && mode === 'redirect' && typeof sessionStorage !== 'undefined' ? new TabStore() : this.#store;
   }
 
   async #readAttempt(state: string): Promise<LoginAttempt | undefined> {
@@ -413,14 +449,29 @@ export class SessionManager extends EventTarget {
     await this.#store.set(indexKey, live.slice(-20));
   }
 
+  /**
+   * The stored session of this mode, with this window's in-memory access token when it is the same
+   * session. A session of the other mode (or an older format) is not this one's.
+   */
   async #readStored(): Promise<StoredSession | undefined> {
-    const stored = await this.#store.get<StoredSession>(this.#sessionKey());
-    return stored?.v === 1 ? stored : undefined;
+    const stored = await this.#store.get<StoredSession | { v: 1 }>(this.#sessionKey());
+    if (stored?.v === 1) {
+      // written by a version that kept both tokens in the page: never leave them readable
+      await this.#store.delete(this.#sessionKey());
+      return undefined;
+    }
+    if (stored?.v !== 2 || stored.holder !== this.#holder) return undefined;
+    if (this.#holder === 'browser') return stored;
+    const mine = this.#session;
+    const keep = mine?.accessToken && mine.connectedAt === stored.connectedAt;
+    return { ...stored, accessToken: keep ? mine.accessToken : undefined, expiresAt: keep ? mine.expiresAt : 0 };
   }
 
   async #save(session: StoredSession): Promise<void> {
     this.#session = session;
-    await this.#store.set(this.#sessionKey(), session);
+    // in the default mode no token ever reaches storage: only what a reload needs to know a session exists
+    const persisted = this.#holder === 'proxy' ? { ...session, accessToken: undefined, refreshToken: undefined, expiresAt: 0 } : session;
+    await this.#store.set(this.#sessionKey(), persisted);
   }
 
   async #clear(): Promise<void> {
@@ -428,55 +479,23 @@ export class SessionManager extends EventTarget {
     await this.#store.delete(this.#sessionKey());
   }
 
-  #fromTokenResponse(tokens: TokenEndpointResponse, previous: StoredSession | undefined, generation: number): StoredSession {
-    const body = tokens as unknown as TokenResponse;
-    const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
+  #fromTokens(tokens: TokenSet, previous: StoredSession | undefined, generation: number): StoredSession {
     return {
-      v: 1,
-      accessToken: body.access_token,
+      v: 2,
+      holder: this.#holder,
+      accessToken: tokens.accessToken,
       // a refresh response without a new refresh token keeps the old one (RFC 6749 section 6)
-      refreshToken: body.refresh_token ?? previous?.refreshToken,
-      scope: body.scope ?? previous?.scope ?? this.config.scope,
-      spaceId: body.space_id ?? previous?.spaceId ?? this.config.spaceId,
-      expiresAt: Date.now() + expiresIn * 1000,
-      lifetime: expiresIn,
+      refreshToken: this.#holder === 'browser' ? (tokens.refreshToken ?? previous?.refreshToken) : undefined,
+      scope: tokens.scope ?? previous?.scope ?? this.config.scope,
+      spaceId: tokens.spaceId ?? previous?.spaceId ?? this.config.spaceId,
+      spaceName: tokens.spaceName ?? previous?.spaceName,
+      userName: tokens.userName ?? previous?.userName,
+      userEmail: tokens.userEmail ?? previous?.userEmail,
+      expiresAt: Date.now() + tokens.expiresIn * 1000,
+      lifetime: tokens.expiresIn,
       connectedAt: previous?.connectedAt ?? Date.now(),
       generation,
     };
-  }
-
-  // ---- oauth4webapi plumbing ----
-
-  #as(): AuthorizationServer {
-    const base = this.config.baseUrl.replace(/\/+$/, '');
-    return {
-      issuer: base,
-      authorization_endpoint: `${base}${API_PREFIX}/oauth/auth`,
-      token_endpoint: this.config.tokenEndpoint,
-      revocation_endpoint: this.config.revocationEndpoint ?? defaultRevocationEndpoint(this.config.tokenEndpoint),
-    };
-  }
-
-  #client(): Client {
-    return { client_id: this.config.clientId };
-  }
-
-  #httpOptions(): TokenEndpointRequestOptions {
-    const insecure = new URL(this.config.tokenEndpoint).protocol === 'http:';
-    return {
-      headers: { ...PROXY_HEADER },
-      // plain http is only accepted for loopback development (checked in validateConfig)
-      ...(insecure ? { [allowInsecureRequests]: true } : {}),
-    };
-  }
-
-  /** Runs a token request or its processing, any failure as an EsignError with `code`. */
-  async #tokenCall<T>(code: 'token_exchange_failed' | 'refresh_failed', call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (cause) {
-      throw toTokenError(code, cause);
-    }
   }
 }
 
@@ -487,36 +506,17 @@ export function defaultRevocationEndpoint(tokenEndpoint: string): string {
 }
 
 function toInfo(session: StoredSession): SessionInfo {
-  return {
+  const info: SessionInfo = {
     scope: session.scope.split(/\s+/).filter(Boolean),
     spaceId: session.spaceId,
+    refreshTokens: session.holder,
     expiresAt: new Date(session.expiresAt),
     connectedAt: new Date(session.connectedAt),
   };
-}
-
-function toTokenError(code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', cause: unknown): EsignError {
-  if (cause instanceof EsignError) return cause;
-  if (isAbortError(cause)) return new EsignError('aborted', 'The request was aborted.', { cause });
-  if (cause instanceof ResponseBodyError) {
-    const retryAfter = Number(cause.response.headers.get('retry-after')) || undefined;
-    const errorCode = cause.status === 429 ? 'rate_limited' : code;
-    return new EsignError(errorCode, cause.error_description ?? `The token service answered ${cause.error}.`, {
-      status: cause.status,
-      serviceCode: cause.error,
-      retryAfter,
-      cause,
-    });
-  }
-  if (cause instanceof OperationProcessingError) {
-    const response = (cause.cause as { status?: unknown } | undefined) ?? undefined;
-    const status = response && typeof response.status === 'number' ? response.status : undefined;
-    return new EsignError(code, `The token proxy gave an unexpected answer${status ? ` (HTTP ${status})` : ''}.`, { status, cause });
-  }
-  if (cause instanceof TypeError) {
-    return new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause });
-  }
-  return EsignError.from(cause, code);
+  if (session.spaceName) info.spaceName = session.spaceName;
+  if (session.userName) info.userName = session.userName;
+  if (session.userEmail) info.userEmail = session.userEmail;
+  return info;
 }
 
 function isCallbackMessage(value: unknown): value is CallbackMessage {
@@ -533,6 +533,9 @@ export function callbackMessage(sessionKey: string, params: URLSearchParams): Ca
   return { type: CALLBACK_MESSAGE, sessionKey, params: params.toString() };
 }
 
+/** Schemes a redirect URI may never use: they run script, embed data or name local files. */
+const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'blob:', 'file:', 'vbscript:', 'about:', 'filesystem:']);
+
 /** Rejects settings that would make the flow insecure or impossible, with a clear reason. */
 export function validateConfig(config: SessionConfig): void {
   if (!config.clientId) throw new EsignError('invalid_config', 'client-id is required.');
@@ -541,6 +544,8 @@ export function validateConfig(config: SessionConfig): void {
     ['token-endpoint', config.tokenEndpoint],
     ['redirect-uri', config.redirectUri],
   ];
+  if (config.revocationEndpoint !== undefined) urls.push(['revocation-endpoint', config.revocationEndpoint]);
+  if (config.authorizationEndpoint !== undefined) urls.push(['authorization-endpoint', config.authorizationEndpoint]);
   for (const [name, value] of urls) {
     if (!value) throw new EsignError('invalid_config', `${name} is required.`);
     let url: URL;
@@ -549,6 +554,13 @@ export function validateConfig(config: SessionConfig): void {
     } catch {
       throw new EsignError('invalid_config', `${name} is not a valid URL: ${value}`);
     }
+    if (url.username || url.password) {
+      // never quote the URL: it holds a password
+      throw new EsignError('invalid_config', `${name} must not carry credentials (user:password@); give the proxy its secret on the server.`);
+    }
+    if (name === 'redirect-uri' && FORBIDDEN_REDIRECT_SCHEMES.has(url.protocol)) {
+      throw new EsignError('invalid_config', `redirect-uri must not use the ${url.protocol} scheme: ${value}`);
+    }
     const custom = name === 'redirect-uri' && !/^https?:$/.test(url.protocol);
     if (url.protocol !== 'https:' && !custom && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
       throw new EsignError('invalid_config', `${name} must use https (plain http is accepted only for localhost development): ${value}`);
@@ -556,6 +568,9 @@ export function validateConfig(config: SessionConfig): void {
   }
   if (config.storage !== 'indexeddb' && config.storage !== 'memory') {
     throw new EsignError('invalid_config', `storage must be "indexeddb" or "memory", not "${String(config.storage)}".`);
+  }
+  if (config.refreshTokens !== undefined && config.refreshTokens !== 'proxy' && config.refreshTokens !== 'browser') {
+    throw new EsignError('invalid_config', `refresh-tokens must be "proxy" or "browser", not "${String(config.refreshTokens)}".`);
   }
   if (!config.scope.trim()) throw new EsignError('invalid_config', 'scope must name at least one scope.');
 }

@@ -1,0 +1,266 @@
+/** The token proxy's options and their checks. Runtime-free. */
+import { EsignError } from '../core/errors.js';
+import { API_PREFIX } from '../core/service-types.js';
+import { isAllowedServiceUrl, isLoopbackHost } from '../core/url.js';
+import { decodeCookieKey } from './seal.js';
+import { MemoryStore, type ProxyStore } from './store.js';
+
+export type TokenProxyEventType = 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
+
+/** What `onEvent` sees: never a token, code, secret, cookie, key or body. */
+export interface TokenProxyEvent {
+  type: TokenProxyEventType;
+  status: number;
+  durationMs: number;
+  /** Which mode served it: the cookie session (token-mediating) or a browser-held refresh token. */
+  mode?: 'mediated' | 'browser-held';
+  /** A refresh answered from the session's cached access token, without a call to the service. */
+  cached?: true;
+  /** A refresh answered from another request's call to the service (shared in flight or replay window). */
+  replayed?: true;
+}
+
+export interface TokenProxyOptions {
+  clientId: string;
+  /** Never logged, never returned. */
+  clientSecret: string;
+  /** Service base URL (https, or http on loopback for the emulator). */
+  baseUrl: string;
+  /** Exact browser origins (scheme://host[:port]) allowed to call the proxy with CORS. No wildcards. */
+  allowedOrigins: string[];
+  /** Exact redirect URIs an authorization_code exchange may carry (and a session is bound to). */
+  redirectUris: string[];
+  /** Default `${baseUrl}/openapi/v1/oauth/token`. */
+  tokenEndpoint?: string;
+  /** (assumption) Default `${baseUrl}/openapi/v1/oauth/revoke` (RFC 7009). */
+  revocationEndpoint?: string;
+  /**
+   * Optional RFC 8414 issuer: the token and revocation endpoints are read from
+   * `${issuer}/.well-known/oauth-authorization-server` on first use (its `issuer` must match); endpoints
+   * given explicitly win. https, or http on loopback.
+   */
+  issuer?: string;
+  /** How the secret reaches the service: form field (`post`, client_secret_post, default) or HTTP Basic. */
+  clientAuth?: 'post' | 'basic';
+  /**
+   * Keys of the session cookie (token-mediating mode): base64 or base64url of 32 random bytes each
+   * (`esign-token-proxy --generate-cookie-key`). The first encrypts, all decrypt, so a new key goes first
+   * and the old one stays until the sessions it sealed are over. Required unless only
+   * `browserHeldRefreshTokens` is wanted.
+   */
+  cookieKeys?: string[];
+  /** `Domain` attribute of the session cookie (default: none, the proxy's host only). */
+  cookieDomain?: string;
+  /** Absolute lifetime of a session (cookie Max-Age from the code exchange). Default 30 days. */
+  sessionMaxAgeSeconds?: number;
+  /** Path prefix of the routes: `${basePath}/token`, `${basePath}/revoke`; also the cookie's Path. Default ''. */
+  basePath?: string;
+  /**
+   * Opt-in: also serve requests without a `session` the way the proxy did before the token-mediating mode,
+   * returning refresh tokens to the browser. Default false (such requests get 400 invalid_request).
+   */
+  browserHeldRefreshTokens?: boolean;
+  /** Upstream timeout, whole answer included. Default 10 000 ms → 504. */
+  timeoutMs?: number;
+  /** Request body limit in bytes. Default 8 KiB → 413. */
+  maxBodyBytes?: number;
+  /** Upstream answer limit in bytes. Default 64 KiB → 502. */
+  maxUpstreamBytes?: number;
+  /** Default 60 requests per minute per caller (session, else client address); `false` turns it off. */
+  rateLimit?: { windowMs: number; max: number } | false;
+  /**
+   * Addresses of reverse proxies / load balancers in front of this one. Only a request whose remote address
+   * is one of them has its `X-Forwarded-For` read (the right-most entry that is not a trusted proxy).
+   */
+  trustedProxies?: string[];
+  /** The caller's address, overriding the above (e.g. `CF-Connecting-IP` on Cloudflare Workers). */
+  clientAddress?: (request: Request) => string | undefined;
+  /** Treat a request whose Origin equals the request URL's own origin as allowed (no CORS needed). Default true. */
+  allowSameOrigin?: boolean;
+  /**
+   * How long a refresh's answer is kept for the same session presenting the same (old) refresh token again,
+   * after its answer was lost (ms). Default 10 000; 0 turns it off (concurrent requests still share one call).
+   */
+  refreshReplayMs?: number;
+  /** Shared state (rate-limit counters, refresh dedupe/replay). Default: a `MemoryStore` (one process). */
+  store?: ProxyStore;
+  /** Observability hook; never receives a token, code, secret or key. Errors thrown by it are ignored. */
+  onEvent?: (event: TokenProxyEvent) => void;
+  /** Upstream fetch (oauth4webapi's customFetch), for tests or custom agents. Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface ResolvedConfig {
+  clientId: string;
+  clientSecret: string;
+  tokenEndpoint: string;
+  revocationEndpoint: string;
+  tokenEndpointSet: boolean;
+  revocationEndpointSet: boolean;
+  issuer: string | undefined;
+  allowedOrigins: Set<string>;
+  redirectUris: Set<string>;
+  clientAuth: 'post' | 'basic';
+  cookieKeys: Uint8Array[];
+  cookieDomain: string | undefined;
+  sessionMaxAgeSeconds: number;
+  basePath: string;
+  browserHeld: boolean;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  maxUpstreamBytes: number;
+  rateLimit: { windowMs: number; max: number } | undefined;
+  trustedProxies: Set<string>;
+  clientAddress: ((request: Request) => string | undefined) | undefined;
+  allowSameOrigin: boolean;
+  refreshReplayMs: number;
+  store: ProxyStore;
+  onEvent: ((event: TokenProxyEvent) => void) | undefined;
+  fetch: typeof fetch | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BODY = 8 * 1024;
+const DEFAULT_MAX_UPSTREAM = 64 * 1024;
+const DEFAULT_RATE_LIMIT = { windowMs: 60_000, max: 60 };
+const DEFAULT_REFRESH_REPLAY_MS = 10_000;
+const DEFAULT_SESSION_MAX_AGE = 30 * 24 * 3600;
+const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'blob:', 'vbscript:', 'about:', 'ws:', 'wss:', 'ftp:']);
+
+/** Checks the options; throws `EsignError('invalid_config')` on unsafe or missing ones (never quoting a secret or key). */
+export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
+  const fail = (message: string): never => {
+    throw new EsignError('invalid_config', message);
+  };
+  if (!options || typeof options !== 'object') fail('createTokenProxy needs options.');
+  if (typeof options.clientId !== 'string' || options.clientId.trim() === '') fail('clientId is required.');
+  if (typeof options.clientSecret !== 'string' || options.clientSecret === '') fail('clientSecret is required.');
+  if (typeof options.baseUrl !== 'string' || !isAllowedServiceUrl(options.baseUrl, { allowLoopbackHttp: true })) {
+    fail('baseUrl must be an https URL (or http on localhost/127.0.0.1/[::1]).');
+  }
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const tokenEndpoint = options.tokenEndpoint ?? `${base}${API_PREFIX}/oauth/token`;
+  const revocationEndpoint = options.revocationEndpoint ?? `${base}${API_PREFIX}/oauth/revoke`;
+  for (const [name, url] of [['tokenEndpoint', tokenEndpoint], ['revocationEndpoint', revocationEndpoint]] as const) {
+    if (!isAllowedServiceUrl(url, { allowLoopbackHttp: true })) fail(`${name} must be an https URL (or http on loopback).`);
+  }
+
+  if (options.issuer !== undefined && (typeof options.issuer !== 'string' || !isAllowedServiceUrl(options.issuer, { allowLoopbackHttp: true }))) {
+    fail('issuer must be an https URL (or http on loopback).');
+  }
+
+  const allowedOrigins = new Set<string>();
+  for (const origin of options.allowedOrigins ?? []) allowedOrigins.add(normalizeOrigin(origin, fail));
+
+  const redirectUris = new Set<string>();
+  for (const uri of options.redirectUris ?? []) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(uri);
+    } catch {
+      fail(`redirectUris: not a URL: ${JSON.stringify(uri)}`);
+    }
+    const scheme = parsed!.protocol;
+    if (FORBIDDEN_REDIRECT_SCHEMES.has(scheme)) fail(`redirectUris: scheme ${scheme} is not allowed.`);
+    if (parsed!.username || parsed!.password) fail('redirectUris: credentials in a redirect URI are not allowed.');
+    if (scheme === 'http:' && !isLoopbackHost(parsed!.hostname)) {
+      fail(`redirectUris: plain http is refused by the service except on loopback hosts: ${uri}`);
+    }
+    redirectUris.add(uri);
+  }
+  if (redirectUris.size === 0) fail('redirectUris must list at least one redirect URI.');
+
+  const clientAuth = options.clientAuth ?? 'post';
+  if (clientAuth !== 'post' && clientAuth !== 'basic') fail("clientAuth must be 'post' or 'basic'.");
+  const positive = (value: number | undefined, fallback: number, name: string): number => {
+    const v = value ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(`${name} must be a positive number.`);
+    return v;
+  };
+  const rate = options.rateLimit === false ? undefined : (options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  if (rate) {
+    positive(rate.windowMs, 1, 'rateLimit.windowMs');
+    positive(rate.max, 1, 'rateLimit.max');
+  }
+  const replayMs = options.refreshReplayMs ?? DEFAULT_REFRESH_REPLAY_MS;
+  if (typeof replayMs !== 'number' || !Number.isFinite(replayMs) || replayMs < 0) fail('refreshReplayMs must be 0 or a positive number of milliseconds.');
+
+  const browserHeld = options.browserHeldRefreshTokens === true;
+  const cookieKeys: Uint8Array[] = [];
+  for (const [i, key] of (options.cookieKeys ?? []).entries()) {
+    const bytes = decodeCookieKey(key);
+    // never quote the key
+    if (!bytes) fail(`cookieKeys[${i}] is not base64/base64url of 32 bytes (make one with esign-token-proxy --generate-cookie-key).`);
+    cookieKeys.push(bytes!);
+  }
+  if (cookieKeys.length === 0 && !browserHeld) {
+    fail('cookieKeys is required: the token-mediating mode keeps each session in a cookie encrypted with them (make one with esign-token-proxy --generate-cookie-key).');
+  }
+
+  let basePath = options.basePath ?? '';
+  if (typeof basePath !== 'string' || (basePath !== '' && (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+\/?$/.test(basePath) || /\/\.\.?(\/|$)/.test(basePath)))) {
+    fail('basePath must be empty or a path like /api/esign.');
+  }
+  basePath = basePath.replace(/\/+$/, '');
+
+  let cookieDomain = options.cookieDomain;
+  if (cookieDomain !== undefined) {
+    cookieDomain = cookieDomain.trim().replace(/^\./, '');
+    if (!/^[A-Za-z0-9.-]+$/.test(cookieDomain) || cookieDomain === '') fail('cookieDomain must be a host name like example.com.');
+  }
+
+  const trustedProxies = new Set<string>();
+  for (const address of options.trustedProxies ?? []) {
+    if (typeof address !== 'string' || address.trim() === '') fail('trustedProxies lists IP addresses.');
+    trustedProxies.add(normalizeAddress(address.trim()));
+  }
+
+  return {
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    tokenEndpoint,
+    revocationEndpoint,
+    tokenEndpointSet: options.tokenEndpoint !== undefined,
+    revocationEndpointSet: options.revocationEndpoint !== undefined,
+    issuer: options.issuer,
+    allowedOrigins,
+    redirectUris,
+    clientAuth,
+    cookieKeys,
+    cookieDomain,
+    sessionMaxAgeSeconds: Math.floor(positive(options.sessionMaxAgeSeconds, DEFAULT_SESSION_MAX_AGE, 'sessionMaxAgeSeconds')),
+    basePath,
+    browserHeld,
+    timeoutMs: positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'),
+    maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_MAX_BODY, 'maxBodyBytes'),
+    maxUpstreamBytes: positive(options.maxUpstreamBytes, DEFAULT_MAX_UPSTREAM, 'maxUpstreamBytes'),
+    rateLimit: rate,
+    trustedProxies,
+    clientAddress: options.clientAddress,
+    allowSameOrigin: options.allowSameOrigin ?? true,
+    refreshReplayMs: replayMs,
+    store: options.store ?? new MemoryStore(),
+    onEvent: options.onEvent,
+    fetch: options.fetch,
+  };
+}
+
+function normalizeOrigin(origin: string, fail: (message: string) => never): string {
+  if (typeof origin !== 'string' || origin === '*' || origin === 'null') fail(`allowedOrigins: ${JSON.stringify(origin)} is not allowed; list exact origins.`);
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return fail(`allowedOrigins: not an origin: ${JSON.stringify(origin)}`);
+  }
+  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash || parsed.username) {
+    fail(`allowedOrigins: expected scheme://host[:port], got ${JSON.stringify(origin)}`);
+  }
+  return parsed.origin;
+}
+
+/** An IP address as compared: lower case, brackets and an IPv4-mapped IPv6 prefix dropped. */
+export function normalizeAddress(address: string): string {
+  const a = address.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice('::ffff:'.length) : a;
+}

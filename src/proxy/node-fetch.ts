@@ -1,0 +1,93 @@
+/**
+ * A small `fetch` for the proxy's calls to the service under Node: keep-alive `node:http`/`node:https`
+ * agents, the body read whole into one Buffer, redirects never followed (node:http does not), abort by
+ * signal. It replaces global `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's
+ * CPU on loopback; the proxy's own limits (timeout, size) still apply around it (upstream.ts). TLS uses
+ * Node's defaults (certificate checks on). Only what oauth4webapi's calls through upstream.ts need: POST
+ * with string or URLSearchParams bodies and plain-object headers; the answer's text is on RAW_TEXT (the
+ * Response has no body of its own), so this is not a general-purpose fetch.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { RAW_TEXT } from './upstream.js';
+
+export interface NodeFetch {
+  fetch: typeof fetch;
+  /** Drops the idle keep-alive connections. */
+  close(): void;
+}
+
+export function createNodeFetch(): NodeFetch {
+  const httpAgent = new HttpAgent({ keepAlive: true });
+  const httpsAgent = new HttpsAgent({ keepAlive: true });
+  const fetchFn = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+      const secure = url.protocol === 'https:';
+      const body = init.body === undefined || init.body === null ? undefined : Buffer.from(String(init.body), 'utf8');
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries((init.headers ?? {}) as Record<string, string>)) headers[name] = value;
+      if (body) headers['content-length'] = String(body.length);
+      const options = {
+        method: init.method ?? 'GET',
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        headers,
+      };
+      const signal = init.signal ?? undefined;
+      if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+      const outgoing = secure ? httpsRequest({ ...options, agent: httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
+      const onAbort = (): void => {
+        outgoing.destroy();
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      outgoing.on('error', (error) => {
+        done();
+        reject(error);
+      });
+      outgoing.on('response', (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', (error) => {
+          done();
+          reject(error);
+        });
+        response.on('end', () => {
+          done();
+          const out = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value === undefined) continue;
+            for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
+          }
+          const status = response.statusCode ?? 502;
+          // a Response cannot carry a body with these statuses
+          const empty = status === 204 || status === 205 || status === 304;
+          const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          // the text rides along (RAW_TEXT), where the proxy reads it (upstream.ts); the Response itself
+          // carries no body stream, which would only cost CPU (the only caller never reads it)
+          let text = empty ? '' : body.toString('utf8');
+          if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+          const answer = new Response(null, { status, headers: out });
+          Object.defineProperty(answer, RAW_TEXT, { value: text });
+          resolve(answer);
+        });
+        response.on('close', () => {
+          if (!response.complete) {
+            done();
+            reject(new Error('The connection closed before the end of the answer.'));
+          }
+        });
+      });
+      outgoing.end(body);
+    });
+  return {
+    fetch: fetchFn as typeof fetch,
+    close: () => {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}

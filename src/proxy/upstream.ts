@@ -1,0 +1,343 @@
+/**
+ * The calls to the service, as a confidential client through oauth4webapi (client_secret_post by default,
+ * client_secret_basic as an option). A capturing `customFetch` under oauth4webapi enforces the proxy's
+ * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes`, redirects never followed) and keeps
+ * the raw answer, so failures map to the proxy's answers (502/504/429, OAuth errors passed through with the
+ * secret scrubbed) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
+ */
+import * as oauth from 'oauth4webapi';
+import { isAllowedServiceUrl } from '../core/url.js';
+
+export interface UpstreamConfig {
+  clientId: string;
+  clientSecret: string;
+  tokenEndpoint: string;
+  revocationEndpoint: string;
+  clientAuth: 'post' | 'basic';
+  timeoutMs: number;
+  maxUpstreamBytes: number;
+  fetch: typeof fetch | undefined;
+  /**
+   * RFC 8414: read the endpoints from `${issuer}/.well-known/oauth-authorization-server` (once, on first use);
+   * an endpoint given explicitly wins over the metadata's.
+   */
+  issuer?: string | undefined;
+  tokenEndpointSet?: boolean;
+  revocationEndpointSet?: boolean;
+}
+
+/** A proxy answer before the common headers: status, JSON body, extra headers. */
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export type TokenResult = { ok: true; tokens: Record<string, unknown> } | { ok: false; answer: Answer };
+
+interface Raw {
+  status: number;
+  contentType: string;
+  retryAfter: string | null;
+  text: string;
+}
+
+type Failure = 'timeout' | 'unreachable' | 'oversized';
+
+/**
+ * A fetch implementation that already holds the whole answer as text (node-fetch.ts) puts it on the
+ * Response under this symbol, so it is not streamed again.
+ */
+export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
+
+/** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
+let neutralAnswer: Response | undefined;
+
+interface Server {
+  as: oauth.AuthorizationServer;
+  /** Plain http only to loopback (checked by the configuration and for metadata): the emulator in development. */
+  insecure: boolean;
+}
+
+function serverOf(issuer: string, tokenEndpoint: string, revocationEndpoint: string): Server {
+  return {
+    as: { issuer, token_endpoint: tokenEndpoint, revocation_endpoint: revocationEndpoint },
+    insecure: new URL(tokenEndpoint).protocol === 'http:' || new URL(revocationEndpoint).protocol === 'http:',
+  };
+}
+
+export class Upstream {
+  readonly #config: UpstreamConfig;
+  readonly #client: oauth.Client;
+  readonly #auth: oauth.ClientAuth;
+  /** The endpoints: fixed, or read from the issuer's metadata (a failed read is tried again next time). */
+  #server: Server | Promise<Server | Answer> | undefined;
+
+  constructor(config: UpstreamConfig) {
+    this.#config = config;
+    this.#client = { client_id: config.clientId };
+    this.#auth = config.clientAuth === 'basic' ? oauth.ClientSecretBasic(config.clientSecret) : oauth.ClientSecretPost(config.clientSecret);
+    if (!config.issuer) this.#server = serverOf(new URL(config.tokenEndpoint).origin, config.tokenEndpoint, config.revocationEndpoint);
+  }
+
+  /** The authorization server, or the answer to give when its metadata cannot be read (502). */
+  async #authorizationServer(): Promise<Server | Answer> {
+    if (this.#server && !(this.#server instanceof Promise)) return this.#server;
+    this.#server ??= this.#discover();
+    const server = await this.#server;
+    if ('status' in server) {
+      this.#server = undefined;
+      return server;
+    }
+    this.#server = server;
+    return server;
+  }
+
+  async #discover(): Promise<Server | Answer> {
+    const config = this.#config;
+    const issuer = new URL(config.issuer!);
+    const failed = unavailable(502, 'The authorization server metadata (RFC 8414) could not be read.');
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), config.timeoutMs);
+    try {
+      const baseFetch = config.fetch ?? globalThis.fetch;
+      const options: oauth.DiscoveryRequestOptions = {
+        algorithm: 'oauth2',
+        signal: controller.signal,
+        [oauth.customFetch]: ((url: string, init: RequestInit) => baseFetch(url, { ...init, redirect: 'manual' })) as typeof fetch,
+      };
+      if (issuer.protocol === 'http:') options[oauth.allowInsecureRequests] = true;
+      let response = await oauth.discoveryRequest(issuer, options);
+      // a Response from node-fetch.ts carries its text aside (RAW_TEXT), not as a body
+      const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+      if (typeof raw === 'string') response = new Response(raw, { status: response.status, headers: response.headers });
+      const metadata = await oauth.processDiscoveryResponse(issuer, response);
+      const token = config.tokenEndpointSet ? config.tokenEndpoint : metadata.token_endpoint;
+      const revocation = config.revocationEndpointSet ? config.revocationEndpoint : (metadata.revocation_endpoint ?? config.revocationEndpoint);
+      for (const url of [token, revocation]) {
+        if (typeof url !== 'string' || !isAllowedServiceUrl(url, { allowLoopbackHttp: true })) return failed;
+      }
+      return serverOf(metadata.issuer, token!, revocation);
+    } catch {
+      return failed;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** authorization_code grant. `signal`: the browser went away. */
+  async exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal): Promise<TokenResult> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return { ok: false, answer: server };
+    const { as } = server;
+    return this.#token(
+      server,
+      (options) => {
+        const params = oauth.validateAuthResponse(as, this.#client, new URLSearchParams({ code }), oauth.skipStateCheck);
+        return oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, params, redirectUri, codeVerifier, options);
+      },
+      (response) => oauth.processAuthorizationCodeResponse(as, this.#client, response),
+      signal,
+    );
+  }
+
+  /** refresh_token grant (never cancelled by the browser: the service may rotate). */
+  async refresh(refreshToken: string, scope: string | undefined): Promise<TokenResult> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return { ok: false, answer: server };
+    const { as } = server;
+    return this.#token(
+      server,
+      (options) => oauth.refreshTokenGrantRequest(as, this.#client, this.#auth, refreshToken, scope ? { ...options, additionalParameters: { scope } } : options),
+      (response) => oauth.processRefreshTokenResponse(as, this.#client, response),
+      undefined,
+    );
+  }
+
+  /** RFC 7009 revocation; `ok` when the service answered 200. */
+  async revoke(token: string, hint: string | undefined, signal?: AbortSignal): Promise<{ ok: true } | { ok: false; answer: Answer }> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return { ok: false, answer: server };
+    const { as } = server;
+    const { raw, failure } = await this.#call(
+      server,
+      (options) => oauth.revocationRequest(as, this.#client, this.#auth, token, hint ? { ...options, additionalParameters: { token_type_hint: hint } } : options),
+      signal,
+    );
+    const checked = this.#check(raw, failure);
+    if ('answer' in checked) return { ok: false, answer: checked.answer };
+    if (raw!.status >= 200 && raw!.status < 300) return { ok: true };
+    return { ok: false, answer: this.#passError(raw!.status, checked.json, raw!.retryAfter) };
+  }
+
+  async #token(
+    server: Server,
+    request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
+    process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+    signal: AbortSignal | undefined,
+  ): Promise<TokenResult> {
+    const { raw, failure } = await this.#call(server, request, signal);
+    const checked = this.#check(raw, failure);
+    if ('answer' in checked) return { ok: false, answer: checked.answer };
+    const { status } = raw!;
+    const json = checked.json;
+    if (status >= 200 && status < 300) {
+      if (!isRecord(json)) return { ok: false, answer: unavailable(502, 'The service answered the token request without a token.') };
+      // oauth4webapi checks the answer (access_token, token_type, expires_in, refresh_token, scope); an
+      // id_token is not ours to validate (no OpenID Connect here) and is left out of that check
+      const checkedCopy: Record<string, unknown> = { ...json };
+      delete checkedCopy.id_token;
+      try {
+        await process(new Response(JSON.stringify(checkedCopy), { status: 200, headers: { 'content-type': 'application/json' } }));
+      } catch {
+        return { ok: false, answer: unavailable(502, 'The service answered the token request without a valid token.') };
+      }
+      return { ok: true, tokens: sanitizeTokenResponse(json, this.#config.clientSecret) };
+    }
+    return { ok: false, answer: this.#passError(status, json, raw!.retryAfter) };
+  }
+
+  /** Runs one oauth4webapi request through the capturing fetch. */
+  async #call(server: Server, request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>, signal: AbortSignal | undefined): Promise<{ raw?: Raw; failure?: Failure }> {
+    const outcome: { raw?: Raw; failure?: Failure } = {};
+    const config = this.#config;
+    const baseFetch = config.fetch ?? globalThis.fetch;
+    const capture = async (url: string, init: RequestInit): Promise<Response> => {
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, config.timeoutMs);
+      const onAbort = (): void => controller.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const response = await baseFetch(url, { ...init, redirect: 'manual', signal: controller.signal });
+        const text = await readLimited(response, config.maxUpstreamBytes);
+        if (text === undefined) {
+          outcome.failure = 'oversized';
+        } else {
+          outcome.raw = { status: response.status, contentType: response.headers.get('content-type') ?? '', retryAfter: response.headers.get('retry-after'), text };
+        }
+      } catch {
+        outcome.failure = timedOut ? 'timeout' : 'unreachable';
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      }
+      // oauth4webapi gets a neutral answer (never read); the raw one is judged by #check
+      return (neutralAnswer ??= new Response(null, { status: 400 }));
+    };
+    const options: oauth.TokenEndpointRequestOptions = { [oauth.customFetch]: capture as typeof fetch };
+    if (server.insecure) options[oauth.allowInsecureRequests] = true;
+    try {
+      await request(options);
+    } catch {
+      if (!outcome.raw && !outcome.failure) outcome.failure = 'unreachable';
+    }
+    return outcome;
+  }
+
+  /** The raw answer as JSON, or the mapped failure. */
+  #check(raw: Raw | undefined, failure: Failure | undefined): { json: unknown } | { answer: Answer } {
+    const config = this.#config;
+    if (failure === 'timeout' || (!raw && !failure)) return { answer: unavailable(504, `The service did not answer within ${config.timeoutMs} ms.`) };
+    if (failure === 'unreachable') return { answer: unavailable(502, 'The service could not be reached.') };
+    if (failure === 'oversized' || !raw) return { answer: unavailable(502, 'The service answered with an oversized body.') };
+    const { status, text } = raw;
+    if (status >= 300 && status < 400) return { answer: unavailable(502, `The service answered with a redirect (HTTP ${status}).`) };
+    if (status >= 500) return { answer: unavailable(502, `The service answered HTTP ${status}.`, raw.retryAfter) };
+    if (text.trim() === '') return { json: undefined };
+    if (raw.contentType.toLowerCase().includes('json') || /^\s*[{[]/.test(text)) {
+      try {
+        return { json: JSON.parse(text) as unknown };
+      } catch {
+        return { answer: unavailable(502, `The service answered HTTP ${status} with malformed JSON.`) };
+      }
+    }
+    return { answer: unavailable(502, `The service answered HTTP ${status} with a non-JSON body.`) };
+  }
+
+  /** An OAuth JSON error passed through (status, error, error_description, secret scrubbed); anything else 502. */
+  #passError(status: number, body: unknown, retryAfter: string | null): Answer {
+    const secret = this.#config.clientSecret;
+    if (!isRecord(body) || typeof body.error !== 'string' || body.error === '') {
+      return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
+    }
+    if (status === 429) return unavailable(429, 'The service is rate limiting token requests.', retryAfter);
+    const out: Record<string, string> = { error: scrub(body.error, secret) };
+    if (typeof body.error_description === 'string') out.error_description = scrub(body.error_description, secret);
+    return { status: status >= 400 && status < 500 ? status : 502, body: out };
+  }
+}
+
+/** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
+async function readLimited(response: Response, max: number): Promise<string | undefined> {
+  const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+  if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+const KNOWN_RESPONSE_FIELDS = ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope', 'space_id'];
+
+/** The known token fields plus other plain fields, minus anything secret-like or equal to the secret. */
+export function sanitizeTokenResponse(body: Record<string, unknown>, clientSecret: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of KNOWN_RESPONSE_FIELDS) {
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    if (field === 'expires_in') {
+      const seconds = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+      if (typeof seconds === 'number' && Number.isFinite(seconds)) out.expires_in = seconds;
+      continue;
+    }
+    if (typeof value === 'string' && !value.includes(clientSecret)) out[field] = value;
+  }
+  for (const [key, value] of Object.entries(body)) {
+    if (KNOWN_RESPONSE_FIELDS.includes(key) || /secret|password|client_assertion/i.test(key) || key.includes(clientSecret)) continue;
+    if (value === undefined || value === null) continue;
+    const serialized = JSON.stringify(value);
+    if (serialized === undefined || serialized.includes(clientSecret)) continue;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = value;
+  }
+  return out;
+}
+
+function scrub(text: string, secret: string): string {
+  return text.split(secret).join('[redacted]').slice(0, 500);
+}
+
+export function unavailable(status: number, description: string, retryAfter?: string | null): Answer {
+  const answer: Answer = { status, body: { error: 'temporarily_unavailable', error_description: description } };
+  if (retryAfter && /^\d{1,6}$/.test(retryAfter.trim())) answer.headers = { 'Retry-After': retryAfter.trim() };
+  return answer;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

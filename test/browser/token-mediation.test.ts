@@ -1,0 +1,273 @@
+/**
+ * The default mode: the token proxy holds the refresh token in its own encrypted HttpOnly cookie
+ * (RFC 10017 token-mediating backend); the page holds short-lived access tokens in memory only.
+ * Against the real emulator and proxy, the page on http://localhost and the proxy on the same site.
+ */
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
+import '../../src/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignError } from '../../src/core/errors.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+
+type Attrs = Partial<Record<'storage' | 'space-id' | 'login-hint' | 'token-endpoint' | 'refresh-tokens', string>>;
+
+async function mount(attrs: Attrs = {}): Promise<EsignConnect> {
+  const el = await fixture<EsignConnect>(html`<esign-connect
+    client-id=${cfg.clientId}
+    base-url=${cfg.baseUrl}
+    token-endpoint=${attrs['token-endpoint'] ?? cfg.tokenEndpoint}
+    redirect-uri=${cfg.callbackUrl}
+    storage=${attrs.storage ?? 'indexeddb'}
+    space-id=${attrs['space-id'] ?? ''}
+    login-hint=${attrs['login-hint'] ?? ''}
+    refresh-tokens=${attrs['refresh-tokens'] ?? 'proxy'}
+  ></esign-connect>`);
+  await el.updateComplete;
+  return el;
+}
+
+/** Whether the service accepts `token` for a business call. */
+async function tokenWorks(token: string): Promise<boolean> {
+  const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ OperateType: 'signature_status' }),
+  });
+  return res.status === 200;
+}
+
+async function refreshCount(): Promise<number> {
+  return (await emulatorCounters())['grant:refresh_token'] ?? 0;
+}
+
+/** Every string that script on this page can read: IndexedDB (every database), localStorage, sessionStorage, document.cookie. */
+async function pageReadableStrings(): Promise<string[]> {
+  const found: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') {
+      found.push(value);
+      // a token may hide inside a JSON text or a cookie pair
+      for (const part of value.split(/[\s;=&,"':{}[\]]+/)) if (part.length >= 8) found.push(part);
+    } else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.entries(value).forEach(([k, v]) => (walk(k), walk(v)));
+  };
+  for (const info of await indexedDB.databases()) {
+    if (!info.name) continue;
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(info.name!);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    for (const storeName of Array.from(db.objectStoreNames)) {
+      const tx = db.transaction(storeName, 'readonly');
+      const store = tx.objectStore(storeName);
+      const [keys, values] = await Promise.all(
+        [store.getAllKeys(), store.getAll()].map((request) => new Promise<unknown[]>((resolve) => (request.onsuccess = () => resolve(request.result)))),
+      );
+      walk(keys);
+      walk(values);
+    }
+    db.close();
+  }
+  for (const storage of [localStorage, sessionStorage]) {
+    for (let i = 0; i < storage.length; i++) walk([storage.key(i), storage.getItem(storage.key(i)!)]);
+  }
+  walk(document.cookie);
+  return found;
+}
+
+function secondPage(): { frame: HTMLIFrameElement; element: () => EsignConnect | null } {
+  const frame = document.createElement('iframe');
+  frame.src = `${cfg.callbackUrl}#popup`;
+  document.body.append(frame);
+  return { frame, element: () => (frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null) ?? null };
+}
+
+describe('token-mediating session (default): refresh tokens out of the page', () => {
+  beforeEach(async () => {
+    await executeServerCommand('esign-reset');
+  });
+  afterEach(async () => {
+    await executeServerCommand('esign-set-limits', { accessTokenTtlSeconds: 3600 });
+    for (const el of document.querySelectorAll('esign-connect')) await (el as EsignConnect).disconnect().catch(() => undefined);
+    document.querySelectorAll('iframe').forEach((frame) => frame.remove());
+    await clearSession();
+  });
+
+  it('after connect, no string that page script can read is a refresh token the service honours', async () => {
+    const el = await mount();
+    const session = await connectAs(el, { spaceId: 'space_acme' });
+    expect(session.refreshTokens).to.equal('proxy');
+    const token = await el.getAccessToken();
+    expect(await tokenWorks(token)).to.equal(true);
+    const strings = await pageReadableStrings();
+    // the session is known to the page (so a reload can resume it), only without any token
+    expect(strings.some((s) => s.includes('|session'))).to.equal(true);
+    expect(strings.join('\n')).not.to.contain(token);
+    const result = (await executeServerCommand('esign-try-refresh-tokens', { candidates: strings })) as { tried: number; accepted: number };
+    expect(result.tried).to.be.greaterThan(3);
+    expect(result.accepted).to.equal(0);
+    // and the session still works: nothing the probe did touched it
+    expect(await tokenWorks(await el.getAccessToken({ forceRefresh: true }))).to.equal(true);
+  });
+
+  it('a reload and a second page get an access token through the cookie, with no login and no rotation', async () => {
+    const first = await mount();
+    await connectAs(first, { spaceId: 'space_acme' });
+    await first.getAccessToken();
+    first.remove();
+    const before = await refreshCount();
+
+    // a reload: a new document's element, nothing in memory
+    const reloaded = await mount();
+    await waitUntil(() => reloaded.status === 'connected', 'restored without a popup');
+    expect(await tokenWorks(await reloaded.getAccessToken())).to.equal(true);
+
+    const other = secondPage();
+    await waitUntil(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
+    expect(await tokenWorks(await other.element()!.getAccessToken())).to.equal(true);
+    expect(await refreshCount(), 'the proxy answered from its cookie, the service was not asked').to.equal(before);
+  });
+
+  it('two pages forcing a refresh at once make one refresh at the service and share its token', async () => {
+    const el = await mount();
+    await connectAs(el, { spaceId: 'space_acme' });
+    const old = await el.getAccessToken();
+    const other = secondPage();
+    await waitUntil(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
+    const before = await refreshCount();
+    const [a, b] = await Promise.all([el.getAccessToken({ forceRefresh: true }), other.element()!.getAccessToken({ forceRefresh: true })]);
+    expect((await refreshCount()) - before).to.equal(1);
+    expect(a).to.equal(b);
+    expect(a).not.to.equal(old);
+    expect(await tokenWorks(a)).to.equal(true);
+  });
+
+  it('five pages whose tokens expire together make exactly one refresh, and all keep working', async () => {
+    // short-lived access tokens: each page refreshes once less than half the lifetime is left
+    await executeServerCommand('esign-set-limits', { accessTokenTtlSeconds: 8 });
+    const el = await mount();
+    await connectAs(el, { spaceId: 'space_acme' });
+    const pages = Array.from({ length: 5 }, () => secondPage());
+    await waitUntil(() => pages.every((p) => p.element()?.status === 'connected'), 'five pages restored', { timeout: 10_000 });
+    const first = await Promise.all(pages.map((p) => p.element()!.getAccessToken()));
+    expect(new Set(first).size, 'every page got the same access token from the cookie').to.equal(1);
+    // wait until every page's token is due (no fixed sleep: the condition every page will act on)
+    await waitUntil(() => pages.every((p) => p.element()!.session!.expiresAt.getTime() - 3000 <= Date.now()), 'tokens due', { timeout: 10_000, interval: 100 });
+    const before = await refreshCount();
+    const tokens = await Promise.all(pages.map((p) => p.element()!.getAccessToken()));
+    expect((await refreshCount()) - before).to.equal(1);
+    expect(new Set(tokens).size).to.equal(1);
+    expect(tokens[0]).not.to.equal(first[0]);
+    expect(await tokenWorks(tokens[0]!)).to.equal(true);
+  });
+
+  it('disconnect in one page ends the session in every page, at the service and at the proxy', async () => {
+    const el = await mount();
+    await connectAs(el, { spaceId: 'space_acme' });
+    const token = await el.getAccessToken();
+    const other = secondPage();
+    await waitUntil(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
+    const otherGone = oneEvent(other.element()!, 'esign-disconnected');
+    await el.disconnect();
+    expect((await otherGone).detail.reason).to.equal('other-tab');
+    await waitUntil(() => other.element()!.status === 'idle', 'the other page shows it is disconnected');
+    expect(await tokenWorks(token)).to.equal(false);
+    // the proxy's cookie is gone too: a page that still believed in the session cannot resume it
+    el.remove();
+    const again = await mount();
+    await again.updateComplete;
+    const error = await again.getAccessToken().catch((e: EsignError) => e);
+    expect((error as EsignError).code).to.equal('no_session');
+  });
+
+  it('a proxy on another site (its cookie blocked) fails with cookie_blocked, visibly, without another popup', async () => {
+    const el = await mount({ 'token-endpoint': cfg.crossSiteTokenEndpoint, storage: 'memory' });
+    const exchangesBefore = (await emulatorCounters())['grant:authorization_code'] ?? 0;
+    const failed = oneEvent(el, 'esign-error');
+    await clickIn(el, 'button');
+    await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
+    const { detail } = await failed;
+    expect(detail.error.code).to.equal('cookie_blocked');
+    expect(detail.error.message).to.match(/same site|own site/i);
+    expect(detail.error.message).to.contain('refresh-tokens="browser"');
+    await el.updateComplete;
+    expect(el.status).to.equal('error');
+    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/cookie/i);
+    expect(el.session).to.equal(undefined);
+    // the proxy saw the browser call it cross-site and refused before redeeming: no grant left behind at the service
+    expect((await emulatorCounters())['grant:authorization_code'] ?? 0).to.equal(exchangesBefore);
+  });
+
+  it('keeps an Open Mode and a Designated Space Mode session side by side', async () => {
+    const admin = await mount({ storage: 'memory' });
+    await connectAs(admin, { spaceId: 'space_acme' });
+    const added = await fetch(`${cfg.baseUrl}/openapi/v1/members/add`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${await admin.getAccessToken()}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ Email: 'carol@example.com', Name: 'Carol Wong' }),
+    });
+    expect(added.status).to.equal(200);
+    const designated = await mount({ 'space-id': 'space_acme', 'login-hint': 'carol@example.com' });
+    await connectAs(designated, { email: 'carol@example.com', password: 'carol-password' });
+    // each refreshes through its own cookie; neither overwrites the other
+    const [a, b] = await Promise.all([admin.getAccessToken({ forceRefresh: true }), designated.getAccessToken({ forceRefresh: true })]);
+    expect(a).not.to.equal(b);
+    expect(await tokenWorks(a)).to.equal(true);
+    expect(await tokenWorks(b)).to.equal(true);
+    await designated.disconnect();
+    expect(await tokenWorks(await admin.getAccessToken({ forceRefresh: true }))).to.equal(true);
+  });
+
+  it('refuses what the proxy refuses: a javascript: redirect URI or credentials in a URL, with a visible invalid_config', async () => {
+    for (const [attr, value, mention] of [
+      ['redirect-uri', 'javascript:alert(1)', 'javascript:'],
+      ['base-url', `http://user:secret@127.0.0.1:4010`, 'credentials'],
+      ['token-endpoint', 'http://admin:hunter2@localhost:4020/token', 'credentials'],
+    ] as const) {
+      const el = document.createElement('esign-connect') as EsignConnect;
+      el.setAttribute('client-id', cfg.clientId);
+      el.setAttribute('base-url', cfg.baseUrl);
+      el.setAttribute('token-endpoint', cfg.tokenEndpoint);
+      el.setAttribute('storage', 'memory');
+      el.setAttribute(attr, value);
+      const failed = oneEvent(el, 'esign-error');
+      document.body.append(el);
+      const { detail } = await failed;
+      expect(detail.error.code).to.equal('invalid_config');
+      expect(detail.error.message).to.contain(mention);
+      expect(detail.error.message).not.to.contain('hunter2');
+      await el.updateComplete;
+      expect(el.status).to.equal('error');
+      expect(shadowText(el)).to.contain(mention);
+      // no navigation, no popup: the button retries the configuration, which is still wrong
+      const error = await el.connect().catch((e: EsignError) => e);
+      expect((error as EsignError).code).to.equal('invalid_config');
+      el.remove();
+    }
+  });
+});
+
+describe('browser-held refresh tokens (opt-in: refresh-tokens="browser")', () => {
+  beforeEach(async () => {
+    await executeServerCommand('esign-reset');
+  });
+  afterEach(async () => {
+    await clearSession();
+  });
+
+  it('still connects, refreshes and disconnects, and keeps its refresh token where page script can read it, as documented', async () => {
+    const el = await mount({ 'refresh-tokens': 'browser' });
+    const session = await connectAs(el, { spaceId: 'space_acme' });
+    expect(session.refreshTokens).to.equal('browser');
+    const before = await refreshCount();
+    const token = await el.getAccessToken({ forceRefresh: true });
+    expect((await refreshCount()) - before).to.equal(1);
+    expect(await tokenWorks(token)).to.equal(true);
+    // the trade-off this mode makes, and the reason it is not the default
+    const result = (await executeServerCommand('esign-try-refresh-tokens', { candidates: await pageReadableStrings() })) as { accepted: number };
+    expect(result.accepted).to.equal(1);
+    await el.disconnect();
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * End to end against a second, standards OAuth 2.0 server (panva's oidc-provider with its own default
+ * routes), not our emulator: a plain page with `<esign-connect authorization-endpoint=…>` and the token proxy
+ * pointed at the provider's /token and /token/revocation. Connect as a person through the provider's login
+ * and consent pages, a forced refresh (rotation at the provider), a reload without login, Disconnect
+ * (revocation at the provider). What the provider itself says is checked by RFC 7662 introspection and its
+ * own events.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
+import { generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+
+const CLIENT_ID = 'standards-app';
+const SECRET = 'oidc-provider-secret-must-never-reach-the-browser';
+let server: StandardsServer;
+let browser: Browser;
+let site: Server;
+let siteOrigin: string;
+let redirectUri: string;
+let markup = '';
+const proxies: ServedTokenProxy[] = [];
+
+before(async () => {
+  // the CDN build (an entry and the chunks it imports relative to its own URL), served as a folder as a CDN
+  // does; read once, so another build of dist/ meanwhile does not change what this page loads
+  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  const scripts = new Map<string, string>();
+  for (const folder of ['cdn', 'cdn/chunks']) {
+    for (const name of existsSync(`dist/${folder}`) ? readdirSync(`dist/${folder}`) : []) {
+      if (name.endsWith('.js')) scripts.set(`/${folder}/${name}`, readFileSync(`dist/${folder}/${name}`, 'utf8'));
+    }
+  }
+  site = createServer((req, res) => {
+    const script = scripts.get(new URL(req.url ?? '/', 'http://x').pathname);
+    if (script !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+      res.end(script);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
+<script type="module" src="/cdn/esign-elements.min.js"></script></head><body>${markup}</body></html>`);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  redirectUri = `${siteOrigin}/`;
+  server = await startStandardsServer({ clientId: CLIENT_ID, clientSecret: SECRET, redirectUris: [redirectUri] });
+  browser = await chromium.launch(chromiumLaunchOptions());
+});
+
+after(async () => {
+  await browser?.close();
+  for (const proxy of proxies) await proxy.close();
+  await server?.close();
+  await new Promise((resolve) => site?.close(resolve));
+});
+
+/** The token proxy in front of the provider, and the page's markup pointing at it. */
+async function pointAtProxy(endpoints: Partial<TokenProxyOptions>): Promise<void> {
+  const proxy = await serveTokenProxy({
+    port: 0,
+    host: '127.0.0.1',
+    clientId: CLIENT_ID,
+    clientSecret: SECRET,
+    baseUrl: server.issuer,
+    ...endpoints,
+    allowedOrigins: [siteOrigin],
+    redirectUris: [redirectUri],
+    cookieKeys: [generateCookieKey()],
+    rateLimit: false,
+  });
+  proxies.push(proxy);
+  // the proxy on the page's own site (another port of localhost): its SameSite=Strict cookie comes back
+  const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
+  markup = `<h1>Contracts</h1>
+<esign-connect id="esign" client-id="${CLIENT_ID}" scope="${API_SCOPES}" base-url="${server.issuer}"
+  authorization-endpoint="${server.issuer}/auth" token-endpoint="${proxyUrl}/token"></esign-connect>`;
+  server.events.clear();
+}
+
+function accessToken(tab: Page, forceRefresh = false): Promise<string> {
+  return tab.evaluate(
+    (force) => (document.getElementById('esign') as HTMLElement & { getAccessToken(o: { forceRefresh: boolean }): Promise<string> }).getAccessToken({ forceRefresh: force }),
+    forceRefresh,
+  );
+}
+
+describe('<esign-connect> and the token proxy against oidc-provider (a standards OAuth 2.0 server)', () => {
+  it('connects through its login and consent pages, rotates on refresh, survives a reload, and revokes on Disconnect', async () => {
+    await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation` });
+    await wholeFlow();
+  });
+
+  it('the same with the proxy given only the issuer (RFC 8414 metadata)', async () => {
+    await pointAtProxy({ issuer: server.issuer });
+    await wholeFlow();
+  });
+});
+
+async function wholeFlow(): Promise<void> {
+  {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const seen: string[] = [];
+    tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
+    tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+    context.on('response', (response) => {
+      if (response.url().includes('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
+    });
+    await tab.goto(siteOrigin);
+
+    const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
+    const [popup] = await Promise.all([tab.waitForEvent('popup'), connectButton.click()]);
+    popup.on('request', (request) => seen.push(`popup ${request.method()} ${request.url()}`));
+    // the provider's own authorization endpoint and its development login page (any login, any password)
+    await popup.waitForURL(new RegExp(`^${server.issuer}/interaction/`));
+    await popup.getByPlaceholder('Enter any login').fill('alice@example.com');
+    await popup.getByPlaceholder('and password').fill('alice-password');
+    await popup.getByRole('button', { name: 'Sign-in' }).click();
+    // its consent page, for the scopes of the API resource
+    await popup.getByRole('button', { name: 'Continue' }).waitFor();
+    assert.match((await popup.content()) ?? '', /envelope:create/, 'the consent page lists the requested scope');
+    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Continue' }).click()]);
+
+    try {
+      await tab.getByText('Connected', { exact: true }).waitFor({ timeout: 15_000 });
+    } catch (error) {
+      // codes and tokens are not printed
+      const redacted = seen.map((line) => line.replace(/(code|token|refresh_token|access_token)([=":]+)[^&"\s,]+/g, '$1$2…'));
+      throw new Error(`not connected: ${await tab.locator('esign-connect').innerText()}\n${redacted.join('\n')}`, { cause: error });
+    }
+    assert.equal(await tab.locator('esign-connect').getAttribute('status'), 'connected');
+    // the provider named itself in the answer (RFC 9207 iss) and the element accepted it: base-url is the issuer
+    const callback = seen.find((line) => line.startsWith(`popup GET ${siteOrigin}/?`));
+    assert.ok(callback, 'the popup came back to the redirect URI');
+    assert.equal(new URL(callback.split(' ')[2]!).searchParams.get('iss'), server.issuer);
+    assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible(), 'a Disconnect button is shown');
+    assert.equal(server.events.get('authorization_code.consumed'), 1, 'one code exchange at the provider');
+    assert.equal(server.events.get('refresh_token.saved'), 1, 'the provider issued a refresh token (kept by the proxy)');
+
+    // the token the page got is the provider's own, for the API resource, with the scopes consented
+    const first = await accessToken(tab);
+    const info = await server.introspect(first, 'access_token');
+    assert.equal(info.active, true);
+    assert.equal(info.client_id, CLIENT_ID);
+    assert.equal(info.aud, API_RESOURCE);
+    assert.equal(info.scope, API_SCOPES);
+
+    // forced refresh: a new access token, and the provider consumed the old refresh token and issued a new one
+    const second = await accessToken(tab, true);
+    assert.notEqual(second, first, 'a new access token');
+    assert.equal((await server.introspect(second, 'access_token')).active, true);
+    assert.equal(server.events.get('refresh_token.consumed'), 1, 'the old refresh token was consumed (rotation)');
+    assert.equal(server.events.get('refresh_token.saved'), 2, 'a new refresh token was issued');
+
+    // a reload: connected from the proxy's cookie, no login page, no new grant
+    await tab.reload();
+    await tab.getByText('Connected', { exact: true }).waitFor();
+    assert.equal(await accessToken(tab), second, 'the proxy answers a reload with the cached access token');
+    assert.equal(server.events.get('authorization_code.consumed'), 1, 'no second code exchange');
+    assert.equal(server.events.get('refresh_token.consumed'), 1, 'no rotation on a reload');
+
+    // Disconnect: revoked at the provider (RFC 7009 revokes the grant: the access token dies with it)
+    await tab.getByRole('button', { name: 'Disconnect' }).click();
+    await connectButton.waitFor();
+    assert.equal(await tab.locator('esign-connect').getAttribute('status'), 'idle');
+    assert.equal(server.events.get('grant.revoked'), 1, 'the provider revoked the grant');
+    assert.deepEqual(await server.introspect(second, 'access_token'), { active: false });
+    assert.ok(!(await context.cookies()).some((cookie) => cookie.name.startsWith('esign_s_')), 'the session cookie is gone');
+
+    // a reload after Disconnect stays disconnected
+    await tab.reload();
+    await connectButton.waitFor();
+
+    assert.ok(!seen.some((line) => line.includes(SECRET)), 'the client_secret never reached the browser');
+    assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no refresh token reached the page');
+    assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((line) => line.startsWith('pageerror')).join('\n'));
+    await context.close();
+  }
+}

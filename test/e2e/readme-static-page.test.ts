@@ -1,0 +1,132 @@
+/**
+ * The README's "Try it on your machine" steps, followed as written: its index.html in an empty folder, its
+ * emulator and token-proxy commands, and a person who opens the page and connects. Only what a test machine
+ * needs differs: free ports instead of 4010/8080 (swapped in the page and the commands alike), the CLIs run
+ * from this checkout instead of `npx`, and the `npm install esign-elements` step is the CDN build copied
+ * into the folder's node_modules.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const children: ChildProcess[] = [];
+let folder: string;
+let browser: Browser;
+let pageUrl: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The code blocks of the README section that starts with `heading`, in order, by language. */
+function readmeBlocks(heading: string): Array<{ lang: string; text: string }> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(heading);
+  assert.ok(start >= 0, `the README has the section "${heading}"`);
+  const section = readme.slice(start, readme.indexOf('\n#', start + heading.length));
+  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
+}
+
+/** Splits one shell command line into its environment assignments and words (no quoting is used in the README). */
+function shellWords(line: string): { env: Record<string, string>; words: string[] } {
+  const env: Record<string, string> = {};
+  const words = line.trim().replace(/\s*&$/, '').split(/\s+/);
+  while (words[0] && /^[A-Z_]+=/.test(words[0])) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  return { env, words };
+}
+
+function start(cli: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<void> {
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, cli), ...args], { cwd: folder, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${cli} exited with ${code}: ${output}`)));
+    setTimeout(() => reject(new Error(`${cli} did not start: ${output}`)), 30_000).unref();
+  });
+}
+
+before(async () => {
+  const blocks = readmeBlocks('#### Try it on your machine');
+  const page = blocks.find((b) => b.lang === 'html');
+  const commands = blocks.find((b) => b.lang === 'sh');
+  assert.ok(page && commands, 'the section has the page and the commands');
+  const [emulatorPort, filePort, proxyPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const ports = (text: string): string => text.replaceAll('4010', String(emulatorPort)).replaceAll('8080', String(proxyPort));
+
+  folder = mkdtempSync(join(tmpdir(), 'esign-readme-'));
+  writeFileSync(join(folder, 'index.html'), ports(page.text));
+  // `npm install esign-elements`, for what the page loads: the package's CDN build
+  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  mkdirSync(join(folder, 'node_modules/esign-elements/dist'), { recursive: true });
+  cpSync(join(ROOT, 'dist/cdn'), join(folder, 'node_modules/esign-elements/dist/cdn'), { recursive: true });
+
+  const lines = ports(commands.text).split('\n').filter((line) => line.trim() && !line.startsWith('npm install'));
+  const emulatorLine = lines.find((line) => line.includes('esign-emulator'));
+  const proxyLine = lines.find((line) => line.includes('esign-token-proxy'));
+  assert.ok(emulatorLine && proxyLine, 'the commands start the emulator and the token proxy');
+  const emulator = shellWords(emulatorLine);
+  assert.equal(emulator.words.slice(0, 2).join(' '), 'npx esign-emulator');
+  // the README's emulator runs on its default ports; here on free ones
+  await start('src/emulator/cli.ts', [...emulator.words.slice(2), '--port', String(emulatorPort), '--file-port', String(filePort)], emulator.env, /listening|4010|http:\/\//i);
+  const proxy = shellWords(proxyLine);
+  assert.equal(proxy.words.slice(0, 2).join(' '), 'npx esign-token-proxy');
+  await start('src/proxy/cli.ts', proxy.words.slice(2), proxy.env, /listening on/);
+  pageUrl = `http://localhost:${proxyPort}/`;
+  browser = await chromium.launch(chromiumLaunchOptions());
+});
+
+after(async () => {
+  await browser?.close();
+  for (const child of children) child.kill('SIGTERM');
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+describe("the README's static page, as written", () => {
+  it('opens, connects as alice through the consent popup, and stays connected after a reload', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const problems: string[] = [];
+    tab.on('pageerror', (error) => problems.push(error.message));
+    await tab.goto(pageUrl);
+    const [popup] = await Promise.all([tab.waitForEvent('popup'), tab.getByRole('button', { name: 'Connect e-signature account' }).click()]);
+    await popup.getByLabel('Email').fill('alice@example.com');
+    await popup.getByLabel('Password').fill('alice-password');
+    await popup.getByRole('button', { name: 'Log in' }).click();
+    await popup.getByLabel('Acme Legal').check();
+    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await tab.getByText('Connected as Alice Tan').waitFor();
+    // the uploader and the contract list use the session: the list's embedded page opens from the service
+    await tab.locator('esign-uploader').getByRole('button').first().waitFor();
+    await tab.frameLocator('esign-contract-list iframe[src], esign-contract-list iframe:not([aria-hidden])').locator('#no-contracts').waitFor({ timeout: 15_000 });
+    await tab.reload();
+    await tab.getByText('Connected as Alice Tan').waitFor();
+    const cookies = await context.cookies();
+    assert.ok(cookies.some((c) => c.name.startsWith('esign_s_') && c.httpOnly && c.path === '/api/esign'), 'the session cookie is HttpOnly and limited to /api/esign');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

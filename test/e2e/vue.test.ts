@@ -1,0 +1,134 @@
+/**
+ * A Vue 3 app (test/e2e/fixtures/vue-app, built with vite and @vitejs/plugin-vue as an integrator's app is) uses the
+ * tags directly and runs the whole flow as a person does in Chromium: connect through the consent popup, pick a PDF,
+ * then send the envelope in the signing frame that Vue renders with the FileIds from the uploader's event, against
+ * the real emulator and token proxy.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import vue from '@vitejs/plugin-vue';
+import { type Browser, chromium } from 'playwright-core';
+import { build, type Rollup } from 'vite';
+import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+
+const SECRET = 'vue-e2e-secret-must-never-reach-the-browser';
+const APP_DIR = fileURLToPath(new URL('./fixtures/vue-app/', import.meta.url));
+let emulator: RunningEmulator;
+let proxy: ServedTokenProxy;
+let browser: Browser;
+let site: Server;
+let siteOrigin: string;
+
+before(async () => {
+  // the app's production build, kept in memory
+  const result = (await build({
+    configFile: false,
+    root: APP_DIR,
+    logLevel: 'warn',
+    plugins: [vue({ template: { compilerOptions: { isCustomElement: (tag) => tag.startsWith('esign-') } } })],
+    // the package as the app imports it; from src/ so the test follows the working tree
+    resolve: { alias: { 'esign-elements': fileURLToPath(new URL('../../src/index.ts', import.meta.url)) } },
+    build: { write: false, minify: true, target: 'es2022' },
+  })) as Rollup.RollupOutput | Rollup.RollupOutput[];
+  const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => r.output);
+  const files = new Map(outputs.map((o) => [`/${o.fileName}`, o.type === 'chunk' ? o.code : o.source]));
+  let configScript = '';
+  site = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/config.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+      res.end(configScript);
+      return;
+    }
+    const body = files.get(path === '/' ? '/index.html' : path);
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript; charset=utf-8' : path.endsWith('.css') ? 'text/css' : 'text/html; charset=utf-8' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  // the page on localhost, the service on 127.0.0.1 (cross-origin); the proxy is reached as localhost too, the same
+  // site as the page, as a proxy that keeps its refresh token in a SameSite=Strict cookie needs
+  siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  const redirectUri = `${siteOrigin}/`;
+  emulator = await createEmulator({
+    port: 0,
+    filePort: 0,
+    seed: { apps: [{ clientId: 'vue-app', clientSecret: SECRET, name: 'Vue integrator', scopes: ['envelope:create', 'envelope:read'], redirectUris: [redirectUri] }] },
+  });
+  proxy = await serveTokenProxy({
+    port: 0,
+    host: '127.0.0.1',
+    clientId: 'vue-app',
+    clientSecret: SECRET,
+    baseUrl: emulator.baseUrl,
+    allowedOrigins: [siteOrigin],
+    redirectUris: [redirectUri],
+    cookieKeys: [generateCookieKey()],
+  });
+  const tokenEndpoint = `http://localhost:${new URL(proxy.url).port}/token`;
+  configScript = `window.config = ${JSON.stringify({ clientId: 'vue-app', baseUrl: emulator.baseUrl, tokenEndpoint })};`;
+  browser = await chromium.launch(chromiumLaunchOptions());
+});
+
+after(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await emulator?.close();
+  await new Promise((resolve) => site?.close(resolve));
+});
+
+describe('a Vue 3 app with the tags', () => {
+  it('connects, uploads a PDF and sends it from the signing frame that Vue renders', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const seen: string[] = [];
+    page.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
+    page.on('console', (msg) => seen.push(msg.text()));
+    page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+    await page.goto(siteOrigin);
+
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Connect e-signature account' }).click()]);
+    await popup.getByLabel('Email').fill('alice@example.com');
+    await popup.getByLabel('Password').fill('alice-password');
+    await popup.getByRole('button', { name: 'Log in' }).click();
+    await popup.getByLabel('Acme Legal').check();
+    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await page.getByText('Connected as Alice Tan').waitFor();
+    // Vue's @esign-connected handler got the typed detail
+    await page.getByRole('status').filter({ hasText: 'Vue sees Space space_acme' }).waitFor();
+
+    // a person clicks the drop zone and picks a PDF
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.locator('esign-uploader [part~="drop-zone"]').click()]);
+    await chooser.setFiles({ name: 'vue-lease.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n% a Vue test document\n%%EOF\n') });
+    await page.getByText('1 file ready to send').waitFor({ timeout: 20_000 });
+
+    // Vue rendered the frame with the FileIds as a property; the person adds a signer and sends
+    const frame = page.frameLocator('esign-signing-frame iframe');
+    await frame.getByText('vue-lease.pdf').waitFor({ timeout: 20_000 });
+    await frame.getByLabel('Subject').fill('Lease signed from Vue');
+    await frame.getByLabel('Name').fill('Bob Lim');
+    await frame.getByLabel('Email').fill('bob@example.com');
+    const sent = page.evaluate(
+      () => new Promise<string>((resolve) => document.addEventListener('esign-envelope-sent', (e) => resolve((e as CustomEvent<{ envelopeId: string }>).detail.envelopeId), { once: true })),
+    );
+    await frame.getByRole('button', { name: 'Send' }).click();
+    // the element tells the page and shows its sent state, with a way to start another
+    const envelopeId = await sent;
+    assert.ok(envelopeId.length > 0, 'the service answered with an EnvelopeId');
+    await page.getByText('Envelope sent').waitFor();
+    await page.getByRole('button', { name: 'Start another envelope' }).waitFor();
+
+    assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
+    assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
+    await context.close();
+  });
+});

@@ -1,0 +1,78 @@
+/** What the proxy's Redis and multi-replica suites share: a browser's cookie jar, form posts, connecting a session, emulator counters. */
+import assert from 'node:assert/strict';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+
+export const ORIGIN = 'http://localhost:6006';
+
+/** A browser's cookie jar for one site (name -> value). */
+export type Jar = Map<string, string>;
+
+export interface Answer {
+  status: number;
+  json: Record<string, unknown>;
+  text: string;
+  headers: Headers;
+  setCookies: string[];
+}
+
+export async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}): Promise<Answer> {
+  const cookie = jar && jar.size > 0 ? [...jar].map(([n, v]) => `${n}=${v}`).join('; ') : undefined;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, ...(cookie ? { Cookie: cookie } : {}), ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const text = await response.text();
+  const setCookies = response.headers.getSetCookie();
+  if (jar) applyCookies(jar, setCookies);
+  assert.ok(!text.includes(DEMO_LOGIN.clientSecret), 'the secret in a body');
+  if (new URLSearchParams(fields).has('session')) assert.ok(!/"refresh_token"\s*:/.test(text), 'a refresh token in a mediated answer');
+  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text, headers: response.headers, setCookies };
+}
+
+export function applyCookies(jar: Jar, setCookies: string[]): void {
+  for (const line of setCookies) {
+    const [pair = '', ...attributes] = line.split(';').map((p) => p.trim());
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    if (attributes.some((a) => /^max-age=0$/i.test(a)) || value === '') jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
+export async function counters(emulatorUrl: string): Promise<Record<string, number>> {
+  return (await (await fetch(`${emulatorUrl}/__emulator/requests`)).json()) as Record<string, number>;
+}
+
+export async function refreshCount(emulatorUrl: string): Promise<number> {
+  return (await counters(emulatorUrl))['grant:refresh_token'] ?? 0;
+}
+
+export async function fault(emulatorUrl: string, body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${emulatorUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(response.status, 200, await response.text());
+}
+
+/** Status of a call the access token authorizes at the emulator (200 while the grant lives). */
+export async function embeddedStatus(emulatorUrl: string, accessToken: unknown): Promise<number> {
+  const response = await fetch(`${emulatorUrl}/openapi/v1/embedded/views`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${String(accessToken)}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ OperateType: 'signature_status' }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** Connects the slot `open` through `proxyUrl` (a person agreeing on the consent page) and returns the jar holding its cookie. */
+export async function connectSession(emulatorUrl: string, proxyUrl: string, jar: Jar = new Map()): Promise<{ jar: Jar; answer: Answer }> {
+  const login = await obtainAuthorizationCode({ baseUrl: emulatorUrl, chooseSpaceId: 'space_acme' });
+  const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
+  form.set('session', 'open');
+  const answer = await post(`${proxyUrl}/token`, form, jar);
+  assert.equal(answer.status, 200, answer.text);
+  return { jar, answer };
+}
+
+export const refreshFields = (extra: Record<string, string> = {}): Record<string, string> => ({ grant_type: 'refresh_token', session: 'open', redirect_uri: DEMO_LOGIN.redirectUri, ...extra });

@@ -1,0 +1,71 @@
+/** A real redis-server (Debian's, /usr/bin/redis-server) for the proxy's Redis tests: loopback, a free port, no persistence. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** The running server's process id (for CPU accounting in the bench). */
+  pid(): number | undefined;
+  /** Stops the server (SIGTERM, then SIGKILL after 3 s). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (empty: no persistence). */
+  start(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(500, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) {
+        socket.destroy();
+        resolve(reply.startsWith('+PONG'));
+      }
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async (): Promise<void> => {
+    child = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+    const deadline = Date.now() + 10_000;
+    while (!(await ping(port))) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`);
+      if (Date.now() > deadline) throw new Error('redis-server did not start');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill('SIGTERM');
+    const timer = setTimeout(() => running.kill('SIGKILL'), 3_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await start();
+  return { port, url: `redis://127.0.0.1:${port}`, pid: () => child?.pid, stop, start };
+}

@@ -1,0 +1,181 @@
+/**
+ * The Redis store (a real redis-server on a free loopback port, started and stopped here) under the
+ * token proxy: atomic counters and claims with TTLs under a prefix, sealed replay entries (no plaintext
+ * token in Redis), two replicas sharing the rate limit and one refresh, and Redis unreachable: 503 with
+ * Retry-After, the session cookie kept, recovery when Redis is back.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { createClient } from '@redis/client';
+import { createEmulator } from '../../src/emulator/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { RedisStore } from '../../src/proxy/redis.js';
+import { DEMO_LOGIN } from '../helpers/oauth-login.js';
+import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
+import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+
+type Emulator = Awaited<ReturnType<typeof createEmulator>>;
+
+const KEY = generateCookieKey();
+let redis: RedisServer;
+let emulator: Emulator;
+const stores: RedisStore[] = [];
+const proxies: ServedTokenProxy[] = [];
+
+before(async () => {
+  redis = await startRedisServer();
+  emulator = await createEmulator({ port: 0, filePort: 0 });
+});
+after(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  await Promise.all(stores.map((s) => s.close()));
+  await emulator.close();
+  await redis.stop();
+});
+beforeEach(async () => {
+  await fetch(`${emulator.baseUrl}/__emulator/reset`, { method: 'POST' });
+});
+
+async function store(prefix = `t${Math.random().toString(36).slice(2)}:`): Promise<RedisStore> {
+  const s = await RedisStore.connect({ url: redis.url, prefix, commandTimeoutMs: 500 });
+  stores.push(s);
+  return s;
+}
+
+async function replica(shared: RedisStore, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<string> {
+  const served = await serveTokenProxy({
+    port: 0,
+    clientId: DEMO_LOGIN.clientId,
+    clientSecret: DEMO_LOGIN.clientSecret,
+    baseUrl: emulator.baseUrl,
+    allowedOrigins: [ORIGIN],
+    redirectUris: [DEMO_LOGIN.redirectUri],
+    cookieKeys: [KEY],
+    rateLimit: false,
+    timeoutMs: 2_000,
+    store: shared,
+    ...overrides,
+  });
+  proxies.push(served);
+  return served.url.replace('//127.0.0.1:', '//localhost:');
+}
+
+/** Every key under a prefix and its value, read with a separate client. */
+async function dump(prefix: string): Promise<Map<string, string>> {
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    const out = new Map<string, string>();
+    for (const key of await client.keys(`${prefix}*`)) {
+      const value = await client.get(key);
+      if (value !== null) out.set(key, value);
+    }
+    return out;
+  } finally {
+    client.destroy();
+  }
+}
+
+describe('RedisStore', () => {
+  test('counters, claims, values: atomic, with TTLs, under the prefix', async () => {
+    const s = await store('unit:');
+    assert.deepEqual((await s.hit('c', 300)).count, 1);
+    const second = await s.hit('c', 300);
+    assert.equal(second.count, 2);
+    assert.ok(second.resetMs > 0 && second.resetMs <= 300, `resetMs ${second.resetMs}`);
+    // many hits at once: each counted once
+    const counts = await Promise.all(Array.from({ length: 50 }, () => s.hit('burst', 10_000)));
+    assert.deepEqual(counts.map((c) => c.count).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.equal(await s.claim('k', 'first', 300), true);
+    assert.equal(await s.claim('k', 'second', 300), false, 'already claimed');
+    assert.equal(await s.get('k'), 'first');
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => s.claim('race', String(i), 5_000)));
+    assert.equal(claims.filter(Boolean).length, 1, 'exactly one claim wins a race');
+    await s.set('v', 'x', 5_000);
+    assert.equal(await s.get('v'), 'x');
+    await s.delete('v');
+    assert.equal(await s.get('v'), undefined);
+    const keys = await dump('unit:');
+    assert.ok([...keys.keys()].every((k) => k.startsWith('unit:')), 'all under the prefix');
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    assert.equal(await s.get('k'), undefined, 'the claim expired');
+    assert.equal((await s.hit('c', 300)).count, 1, 'a new window');
+  });
+});
+
+describe('token proxy on Redis: two replicas', () => {
+  test('concurrent forced refreshes of one session through two replicas: one refresh at the service, same tokens, grant alive', async () => {
+    const shared = await store();
+    const a = await replica(shared);
+    const b = await replica(shared);
+    const { jar } = await connectSession(emulator.baseUrl, a);
+    // the service is a little slow, so the requests overlap
+    await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 150, times: 1 });
+    const answers = await Promise.all([a, b, a, b, b].map((url) => post(`${url}/token`, refreshFields({ force: '1' }), new Map(jar))));
+    assert.deepEqual(answers.map((x) => x.status), [200, 200, 200, 200, 200], answers.map((x) => x.text).join('\n'));
+    assert.equal(new Set(answers.map((x) => x.json.access_token)).size, 1, 'one set of tokens');
+    assert.equal(await refreshCount(emulator.baseUrl), 1, 'exactly one refresh at the emulator');
+    assert.equal(await embeddedStatus(emulator.baseUrl, answers[0]!.json.access_token), 200);
+  });
+
+  test('the replay entries in Redis are sealed: no access or refresh token in plaintext', async () => {
+    const prefix = `sealed${Date.now()}:`;
+    const shared = await store(prefix);
+    const a = await replica(shared);
+    const { jar } = await connectSession(emulator.baseUrl, a);
+    const refreshed = await post(`${a}/token`, refreshFields({ force: '1' }), jar);
+    assert.equal(refreshed.status, 200);
+    const entries = await dump(prefix);
+    const replay = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`));
+    assert.equal(replay.length, 1, 'one replay entry');
+    assert.match(replay[0]![1], /^d:session:[\w-]+:sv1\./, 'owner and a sealed value');
+    for (const value of entries.values()) {
+      assert.ok(!value.includes(String(refreshed.json.access_token)), 'no access token');
+      assert.ok(!/rt_|at_/.test(value), 'no token of the emulator in plaintext');
+    }
+  });
+
+  test('a rate limit holds across replicas for one caller, and another caller is unaffected', async () => {
+    const shared = await store();
+    const options = { rateLimit: { windowMs: 60_000, max: 4 }, trustedProxies: ['127.0.0.1'] };
+    const a = await replica(shared, options);
+    const b = await replica(shared, options);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await post(`${i % 2 ? a : b}/token`, refreshFields(), new Map(), { 'X-Forwarded-For': '203.0.113.5' })).status);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 429, 429]);
+    assert.equal((await post(`${a}/token`, refreshFields(), new Map(), { 'X-Forwarded-For': '203.0.113.6' })).status, 401, 'another caller');
+  });
+});
+
+describe('token proxy on Redis: Redis unreachable', () => {
+  test('503 with Retry-After, the cookie kept and nothing sent to the service; it recovers when Redis is back', async () => {
+    const shared = await store();
+    const a = await replica(shared, { rateLimit: { windowMs: 60_000, max: 1_000 } });
+    const { jar } = await connectSession(emulator.baseUrl, a);
+    const cookieBefore = [...jar.values()][0];
+    await redis.stop();
+    try {
+      for (const fields of [refreshFields(), refreshFields({ force: '1' })]) {
+        const down = await post(`${a}/token`, fields, jar);
+        assert.equal(down.status, 503, down.text);
+        assert.equal(down.json.error, 'temporarily_unavailable');
+        assert.ok(Number(down.headers.get('retry-after')) >= 1, 'Retry-After');
+        assert.equal(down.setCookies.length, 0, 'the cookie is kept');
+      }
+      assert.equal([...jar.values()][0], cookieBefore);
+      assert.equal(await refreshCount(emulator.baseUrl), 0, 'no refresh reached the service');
+    } finally {
+      await redis.start();
+    }
+    const deadline = Date.now() + 10_000;
+    let answer = await post(`${a}/token`, refreshFields({ force: '1' }), jar);
+    while (answer.status === 503 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await post(`${a}/token`, refreshFields({ force: '1' }), jar);
+    }
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(await refreshCount(emulator.baseUrl), 1);
+    assert.equal(await embeddedStatus(emulator.baseUrl, answer.json.access_token), 200);
+  });
+});

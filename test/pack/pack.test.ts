@@ -1,0 +1,176 @@
+/**
+ * The package as a consumer gets it: `npm pack` (its prepack runs the full build), then the tarball is checked with
+ * publint and arethetypeswrong (ESM-only profile), its manifest paths and editor data are checked against its own
+ * files, and it is installed into an empty project (production install, registry for the dependencies) to see what
+ * a browser project pulls in and that `esign-emulator` / `esign-token-proxy` start from it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+/** Packages that only a server needs: none may reach a browser project's install. */
+const SERVER_ONLY = ['hono', '@hono/node-server', 'ioredis', 'redis', '@redis/client', '@lit/task'];
+const TAGS = ['esign-connect', 'esign-contract-list', 'esign-signing-frame', 'esign-uploader'];
+
+let work: string;
+let tarball: string;
+let unpacked: string;
+let consumer: string;
+let packInfo: { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
+
+const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+const bin = (path: string, args: string[]): { ok: boolean; out: string } => {
+  try {
+    return { ok: true, out: execFileSync(process.execPath, [path, ...args], { encoding: 'utf8', stdio: 'pipe' }) };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+};
+const pkgJson = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'esign-pack-'));
+  // prepack (the full build) prints to stdout before npm's JSON
+  const out = npm(['pack', '--json', '--pack-destination', work], process.cwd());
+  const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
+  packInfo = info;
+  tarball = join(work, info.filename);
+  unpacked = join(work, 'unpacked');
+  execFileSync('mkdir', ['-p', unpacked]);
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
+  unpacked = join(unpacked, 'package');
+  console.log(`tarball ${info.filename}: ${(info.size / 1024).toFixed(1)} KiB packed, ${(info.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${info.entryCount} files`);
+});
+
+after(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('passes publint with no error, warning or suggestion', () => {
+    const result = bin('node_modules/publint/src/cli.js', [tarball, '--strict']);
+    assert.ok(result.ok, result.out);
+    assert.match(result.out, /All good!/);
+  });
+
+  it('passes arethetypeswrong (ESM-only profile) on every entry point, ./cdn included', () => {
+    // the per-element React wrappers are a subpath pattern (./react/*.js): name them so attw resolves each
+    const wrappers = TAGS.map((tag) => `./react/${tag}.js`);
+    const result = bin('node_modules/@arethetypeswrong/cli/dist/index.js', [tarball, '--profile', 'esm-only', '--format', 'json', '--include-entrypoints', ...wrappers]);
+    const report = JSON.parse(result.out.slice(result.out.indexOf('{')));
+    const problems = (report.analysis?.problems ?? []).filter((p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
+    assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
+    const entries = Object.keys(report.analysis.entrypoints);
+    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
+    for (const wrapper of wrappers) assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
+    const cdn = report.analysis.entrypoints['./cdn'].resolutions.bundler.resolution;
+    assert.match(cdn.fileName, /esign-elements\.min\.d\.ts$/, './cdn has types');
+  });
+
+  it('names only files it contains in custom-elements.json', () => {
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'custom-elements.json'), 'utf8'));
+    const refs = new Set<string>();
+    const walk = (node: unknown, key = ''): void => {
+      if (Array.isArray(node)) node.forEach((n) => walk(n, key));
+      else if (node && typeof node === 'object') {
+        const record = node as Record<string, unknown>;
+        for (const [k, v] of Object.entries(record)) {
+          if ((k === 'path' || k === 'module') && typeof v === 'string' && !('package' in record)) refs.add(v);
+          else walk(v, k);
+        }
+      }
+    };
+    walk(manifest.modules);
+    assert.ok(refs.size > 10, 'the manifest has module paths');
+    const missing = [...refs].filter((p) => !existsSync(join(unpacked, p)));
+    assert.deepEqual(missing, [], 'every path and module the manifest names is in the tarball');
+    const tags = manifest.modules.flatMap((m: { declarations?: Array<{ tagName?: string }> }) => (m.declarations ?? []).map((d) => d.tagName).filter(Boolean)).sort();
+    assert.deepEqual(tags, TAGS);
+  });
+
+  it('ships the editor data package.json points to, with every tag and attribute', () => {
+    const pkg = pkgJson(unpacked);
+    const vscode = JSON.parse(readFileSync(join(unpacked, pkg.contributes.html.customData[0]), 'utf8'));
+    assert.deepEqual(vscode.tags.map((t: { name: string }) => t.name).sort(), TAGS);
+    const uploader = vscode.tags.find((t: { name: string }) => t.name === 'esign-uploader');
+    assert.ok(uploader.attributes.some((a: { name: string; description?: string }) => a.name === 'max-size' && a.description), 'VS Code hover docs for max-size');
+    assert.ok(existsSync(join(unpacked, pkg.contributes.css.customData[0])), 'VS Code CSS custom data');
+    const webTypes = JSON.parse(readFileSync(join(unpacked, pkg['web-types']), 'utf8'));
+    const elements = webTypes.contributions.html.elements;
+    assert.deepEqual(elements.map((e: { name: string }) => e.name).sort(), TAGS);
+    assert.ok(elements.find((e: { name: string }) => e.name === 'esign-uploader').attributes.some((a: { name: string }) => a.name === 'max-size'), 'JetBrains completion for max-size');
+    for (const framework of ['react', 'preact', 'solid', 'vue', 'svelte']) assert.ok(existsSync(join(unpacked, pkg.exports[`./types/${framework}`].types)), `types/${framework}`);
+    assert.equal(pkg.unpkg, pkg.jsdelivr);
+    assert.ok(existsSync(join(unpacked, pkg.unpkg)), 'the unpkg/jsdelivr file is in the tarball');
+  });
+
+  it('has working source maps: every map carries the sources of this package', () => {
+    const maps = packInfo.files.map((f) => f.path).filter((p) => p.endsWith('.map'));
+    assert.ok(maps.length > 0);
+    const broken: string[] = [];
+    const upstream: string[] = [];
+    for (const path of maps) {
+      const map = JSON.parse(readFileSync(join(unpacked, path), 'utf8'));
+      map.sources.forEach((source: string, i: number) => {
+        if (typeof map.sourcesContent?.[i] === 'string') return;
+        // a dependency whose own map names sources it does not publish (oauth4webapi's src/index.ts): its code is still mapped to its .js
+        (source.includes('node_modules/') ? upstream : broken).push(`${path}: ${source}`);
+      });
+    }
+    if (upstream.length) console.log(`sources a dependency's own map names but does not publish: ${[...new Set(upstream)].join(', ')}`);
+    assert.deepEqual(broken, []);
+  });
+
+  it('installs into an empty project without any server-only package, and the CLIs run from it', () => {
+    consumer = join(work, 'consumer');
+    execFileSync('mkdir', ['-p', consumer]);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+    npm(['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], consumer);
+    const installed: string[] = [];
+    const modules = join(consumer, 'node_modules');
+    for (const name of readdirSync(modules)) {
+      if (name.startsWith('.')) continue;
+      if (name.startsWith('@')) for (const sub of readdirSync(join(modules, name))) installed.push(`${name}/${sub}`);
+      else installed.push(name);
+    }
+    console.log(`a consumer install pulls ${installed.length} packages: ${installed.sort().join(', ')}`);
+    assert.deepEqual(installed.filter((p) => SERVER_ONLY.includes(p)), [], 'no server-only package');
+    assert.ok(installed.includes('lit') && installed.includes('esign-elements'));
+    for (const cli of ['esign-emulator', 'esign-token-proxy']) {
+      const result = bin(join(modules, '.bin', cli), ['--help']);
+      assert.ok(result.ok, `${cli} --help: ${result.out}`);
+      assert.match(result.out, /Usage: /);
+    }
+  });
+
+  it('serves the emulator from the installed package in one command', async () => {
+    // the emulator bundle with hono inlined, started as `npx esign-emulator` would, answers over HTTP
+    const child = spawn(process.execPath, [join(consumer, 'node_modules', '.bin', 'esign-emulator'), '--port', '0', '--file-port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 15_000);
+        const onData = (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[0]);
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      const response = await fetch(`${url}/__emulator/outbox.html`);
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    } finally {
+      child.kill();
+    }
+  });
+});

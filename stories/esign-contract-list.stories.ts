@@ -115,5 +115,5 @@ export const ServiceError: Story = {
   render: (args) => page(args, { id: 'esign-list-error', fault: { path: '/openapi/v1/embedded/views', kind: 'status', status: 503, times: 4 } }),
 };
 
-/** In Malay (the nearest `lang`). */
+/** In Malay: the element's own words follow the nearest `lang`; the service's page inside follows the browser's language (Accept-Language), so a Malay browser sees a Malay list. */
 export const Malay: Story = { args: { lang: 'ms' } };

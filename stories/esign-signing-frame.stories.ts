@@ -175,5 +175,5 @@ export const ServiceError: Story = {
   render: (args) => page(args, { id: 'esign-service-error' }),
 };
 
-/** The same element in Chinese (the nearest `lang`). */
+/** In Chinese: the element's own words follow the nearest `lang`; the service's page inside follows the browser's language (Accept-Language). */
 export const Chinese: Story = { args: { lang: 'zh-CN' } };

@@ -849,6 +849,10 @@ export const embeddedViewStyles = [
     [part~='base'].framed {
       min-height: var(--esign-frame-min-height, 32rem);
     }
+    /* the page said how tall it is: fit it (a short contract list is not a tall empty panel); a host height still fills */
+    [part~='base'].framed.sized {
+      min-height: 12rem;
+    }
     [part~='frame'] {
       display: block;
       flex: 1 0 auto;
@@ -932,7 +936,7 @@ export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedV
   const autoPending = status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
   const open = (display?: ViewDisplay) => () => void view.open(display ? { display } : {}).catch(() => undefined);
   const loading = status === 'requesting' || (status === 'loading' && !popupOpen) || autoPending;
-  return html`<div part="base" class=${shownFrame ? 'framed' : ''}>
+  return html`<div part="base" class=${shownFrame ? (view.frameHeight ? 'framed sized' : 'framed') : ''}>
     ${loading
       ? html`<div part="loading" class="state accent ${shownFrame ? 'overlay' : ''}" role="status">
           <slot name="loading"><span part="spinner" class="spinner" aria-hidden="true"></span><p class="title">${text.term('loading')}</p></slot>

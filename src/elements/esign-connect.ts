@@ -545,6 +545,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
   #errorText(): string {
     const error = this._error;
     if (!error) return this.#t.term('somethingWrong');
+    // a refused redirect address: the user's words here, the address and the registered ones under it (#errorDetail)
+    if (error.serviceCode === 'invalid_redirect_uri') return this.#t.term('invalid_redirect_uri');
     const code = error.code as keyof typeof connectMessages.en;
     return code in connectMessages.en ? this.#t.term(code) : error.message;
   }
@@ -612,10 +614,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   /** The technical detail under a localized error: the address a refused redirect used, or a setup mistake's exact reason. */
   #errorDetail(): string {
-    const error = this._error as (EsignError & { redirectUri?: unknown }) | undefined;
-    if (!error) return '';
-    if ((error.code as string) === 'invalid_redirect_uri') return typeof error.redirectUri === 'string' ? error.redirectUri : error.message;
-    return '';
+    const error = this._error;
+    return error?.serviceCode === 'invalid_redirect_uri' ? error.message : '';
   }
 }
 

@@ -145,6 +145,7 @@ export class EsignUploader extends LitElement {
       .meta {
         color: var(--_muted);
         font-size: 0.875em;
+        font-weight: 400;
       }
       [part~='list'] {
         list-style: none;

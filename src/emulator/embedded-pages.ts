@@ -7,15 +7,15 @@ import { type EnvelopeRec, type PageSession, shortId, type SignerRec, type UserR
 
 type Message = Record<string, unknown>;
 
-/** Posts {source:'esign', ...} to parent and opener, and reports height changes (docs/architecture.md). */
+/** Posts {source:'esign', ...} to parent and opener, and reports the content's height (the body's, not the viewport's: a frame taller than its page would report itself) (docs/architecture.md). */
 const MESSENGER = `(function(){
 var targets=[];try{if(window.parent&&window.parent!==window)targets.push(window.parent)}catch(e){}
 try{if(window.opener)targets.push(window.opener)}catch(e){}
 function post(m){m.source='esign';for(var i=0;i<targets.length;i++){try{targets[i].postMessage(m,'*')}catch(e){}}}
 var data=document.getElementById('esign-messages');var list=data?JSON.parse(data.textContent||'[]'):[];
 for(var i=0;i<list.length;i++)post(list[i]);
-var last=0;function measure(){var h=Math.ceil(document.documentElement.scrollHeight);if(h!==last){last=h;post({type:'resize',height:h})}}
-if(typeof ResizeObserver==='function'){new ResizeObserver(measure).observe(document.documentElement)}measure();
+var last=0;function measure(){var b=document.body;var h=Math.ceil(b?b.getBoundingClientRect().height:document.documentElement.scrollHeight);if(h!==last){last=h;post({type:'resize',height:h})}}
+if(typeof ResizeObserver==='function'&&document.body){new ResizeObserver(measure).observe(document.body)}measure();
 })();`;
 
 function embeddedPage(tx: PageText, title: string, body: string, messages: Message[]): string {

@@ -115,7 +115,7 @@ describe('in Chromium', () => {
     const row = frame.locator(`tr[data-envelope-id="${envelopeId}"]`);
     await row.waitFor();
     assert.match((await row.textContent())!, /Offer letter/);
-    assert.match((await row.textContent())!, /sent/);
+    assert.match((await row.textContent())!, /Awaiting signatures/);
 
     // the Url was single use: loading it again shows the error page and posts url_used
     const again = await context.newPage();

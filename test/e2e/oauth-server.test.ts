@@ -172,6 +172,10 @@ async function wholeFlow(): Promise<void> {
     await tab.getByRole('button', { name: 'Disconnect' }).click();
     await connectButton.waitFor();
     assert.equal(await tab.locator('esign-connect').getAttribute('status'), 'idle');
+    // the page shows it is disconnected at once; the revocation reaches the provider a moment later
+    for (const deadline = Date.now() + 10_000; server.events.get('grant.revoked') === undefined && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.equal(server.events.get('grant.revoked'), 1, 'the provider revoked the grant');
     assert.deepEqual(await server.introspect(second, 'access_token'), { active: false });
     assert.ok(!(await context.cookies()).some((cookie) => cookie.name.startsWith('esign_s_')), 'the session cookie is gone');

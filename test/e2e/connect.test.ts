@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { connectThroughPopup } from '../helpers/person.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
 
@@ -98,13 +99,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await tab.goto(siteOrigin);
 
     const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
-    const [popup] = await Promise.all([tab.waitForEvent('popup'), connectButton.click()]);
-    await popup.waitForURL(/\/consent\?/);
-    await popup.getByLabel('Email').fill('alice@example.com');
-    await popup.getByLabel('Password').fill('alice-password');
-    await popup.getByRole('button', { name: 'Log in' }).click();
-    await popup.getByLabel('Acme Legal').check();
-    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await connectThroughPopup(tab);
 
     await tab.getByText('Connected as Alice Tan').waitFor();
     assert.equal(new URL(tab.url()).search, '');

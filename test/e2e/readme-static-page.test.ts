@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { connectThroughPopup } from '../helpers/person.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const children: ChildProcess[] = [];
@@ -112,12 +113,7 @@ describe("the README's static page, as written", () => {
     const problems: string[] = [];
     tab.on('pageerror', (error) => problems.push(error.message));
     await tab.goto(pageUrl);
-    const [popup] = await Promise.all([tab.waitForEvent('popup'), tab.getByRole('button', { name: 'Connect e-signature account' }).click()]);
-    await popup.getByLabel('Email').fill('alice@example.com');
-    await popup.getByLabel('Password').fill('alice-password');
-    await popup.getByRole('button', { name: 'Log in' }).click();
-    await popup.getByLabel('Acme Legal').check();
-    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await connectThroughPopup(tab);
     await tab.getByText('Connected as Alice Tan').waitFor();
     // the uploader and the contract list use the session: the list's embedded page opens from the service
     await tab.locator('esign-uploader').getByRole('button').first().waitFor();

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { connectThroughPopup } from '../helpers/person.js';
 import { type HostScheme, openStory, seriousAxeViolations, startStorybookSite, type StorybookSite } from '../helpers/storybook-site.js';
 
 let site: StorybookSite;
@@ -107,12 +108,7 @@ describe('static Storybook build', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${site.origin}/iframe.html?id=guides-full-flow--all-four-tags&viewMode=story`);
-    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Connect e-signature account' }).click()]);
-    await popup.getByLabel('Email').fill('alice@example.com');
-    await popup.getByLabel('Password').fill('alice-password');
-    await popup.getByRole('button', { name: 'Log in' }).click();
-    await popup.getByLabel('Acme Legal').check();
-    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await connectThroughPopup(page);
     await page.getByRole('button', { name: 'Disconnect' }).waitFor();
 
     // a person clicks the drop zone and picks a file in the chooser

@@ -13,6 +13,7 @@ import vue from '@vitejs/plugin-vue';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { connectThroughPopup } from '../helpers/person.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
@@ -96,12 +97,7 @@ describe('a Vue 3 app with the tags', () => {
     page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
     await page.goto(siteOrigin);
 
-    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Connect e-signature account' }).click()]);
-    await popup.getByLabel('Email').fill('alice@example.com');
-    await popup.getByLabel('Password').fill('alice-password');
-    await popup.getByRole('button', { name: 'Log in' }).click();
-    await popup.getByLabel('Acme Legal').check();
-    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Agree' }).click()]);
+    await connectThroughPopup(page);
     await page.getByText('Connected as Alice Tan').waitFor();
     // Vue's @esign-connected handler got the typed detail
     await page.getByRole('status').filter({ hasText: 'Vue sees Space space_acme' }).waitFor();

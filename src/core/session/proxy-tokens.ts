@@ -5,7 +5,7 @@
  * The wire protocol is docs/proxy.md's "token-mediating mode".
  */
 import { EsignError, isAbortError } from '../errors.js';
-import { tokenSetFrom, type ExchangeInput, type TokenBackend, type TokenSet } from './tokens.js';
+import { PROXY_HEADER, tokenSetFrom, type ExchangeInput, type TokenBackend, type TokenSet } from './tokens.js';
 
 export interface ProxyTokenConfig {
   clientId: string;
@@ -120,7 +120,7 @@ export async function postForm(url: string, code: 'token_exchange_failed' | 'ref
       method: 'POST',
       credentials: 'include',
       cache: 'no-store',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' },
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...PROXY_HEADER },
       body: fields,
     });
   } catch (cause) {

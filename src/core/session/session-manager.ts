@@ -99,8 +99,7 @@ export type SessionChange =
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab' };
 
-/** Header the token proxy requires, so that a cross-site form cannot use it. */
-export const PROXY_HEADER = { 'X-Esign-Proxy': '1' } as const;
+export { PROXY_HEADER } from './tokens.js';
 
 const CALLBACK_MESSAGE = 'esign-oauth-callback';
 

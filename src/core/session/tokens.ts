@@ -2,8 +2,6 @@
  * What a session needs from a token backend, whichever party holds the refresh token: the token proxy
  * (default, token-mediating backend of RFC 10017) or the browser (opt-in).
  */
-import type { EsignError } from '../errors.js';
-
 /** Who holds the refresh token. */
 export type RefreshTokenHolder = 'proxy' | 'browser';
 
@@ -58,7 +56,5 @@ export function tokenSetFrom(body: Record<string, unknown>): TokenSet {
   };
 }
 
-/** True for errors that mean the grant is over (the user must connect again). */
-export function endsSession(error: EsignError): boolean {
-  return error.code === 'session_expired';
-}
+/** Header the token proxy requires, so that a cross-site form cannot use it. */
+export const PROXY_HEADER = { 'X-Esign-Proxy': '1' } as const;

@@ -3,21 +3,10 @@ import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, shadowText } from './helpers.js';
 
-async function mount(attrs: Partial<Record<'mode' | 'storage' | 'space-id' | 'login-hint', string>> = {}): Promise<EsignConnect> {
-  const el = await fixture<EsignConnect>(html`<esign-connect
-    client-id=${cfg.clientId}
-    base-url=${cfg.baseUrl}
-    token-endpoint=${cfg.tokenEndpoint}
-    redirect-uri=${cfg.callbackUrl}
-    mode=${attrs.mode ?? 'popup'}
-    storage=${attrs.storage ?? 'indexeddb'}
-    space-id=${attrs['space-id'] ?? ''}
-    login-hint=${attrs['login-hint'] ?? ''}
-  ></esign-connect>`);
-  await el.updateComplete;
-  return el;
+function mount(attrs: Partial<Record<'mode' | 'storage' | 'space-id' | 'login-hint', string>> = {}): Promise<EsignConnect> {
+  return mountConnect(attrs);
 }
 
 async function embeddedStatus(token: string): Promise<number> {

@@ -1,5 +1,5 @@
 /** Shared helpers of the browser tests: the services' config, real clicks, the consent page. */
-import { oneEvent, waitUntil } from '@open-wc/testing';
+import { fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import { clear, createStore } from 'idb-keyval';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
@@ -7,6 +7,16 @@ import type { SessionInfo } from '../../src/core/session/session-manager.js';
 import type { BrowserTestConfig } from '../helpers/services.js';
 
 export const cfg = (window as unknown as { __ESIGN_TEST__: BrowserTestConfig }).__ESIGN_TEST__;
+
+/** An <esign-connect> on the test services (their client, emulator, proxy and callback page), with `attrs` on top. */
+export async function mountConnect(attrs: Record<string, string> = {}): Promise<EsignConnect> {
+  const el = document.createElement('esign-connect') as EsignConnect;
+  const all = { 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'indexeddb', ...attrs };
+  for (const [name, value] of Object.entries(all)) if (value !== '') el.setAttribute(name, value);
+  const mounted = await fixture<EsignConnect>(html`${el}`);
+  await mounted.updateComplete;
+  return mounted;
+}
 
 /** A real mouse click (a user gesture, so popups are allowed) on an element in `host`'s shadow root. */
 export async function clickIn(host: Element, selector: string): Promise<void> {

@@ -3,28 +3,17 @@
  * (RFC 10017 token-mediating backend); the page holds short-lived access tokens in memory only.
  * Against the real emulator and proxy, the page on http://localhost and the proxy on the same site.
  */
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, oneEvent, waitUntil } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, shadowText } from './helpers.js';
 
 type Attrs = Partial<Record<'storage' | 'space-id' | 'login-hint' | 'token-endpoint' | 'refresh-tokens', string>>;
 
-async function mount(attrs: Attrs = {}): Promise<EsignConnect> {
-  const el = await fixture<EsignConnect>(html`<esign-connect
-    client-id=${cfg.clientId}
-    base-url=${cfg.baseUrl}
-    token-endpoint=${attrs['token-endpoint'] ?? cfg.tokenEndpoint}
-    redirect-uri=${cfg.callbackUrl}
-    storage=${attrs.storage ?? 'indexeddb'}
-    space-id=${attrs['space-id'] ?? ''}
-    login-hint=${attrs['login-hint'] ?? ''}
-    refresh-tokens=${attrs['refresh-tokens'] ?? 'proxy'}
-  ></esign-connect>`);
-  await el.updateComplete;
-  return el;
+function mount(attrs: Attrs = {}): Promise<EsignConnect> {
+  return mountConnect(attrs);
 }
 
 /** Whether the service accepts `token` for a business call. */

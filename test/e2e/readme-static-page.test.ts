@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { connectThroughPopup } from '../helpers/person.js';
+import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const children: ChildProcess[] = [];
@@ -23,16 +23,6 @@ let folder: string;
 let browser: Browser;
 let pageUrl: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The code blocks of the README section that starts with `heading`, in order, by language. */
 function readmeBlocks(heading: string): Array<{ lang: string; text: string }> {

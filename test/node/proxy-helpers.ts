@@ -15,12 +15,13 @@ export interface Answer {
   setCookies: string[];
 }
 
-export async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}): Promise<Answer> {
+export async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
   const cookie = jar && jar.size > 0 ? [...jar].map(([n, v]) => `${n}=${v}`).join('; ') : undefined;
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, ...(cookie ? { Cookie: cookie } : {}), ...headers },
     body: new URLSearchParams(fields).toString(),
+    signal,
   });
   const text = await response.text();
   const setCookies = response.headers.getSetCookie();

@@ -15,10 +15,10 @@ import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } f
 import { nodeCryptoSealer } from '../../src/proxy/node-crypto.js';
 import { base64url, decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../../src/proxy/seal.js';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { ORIGIN, post as postForm, type Answer, type Jar } from './proxy-helpers.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
-const ORIGIN = 'http://localhost:6006';
 const KEY = generateCookieKey();
 const REDIRECT = DEMO_LOGIN.redirectUri;
 let emulator: Emulator;
@@ -59,43 +59,11 @@ beforeEach(async () => {
   await fetch(`${emulator.baseUrl}/__emulator/reset`, { method: 'POST' });
 });
 
-/** A browser's cookie jar for one site (name -> value). */
-type Jar = Map<string, string>;
-
-interface Answer {
-  status: number;
-  json: Record<string, unknown>;
-  text: string;
-  headers: Headers;
-  setCookies: string[];
-}
-
+/** A form post through the shared helper, plus what every answer of the proxy carries: no caching. */
 async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
-  const cookie = jar && jar.size > 0 ? [...jar].map(([n, v]) => `${n}=${v}`).join('; ') : undefined;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, ...(cookie ? { Cookie: cookie } : {}), ...headers },
-    body: new URLSearchParams(fields).toString(),
-    signal,
-  });
-  const text = await response.text();
-  const setCookies = response.headers.getSetCookie();
-  if (jar) applyCookies(jar, setCookies);
-  assert.ok(!text.includes(DEMO_LOGIN.clientSecret), 'the secret in a body');
-  if (new URLSearchParams(fields).has('session')) assert.ok(!/"refresh_token"\s*:/.test(text), 'a refresh token in a mediated answer');
-  assert.equal(response.headers.get('cache-control'), 'no-store');
-  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text, headers: response.headers, setCookies };
-}
-
-function applyCookies(jar: Jar, setCookies: string[]): void {
-  for (const line of setCookies) {
-    const [pair = '', ...attributes] = line.split(';').map((p) => p.trim());
-    const eq = pair.indexOf('=');
-    const name = pair.slice(0, eq);
-    const value = pair.slice(eq + 1);
-    if (attributes.some((a) => /^max-age=0$/i.test(a)) || value === '') jar.delete(name);
-    else jar.set(name, value);
-  }
+  const answer = await postForm(url, fields, jar, headers, signal);
+  assert.equal(answer.headers.get('cache-control'), 'no-store');
+  return answer;
 }
 
 async function requests(): Promise<Record<string, number>> {

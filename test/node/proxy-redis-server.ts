@@ -1,6 +1,7 @@
 /** A real redis-server (Debian's, /usr/bin/redis-server) for the proxy's Redis tests: loopback, a free port, no persistence. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 
 export interface RedisServer {
   port: number;
@@ -13,16 +14,6 @@ export interface RedisServer {
   start(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {

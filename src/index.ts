@@ -1,4 +1,10 @@
-/** esign-elements: registers every tag and exports the classes and the core. */
+/**
+ * esign-elements: registers every tag and exports the element classes, their events and the error type.
+ *
+ * The programmatic API (EsignClient, SessionManager, PKCE helpers) is in `esign-elements/core`: re-exported here it
+ * would be reachable from this entry, and bundlers (esbuild among them) then load it with the first render even
+ * where the elements only need it after a user acts.
+ */
 import './esign-connect.js';
 import './esign-uploader.js';
 import './esign-signing-frame.js';
@@ -7,6 +13,5 @@ import './esign-contract-list.js';
 export * from './elements/index.js';
 export { EsignError, type EsignErrorCode, type SerializedEsignError } from './core/errors.js';
 export type * from './core/service-types.js';
-export { createClient, EsignClient, type ClientOptions, type ServiceResult, type TokenSource } from './core/client.js';
-export { SessionManager, type SessionInfo, type SessionConfig, type ConnectMode } from './core/session/session-manager.js';
-export { createCodeVerifier, createCodeChallenge, createState } from './core/pkce.js';
+export type { ClientOptions, ServiceResult, TokenSource } from './core/client.js';
+export type { SessionInfo, SessionConfig, ConnectMode } from './core/session/session-manager.js';

@@ -17,4 +17,5 @@ export {
   type SessionConfig,
   type SessionInfo,
 } from './session/session-manager.js';
-export type { StorageKind } from './session/store.js';
+export { callbackMessage, type CallbackMessage } from './session/login.js';
+export type { StorageKind } from './kv.js';

@@ -1,9 +1,8 @@
-import { provide } from '@lit/context';
-import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { property, state } from 'lit/decorators.js';
+import { ContextProvider } from '@lit/context';
+import { css, html, LitElement, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../core/errors.js';
+import type { PendingLogin } from '../core/session/login-flow.js';
 import {
-  callbackMessage,
   SessionManager,
   type ConnectMode,
   type SessionChange,
@@ -11,40 +10,26 @@ import {
   type RefreshTokenHolder,
   type SessionInfo,
 } from '../core/session/session-manager.js';
-import type { StorageKind } from '../core/session/store.js';
+import type { StorageKind } from '../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
 import { LocalizeController } from './localize.js';
 import { sessionContext, type SessionProvider } from './session-context.js';
-import { icon } from './icons.js';
-import { buttonStyles, visuallyHiddenStyles } from './shared-styles.js';
+import { icon, alertIcon, checkIcon, linkIcon } from './icons.js';
+import { buttonStyles } from './shared-styles.js';
+import { visuallyHiddenStyles } from './visually-hidden.js';
+import { openPopup } from './popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
 const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
-/** After the popup closes, how long to wait for its relayed answer before calling it abandoned. */
-const POPUP_CLOSE_GRACE_MS = 1500;
-const CALLBACK_KEYS = ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'session_state'];
 
-/** The callback parameters this document was loaded with, read once and removed from the address bar. */
-let pageCallback: URLSearchParams | null | undefined;
-
-function takePageCallback(): URLSearchParams | null {
-  if (pageCallback !== undefined) return pageCallback;
-  const url = new URL(location.href);
-  const params = url.searchParams;
-  if (!params.has('state') || !(params.has('code') || params.has('error'))) return (pageCallback = null);
-  pageCallback = new URLSearchParams();
-  for (const key of CALLBACK_KEYS) {
-    const value = params.get(key);
-    if (value !== null) pageCallback.set(key, value);
-    url.searchParams.delete(key);
-  }
-  // the code must not stay in history, bookmarks or Referer headers
-  history.replaceState(history.state, '', url.href);
-  return pageCallback;
-}
+/** Whether this document was loaded as an authorization callback: `state` with `code` or `error` (the login flow reads it). */
+const isCallbackPage = (): boolean => {
+  const query = new URLSearchParams(location.search);
+  return query.has('state') && (query.has('code') || query.has('error'));
+};
 
 /**
  * Connects the user's e-signature account: OAuth 2.0 authorization code with PKCE (S256) as a
@@ -84,6 +69,28 @@ function takePageCallback(): URLSearchParams | null {
  * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
 export class EsignConnect extends LitElement implements SessionProvider {
+  static override properties: PropertyDeclarations = {
+    clientId: { attribute: 'client-id', reflect: true },
+    baseUrl: { attribute: 'base-url', reflect: true },
+    tokenEndpoint: { attribute: 'token-endpoint', reflect: true },
+    revocationEndpoint: { attribute: 'revocation-endpoint' },
+    authorizationEndpoint: { attribute: 'authorization-endpoint' },
+    issuer: {},
+    refreshTokens: { attribute: 'refresh-tokens' },
+    redirectUri: { attribute: 'redirect-uri' },
+    scope: {},
+    spaceId: { attribute: 'space-id' },
+    loginHint: { attribute: 'login-hint' },
+    mode: {},
+    storage: {},
+    operatorUserId: { attribute: 'operator-user-id' },
+    status: { reflect: true },
+    _error: { state: true, attribute: false },
+    _popupBlocked: { state: true, attribute: false },
+    _notice: { state: true, attribute: false },
+    _offline: { state: true, attribute: false },
+  };
+
   static override styles = [
     buttonStyles,
     visuallyHiddenStyles,
@@ -148,22 +155,22 @@ export class EsignConnect extends LitElement implements SessionProvider {
   ];
 
   /** The OAuth client_id of your app, from the service console. */
-  @property({ attribute: 'client-id', reflect: true }) clientId = '';
+  clientId = '';
 
   /** The service base URL (e.g. the production domain, or the emulator's `http://127.0.0.1:4010`). `/openapi/v1/...` is appended. */
-  @property({ attribute: 'base-url', reflect: true }) baseUrl = '';
+  baseUrl = '';
 
   /** URL of your token proxy's token route (it holds the client_secret). Relative URLs resolve against the page. */
-  @property({ attribute: 'token-endpoint', reflect: true }) tokenEndpoint = '';
+  tokenEndpoint = '';
 
   /** URL of your token proxy's revocation route. Default: `revoke` beside `token-endpoint`. */
-  @property({ attribute: 'revocation-endpoint' }) revocationEndpoint = '';
+  revocationEndpoint = '';
 
   /** The service's authorization page, for a service whose endpoints differ from the spec's. Default: `${base-url}/openapi/v1/oauth/auth`. */
-  @property({ attribute: 'authorization-endpoint' }) authorizationEndpoint = '';
+  authorizationEndpoint = '';
 
   /** The authorization server's issuer identifier, for a server whose issuer is not `base-url` (an `iss` in its answer must equal it exactly, RFC 9207). Default: `base-url`. */
-  @property() issuer = '';
+  issuer = '';
 
   /**
    * Who holds the refresh token. `proxy` (default): your token proxy keeps it in an encrypted HttpOnly
@@ -172,46 +179,48 @@ export class EsignConnect extends LitElement implements SessionProvider {
    * site; the page keeps both tokens (in `storage`), readable by any script on the page. The proxy
    * must allow it (`browserHeldRefreshTokens`).
    */
-  @property({ attribute: 'refresh-tokens' }) refreshTokens: RefreshTokenHolder = 'proxy';
+  refreshTokens: RefreshTokenHolder = 'proxy';
 
   /** Where the service sends the user back; must be registered exactly. Default: this page without query or fragment. */
-  @property({ attribute: 'redirect-uri' }) redirectUri = '';
+  redirectUri = '';
 
   /** Space-separated scopes to request. */
-  @property() scope = DEFAULT_SCOPE;
+  scope = DEFAULT_SCOPE;
 
   /** Designated Space Mode: the Space to connect (no Space choice on the consent page). Use with `login-hint`. */
-  @property({ attribute: 'space-id' }) spaceId = '';
+  spaceId = '';
 
   /** Designated Space Mode: the email of the user expected to log in. */
-  @property({ attribute: 'login-hint' }) loginHint = '';
+  loginHint = '';
 
   /** `popup` (default: the consent page opens in a popup) or `redirect` (this tab goes to the consent page and comes back). */
-  @property() mode: ConnectMode = 'popup';
+  mode: ConnectMode = 'popup';
 
   /** `indexeddb` (default: the session survives reloads and is shared by tabs) or `memory` (nothing kept on disk). */
-  @property() storage: StorageKind = 'indexeddb';
+  storage: StorageKind = 'indexeddb';
 
   /** A member user id to send as X-Operator-User-Id on business calls (needed for envelope operations). */
-  @property({ attribute: 'operator-user-id' }) operatorUserId: string | undefined = undefined;
+  operatorUserId: string | undefined = undefined;
 
   /** Where the element is in the flow: `idle`, `connecting`, `connected` or `error`. Reflected for styling; set by the element (read-only for you). */
-  @property({ reflect: true }) status: ConnectStatus = 'idle';
+  status: ConnectStatus = 'idle';
 
   /** The last error, while in the `error` status. */
   get error(): EsignError | undefined {
     return this._error;
   }
 
-  @state() private _error: EsignError | undefined;
-  @state() private _popupBlocked = false;
-  /** A term key of connectMessages shown beside the button, or ''. */
-  @state() private _notice: '' | 'signedInClose' | 'sessionExpired' = '';
+  /** @internal The last error (reactive state). */
+  private _error: EsignError | undefined;
+  /** @internal The browser blocked the login popup (reactive state). */
+  private _popupBlocked = false;
+  /** @internal A term key of connectMessages shown beside the button, or '' (reactive state). */
+  private _notice: '' | 'signedInClose' | 'sessionExpired' = '';
 
   readonly #t = new LocalizeController(this, connectMessages);
 
-  /** True while the browser says it has no network. */
-  @state() private _offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+  /** @internal True while the browser says it has no network (reactive state). */
+  private _offline = typeof navigator !== 'undefined' && navigator.onLine === false;
 
   readonly #onNetwork = (): void => {
     this._offline = navigator.onLine === false;
@@ -222,11 +231,16 @@ export class EsignConnect extends LitElement implements SessionProvider {
     }
   };
 
-  @provide({ context: sessionContext }) protected provider: SessionProvider = this;
+  constructor() {
+    super();
+    // offers this element as the session of the elements inside it (context)
+    new ContextProvider(this, { context: sessionContext, initialValue: this as SessionProvider });
+  }
 
   #manager: SessionManager | undefined;
   #managerKey = '';
-  #pending: { state: string; popup: Window | null; reject: (error: EsignError) => void; cleanup: () => void } | undefined;
+  /** The sign-in on its way (login flow), while `connecting` from a click. */
+  #pending: PendingLogin | undefined;
 
   /** The current session (scope, Space id, expiry), never a token; undefined when not connected. */
   get session(): SessionInfo | undefined {
@@ -245,7 +259,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
     super.disconnectedCallback();
     window.removeEventListener('online', this.#onNetwork);
     window.removeEventListener('offline', this.#onNetwork);
-    this.#pending?.cleanup();
+    this.#pending?.cancel(new EsignError('aborted', 'The element was removed.'));
+    this.#pending = undefined;
     this.#manager?.removeEventListener('change', this.#onChange);
     this.#manager?.close();
     this.#manager = undefined;
@@ -279,9 +294,10 @@ export class EsignConnect extends LitElement implements SessionProvider {
     const mode = options.mode ?? this.mode;
     // a configuration the element already refused opens no window: the same error, visible as it is
     if (this._error?.code === 'invalid_config') return Promise.reject(this.#fail(this._error));
-    // the popup must open synchronously in the click, before any await, or browsers block it
-    const popup = mode === 'popup' ? window.open('about:blank', `esign-connect-${Math.random().toString(36).slice(2)}`, POPUP_FEATURES) : null;
-    this.#pending?.cleanup();
+    // the popup must open synchronously in the click, before any await (even the login flow's module), or browsers block it
+    const popup = mode === 'popup' ? openPopup('esign-connect', POPUP_FEATURES) : null;
+    this.#pending?.cancel(new EsignError('aborted', 'A new sign-in was started.'));
+    this.#pending = undefined;
     this._popupBlocked = false;
     this._notice = '';
     if (mode === 'popup' && !popup) {
@@ -313,8 +329,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   /** Cancels a sign-in in progress (closes the popup). */
   cancel(): void {
-    if (!this.#pending) return;
-    this.#pending.reject(new EsignError('aborted', 'The sign-in was cancelled.'));
+    this.#pending?.cancel(new EsignError('aborted', 'The sign-in was cancelled.'));
   }
 
   // ---- setup ----
@@ -355,8 +370,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     manager.addEventListener('change', this.#onChange);
     await manager.load();
     if (manager !== this.#manager) return manager;
-    const callback = takePageCallback();
-    if (callback && (await this.#handleCallback(manager, callback))) return manager;
+    if (isCallbackPage() && (await this.#handleCallback(manager))) return manager;
     const session = manager.session;
     if (session) {
       this.status = 'connected';
@@ -400,102 +414,43 @@ export class EsignConnect extends LitElement implements SessionProvider {
     return config;
   }
 
-  /** Completes or relays a callback this page was loaded with. Returns true when it was ours. */
-  async #handleCallback(manager: SessionManager, params: URLSearchParams): Promise<boolean> {
-    const state = params.get('state') ?? '';
-    const attempt = await manager.findAttempt(state);
-    const opener = safeOpener();
-    if (opener && (!attempt || attempt.mode === 'popup')) {
-      // this is the popup: hand the answer to the tab that opened it, which holds the attempt
-      opener.postMessage(callbackMessage(manager.key, params), location.origin);
-      this._notice = 'signedInClose';
-      this.status = 'connecting';
-      setTimeout(() => window.close(), 50);
-      return true;
-    }
-    if (!attempt && pageCallbackClaimed) return false;
-    pageCallbackClaimed = true;
+  /** Completes or relays the callback this page was loaded with (login flow). Returns true when it was ours. */
+  async #handleCallback(manager: SessionManager): Promise<boolean> {
     this.status = 'connecting';
     try {
-      const session = await manager.completeLogin(params);
-      this.status = 'connected';
-      void session;
+      const { handlePageCallback } = await import('../core/session/login-flow.js');
+      const outcome = await handlePageCallback(manager);
+      if (outcome === 'relayed') this._notice = 'signedInClose';
+      else if (outcome === 'not-ours') this.status = manager.session ? 'connected' : 'idle';
+      return outcome !== 'not-ours';
     } catch (error) {
       this.#fail(EsignError.from(error, 'oauth_error'));
+      return true;
     }
-    return true;
   }
 
+  /** Runs a sign-in through the login flow (loaded now, after the popup opened); the manager's change event says the rest. */
   async #login(mode: ConnectMode, popup: Window | null): Promise<SessionInfo> {
     const manager = await this.#ready();
     if (!manager) {
       popup?.close();
       throw this._error ?? new EsignError('invalid_config', 'esign-connect is not configured.');
     }
-    const { url, state } = await manager.beginLogin(mode);
-    if (mode === 'redirect') {
-      location.assign(url);
-      // the page is leaving; this promise settles on the way back, in a new document
-      return new Promise<SessionInfo>(() => undefined);
+    let pending: PendingLogin;
+    try {
+      const { startLogin } = await import('../core/session/login-flow.js');
+      pending = await startLogin(manager, mode, popup);
+    } catch (error) {
+      popup?.close();
+      throw error;
     }
-    if (!popup || popup.closed) {
-      await manager.abandonLogin(state);
-      throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
+    this.#pending = pending;
+    this.requestUpdate();
+    try {
+      return await pending.done;
+    } finally {
+      if (this.#pending === pending) this.#pending = undefined;
     }
-    popup.location.href = url;
-    return new Promise<SessionInfo>((resolve, reject) => {
-      let closedAt = 0;
-      const onMessage = (event: MessageEvent): void => {
-        if (event.source !== popup) return;
-        if (event.origin !== location.origin) {
-          // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
-          const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
-          if (refusal) {
-            cleanup();
-            if (!popup.closed) popup.close();
-            void manager.abandonLogin(state);
-            reject(refusal);
-          }
-          return;
-        }
-        manager.acceptCallback(event.data, state).then(
-          (session) => {
-            if (!session) return;
-            cleanup();
-            resolve(session);
-          },
-          (error: unknown) => {
-            cleanup();
-            reject(error);
-          },
-        );
-      };
-      const timer = setInterval(() => {
-        if (!popup.closed) return;
-        closedAt ||= Date.now();
-        if (Date.now() - closedAt < POPUP_CLOSE_GRACE_MS) return;
-        cleanup();
-        void manager.abandonLogin(state);
-        reject(new EsignError('popup_closed', 'The sign-in window was closed before finishing.'));
-      }, 250);
-      const cleanup = (): void => {
-        clearInterval(timer);
-        window.removeEventListener('message', onMessage);
-        if (this.#pending?.state === state) this.#pending = undefined;
-      };
-      window.addEventListener('message', onMessage);
-      this.#pending = {
-        state,
-        popup,
-        cleanup,
-        reject: (error) => {
-          cleanup();
-          if (!popup.closed) popup.close();
-          void manager.abandonLogin(state);
-          reject(error);
-        },
-      };
-    });
   }
 
   readonly #onChange = (event: Event): void => {
@@ -547,7 +502,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     if (!error) return this.#t.term('somethingWrong');
     // a refused redirect address: the user's words here, the address and the registered ones under it (#errorDetail)
     if (error.serviceCode === 'invalid_redirect_uri') return this.#t.term('invalid_redirect_uri');
-    const code = error.code as keyof typeof connectMessages.en;
+    const code = error.code as keyof typeof connectMessages.en & string;
     return code in connectMessages.en ? this.#t.term(code) : error.message;
   }
 
@@ -566,7 +521,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
   }
 
   #renderState() {
-    const t = (key: keyof typeof connectMessages.en, params?: Record<string, string>) => this.#t.term(key, params);
+    const t = (key: keyof typeof connectMessages.en & string, params?: Record<string, string>) => this.#t.term(key, params);
     switch (this.status) {
       case 'connecting':
         return html`
@@ -576,13 +531,13 @@ export class EsignConnect extends LitElement implements SessionProvider {
         `;
       case 'connected':
         return html`
-          <span part="status"><slot name="connected">${icon('check')}${this.#renderWho()}</slot></span>
+          <span part="status"><slot name="connected">${icon(checkIcon)}${this.#renderWho()}</slot></span>
           <button part="button" class="secondary small" @click=${() => void this.disconnect()}>${t('disconnect')}</button>
         `;
       case 'error': {
         const detail = this.#errorDetail();
         return html`
-          <p part="error" role="alert">${icon('alert')}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
+          <p part="error" role="alert">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
           <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
           ${this._popupBlocked
             ? html`<button part="button fallback" class="secondary" @click=${() => void this.connect({ mode: 'redirect' }).catch(() => undefined)}>
@@ -593,7 +548,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       }
       default:
         return html`
-          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${icon('link')}${t('connect')}</button>
+          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${icon(linkIcon)}${t('connect')}</button>
           ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
         `;
     }
@@ -617,38 +572,6 @@ export class EsignConnect extends LitElement implements SessionProvider {
     const error = this._error;
     return error?.serviceCode === 'invalid_redirect_uri' ? error.message : '';
   }
-}
-
-let pageCallbackClaimed = false;
-
-function safeOpener(): Window | null {
-  try {
-    const opener = window.opener as Window | null;
-    // only a same-origin opener is ours to answer (cross-origin access throws)
-    if (opener && !opener.closed && opener.location.origin === location.origin) return opener;
-  } catch {
-    // cross-origin opener
-  }
-  return null;
-}
-
-/**
- * The sign-in page's report that it cannot send the user back, as an EsignError naming the address used (and the
- * registered ones when the page lists them). The emulator sends `{source: 'esign', type: 'oauth-error', ...}`
- * (docs/emulator.md); anything else is ignored.
- */
-function refusedRedirect(data: unknown): EsignError | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const message = data as { source?: unknown; type?: unknown; error?: unknown; redirectUri?: unknown; registered?: unknown };
-  if (message.source !== 'esign' || message.type !== 'oauth-error' || typeof message.error !== 'string') return undefined;
-  const used = typeof message.redirectUri === 'string' ? message.redirectUri.slice(0, 500) : '';
-  const registered = Array.isArray(message.registered) ? message.registered.filter((r): r is string => typeof r === 'string').slice(0, 20) : [];
-  const text =
-    message.error === 'invalid_redirect_uri'
-      ? `The service refused the redirect address ${used || '(none)'}: it is not registered for this app.` +
-        (registered.length ? ` Registered: ${registered.join(', ')}. Set redirect-uri to one of them, or register this page's address.` : ' Register this page\'s address, or set redirect-uri to a registered one.')
-      : `The sign-in page reported ${message.error.slice(0, 100)}.`;
-  return new EsignError('oauth_error', text, { serviceCode: message.error.slice(0, 100) });
 }
 
 function writeWaitingPage(popup: Window): void {

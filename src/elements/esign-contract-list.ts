@@ -1,17 +1,9 @@
-import { LitElement } from 'lit';
-import { property } from 'lit/decorators.js';
-import type { EsignError } from '../core/errors.js';
-import {
-  autoConverter,
-  EmbeddedViewController,
-  embeddedViewStyles,
-  renderEmbeddedView,
-  type ViewDisplay,
-  type ViewStatus,
-} from './embedded-view-controller.js';
-import { embeddedViewMessages } from './embedded-view.messages.js';
+import { svg, type PropertyDeclarations } from 'lit';
+import { EmbeddedViewElement } from './embedded-view/element.js';
+import { autoConverter, type ViewDisplay } from './embedded-view/rules.js';
 import { contractListMessages } from './esign-contract-list.messages.js';
-import { LocalizeController } from './localize.js';
+
+const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" r="1"/><circle cx="4.5" cy="12" r="1"/><circle cx="4.5" cy="18" r="1"/>`;
 
 /**
  * Shows the user's contracts in the connected Space: the service's contract list page (`embedded/views`,
@@ -58,47 +50,25 @@ import { LocalizeController } from './localize.js';
  * @cssprop [--esign-radius=8px] - Corner radius of the buttons, cards and the frame.
  * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
-export class EsignContractList extends LitElement {
-  static override styles = embeddedViewStyles;
-
-  /** The id of the `<esign-connect>` whose session to use; without it, the nearest `<esign-connect>` ancestor. */
-  @property() connect = '';
+export class EsignContractList extends EmbeddedViewElement {
+  static override properties: PropertyDeclarations = {
+    auto: { converter: autoConverter(true) },
+  };
 
   /** Open the list as soon as there is a session (default on; `auto="false"` waits for `refresh()` or a click). */
-  @property({ converter: autoConverter(true) }) auto = true;
+  override auto = true;
 
-  /** `inline` (default: an iframe in the element) or `popup` (a window opened from the user's click). */
-  @property() display: ViewDisplay = 'inline';
-
-  /** Origins the service's Url may have, space- or comma-separated. Default: the session's base URL origin. */
-  @property({ attribute: 'allowed-origins' }) allowedOrigins = '';
-
-  /** Milliseconds to wait for the page's `ready` before reporting `frame_blocked`; 0 trusts the frame's load event instead. */
-  @property({ attribute: 'load-timeout', type: Number }) loadTimeout = 15_000;
-
-  readonly #view = new EmbeddedViewController(this, { operateType: 'signature_status' });
-  readonly #shared = new LocalizeController(this, embeddedViewMessages);
-  readonly #own = new LocalizeController(this, contractListMessages);
+  protected readonly operateType = 'signature_status';
+  protected readonly icon = listIcon;
   #eventRoot: Document | ShadowRoot | undefined;
 
-  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired` or `error`. */
-  get status(): ViewStatus {
-    return this.#view.status;
-  }
-
-  /** The last error, while `status` is `error`. */
-  get error(): EsignError | undefined {
-    return this.#view.error;
+  constructor() {
+    super(contractListMessages);
   }
 
   /** Loads the list again with a new Url (a Url works once). Call it from a click with `display="popup"`. Rejects with the EsignError also sent as `esign-error`. */
   refresh(options: { display?: ViewDisplay } = {}): Promise<void> {
-    return this.#view.open(options);
-  }
-
-  /** Same as `refresh()`. */
-  open(options: { display?: ViewDisplay } = {}): Promise<void> {
-    return this.#view.open(options);
+    return this.open(options);
   }
 
   override connectedCallback(): void {
@@ -113,27 +83,11 @@ export class EsignContractList extends LitElement {
     this.#eventRoot = undefined;
   }
 
-  /** Closes the page. */
-  close(): void {
-    this.#view.close();
-  }
-
   readonly #onEnvelopeSent = (): void => {
-    if (this.display === 'popup' || !this.#view.hasSession) return;
+    if (this.display === 'popup' || !this.hasSession) return;
     // shown, or about to be (auto): a new Url shows the new envelope; a list nobody opened stays closed
     if (this.status !== 'idle' || this.auto) void this.refresh().catch(() => undefined);
   };
-
-  protected override render() {
-    return renderEmbeddedView(this.#view, this, {
-      title: this.#own.term('title'),
-      heading: this.#own.term('heading'),
-      icon: 'list',
-      open: this.#own.term('open'),
-      empty: this.#own.term('empty'),
-      term: (key, params) => this.#shared.term(key, params),
-    });
-  }
 }
 
 declare global {

@@ -1,21 +1,11 @@
-import { LitElement, type PropertyValues } from 'lit';
-import { property } from 'lit/decorators.js';
-import type { EsignError } from '../core/errors.js';
-import {
-  autoConverter,
-  EmbeddedViewController,
-  embeddedViewStyles,
-  fileIdsConverter,
-  listChanged,
-  renderEmbeddedView,
-  type ViewDisplay,
-  type ViewStatus,
-} from './embedded-view-controller.js';
-import { embeddedViewMessages } from './embedded-view.messages.js';
+import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { EmbeddedViewElement } from './embedded-view/element.js';
+import { fileIdsConverter, listChanged } from './embedded-view/rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
-import { LocalizeController } from './localize.js';
 
-export type { ViewDisplay, ViewStatus } from './embedded-view-controller.js';
+const penIcon = svg`<path d="M4 20h4L19 9l-4-4L4 16z"/><path d="m13.5 6.5 4 4"/>`;
+
+export type { ViewDisplay, ViewStatus } from './embedded-view/rules.js';
 
 /**
  * Shows the service's envelope edit page (`embedded/views`, `request_signatures`) for the given FileIds
@@ -69,59 +59,35 @@ export type { ViewDisplay, ViewStatus } from './embedded-view-controller.js';
  * @cssprop [--esign-radius=8px] - Corner radius of the buttons, cards and the frame.
  * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
-export class EsignSigningFrame extends LitElement {
-  static override styles = embeddedViewStyles;
-
-  /** The id of the `<esign-connect>` whose session to use; without it, the nearest `<esign-connect>` ancestor. */
-  @property() connect = '';
+export class EsignSigningFrame extends EmbeddedViewElement {
+  static override properties: PropertyDeclarations = {
+    fileIds: { attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged },
+    uploader: {},
+  };
 
   /** The FileIds to start the envelope with (attribute: space- or comma-separated). */
-  @property({ attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged }) fileIds: string[] = [];
+  fileIds: string[] = [];
 
   /** The id of an uploader whose `esign-upload-complete` supplies the FileIds. */
-  @property() uploader = '';
+  uploader = '';
 
-  /** Open the page as soon as there is a session and FileIds (inline display only: a popup needs a click). */
-  @property({ converter: autoConverter(false) }) auto = false;
-
-  /** `inline` (default: an iframe in the element) or `popup` (a window opened from the user's click). */
-  @property() display: ViewDisplay = 'inline';
-
-  /** Origins the service's Url may have, space- or comma-separated. Default: the session's base URL origin. */
-  @property({ attribute: 'allowed-origins' }) allowedOrigins = '';
-
-  /** Milliseconds to wait for the page's `ready` before reporting `frame_blocked`; 0 trusts the frame's load event instead. */
-  @property({ attribute: 'load-timeout', type: Number }) loadTimeout = 15_000;
-
-  readonly #view = new EmbeddedViewController(this, { operateType: 'request_signatures', fileIds: () => this.fileIds });
-  readonly #shared = new LocalizeController(this, embeddedViewMessages);
-  readonly #own = new LocalizeController(this, signingFrameMessages);
+  protected readonly operateType = 'request_signatures';
+  protected readonly icon = penIcon;
+  protected override startAnotherAction = (): void => this.startAnother();
   #root: Document | ShadowRoot | undefined;
 
-  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` or `error`. */
-  get status(): ViewStatus {
-    return this.#view.status;
-  }
-
-  /** The last error, while `status` is `error`. */
-  get error(): EsignError | undefined {
-    return this.#view.error;
-  }
-
-  /** Asks for a new Url and shows it. Call it from a click with `display="popup"`. Rejects with the EsignError also sent as `esign-error`. */
-  open(options: { display?: ViewDisplay } = {}): Promise<void> {
-    return this.#view.open(options);
-  }
-
-  /** Closes the page. */
-  close(): void {
-    this.#view.close();
+  constructor() {
+    super(signingFrameMessages);
   }
 
   /** After a sent envelope: forgets its FileIds and waits for the next ones (the sent state's button does this). */
   startAnother(): void {
     this.fileIds = [];
-    this.#view.startAnother();
+    this.resetView();
+  }
+
+  protected override fileIdsToSend(): readonly string[] {
+    return this.fileIds;
   }
 
   override connectedCallback(): void {
@@ -137,18 +103,6 @@ export class EsignSigningFrame extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('uploader')) this.#listen();
-  }
-
-  protected override render() {
-    return renderEmbeddedView(this.#view, this, {
-      title: this.#own.term('title'),
-      heading: this.#own.term('heading'),
-      icon: 'pen',
-      startAnother: () => this.startAnother(),
-      open: this.#own.term('open'),
-      empty: this.#own.term('empty'),
-      term: (key, params) => this.#shared.term(key, params),
-    });
   }
 
   #listen(): void {

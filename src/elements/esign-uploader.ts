@@ -1,22 +1,23 @@
-import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { property, query, state } from 'lit/decorators.js';
+import { css, html, LitElement, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../core/errors.js';
 import type { UploadedFile } from '../core/service-types.js';
-import { openUploadRecords, uploadRecordKey } from '../core/upload/persist.js';
-import { UploadQueue, type UploadItem } from '../core/upload/queue.js';
-import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, validateFiles, type UploaderLimits } from '../core/upload/validate.js';
-import { emit, type EsignEnvelopeSentDetail, type UploadFileRef } from './events.js';
+import { KeptUploads, uploadRecordKey } from '../core/upload/persist.js';
+import type { UploadItem } from '../core/upload/queue.js';
+import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../core/upload/validate.js';
+import { emit, type EsignEnvelopeSentDetail } from './events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
-import { LocalizeController } from './localize.js';
-import { icon } from './icons.js';
-import { buttonStyles, progressStyles, visuallyHiddenStyles } from './shared-styles.js';
+import { CountingLocalizeController } from './localize-counts.js';
+import { alertIcon, icon } from './icons.js';
+import { buttonStyles } from './shared-styles.js';
+import { visuallyHiddenStyles } from './visually-hidden.js';
 import { SessionController } from './session-controller.js';
+import type { UploadList } from './uploader/list.js';
+
+
+const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
 
 export type { UploadItem, UploadStatus } from '../core/upload/queue.js';
 
-/** Live-region progress is announced at most this often; screen readers fall behind otherwise. */
-const LIVE_PROGRESS_INTERVAL_MS = 4000;
-const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
 
 const optionalNumber = {
   fromAttribute: (value: string | null): number | undefined => (value === null || value.trim() === '' ? undefined : Number(value)),
@@ -74,11 +75,25 @@ const optionalNumber = {
  * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
  */
 export class EsignUploader extends LitElement {
+  static override properties: PropertyDeclarations = {
+    connect: { reflect: true },
+    accept: {},
+    maxSize: { attribute: 'max-size', converter: optionalNumber },
+    maxFiles: { attribute: 'max-files', converter: optionalNumber },
+    multiple: { type: Boolean, reflect: true },
+    disabled: { type: Boolean, reflect: true },
+    required: { type: Boolean, reflect: true },
+    name: { reflect: true },
+    persistKey: { attribute: 'persist-key' },
+    _dragging: { state: true, attribute: false },
+    _live: { state: true, attribute: false },
+    _formDisabled: { state: true, attribute: false },
+  };
+
   static formAssociated = true;
 
   static override styles = [
     buttonStyles,
-    progressStyles,
     visuallyHiddenStyles,
     css`
       :host {
@@ -140,88 +155,12 @@ export class EsignUploader extends LitElement {
       [part~='label'] {
         font-weight: 600;
       }
-      [part~='hint'],
-      [part~='file-status'],
-      .meta {
+      [part~='hint'] {
         color: var(--_muted);
         font-size: 0.875em;
         font-weight: 400;
       }
-      [part~='list'] {
-        list-style: none;
-        margin: 0;
-        padding: 0;
-        display: grid;
-        gap: var(--_space);
-      }
-      [part~='file'] {
-        display: grid;
-        grid-template-columns: auto minmax(0, 1fr) auto;
-        align-items: center;
-        gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
-        padding: var(--_space) calc(var(--_space) * 1.5);
-        background: var(--_surface);
-        border: 1px solid var(--_border);
-        border-radius: var(--_radius);
-      }
-      .file-icon {
-        display: grid;
-        place-items: center;
-        width: 2rem;
-        height: 2rem;
-        border-radius: calc(var(--_radius) * 0.75);
-        background: var(--_tint);
-        color: var(--_muted);
-      }
-      .file-icon svg {
-        width: 1.125rem;
-        height: 1.125rem;
-      }
-      .body {
-        display: grid;
-        gap: calc(var(--_space) / 2);
-        min-width: 0;
-      }
-      [part~='file-name'] {
-        font-weight: 550;
-        overflow-wrap: anywhere;
-      }
-      [part~='file-done'] .file-icon,
-      [part~='file-sent'] .file-icon {
-        background: var(--_success-tint);
-        color: var(--_success);
-      }
-      [part~='file-done'] [part~='file-status'],
-      [part~='file-sent'] [part~='file-status'] {
-        color: var(--_success);
-      }
-      [part~='file-failed'] .file-icon,
-      [part~='file-rejected'] .file-icon {
-        background: var(--_danger-tint);
-        color: var(--_danger);
-      }
-      [part~='file-failed'] [part~='file-status'],
-      [part~='file-rejected'] [part~='file-status'] {
-        color: var(--_danger);
-      }
-      [part~='file-failed'],
-      [part~='file-rejected'] {
-        border-color: color-mix(in srgb, var(--_danger) 45%, var(--_surface));
-      }
-      .actions {
-        display: flex;
-        flex-wrap: wrap;
-        justify-content: flex-end;
-        gap: calc(var(--_space) / 2);
-      }
-      [part~='summary'] {
-        display: grid;
-        grid-template-columns: minmax(0, 1fr) auto;
-        align-items: center;
-        gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
-      }
-      [part~='error'],
-      [part~='offline'] {
+      [part~='error'] {
         display: flex;
         align-items: flex-start;
         gap: var(--_space);
@@ -233,19 +172,6 @@ export class EsignUploader extends LitElement {
         color: var(--_danger);
         background: var(--_danger-tint);
       }
-      [part~='offline'] {
-        background: var(--_tint);
-        font-weight: 550;
-      }
-      @media (max-width: 30rem) {
-        [part~='file'] {
-          grid-template-columns: auto minmax(0, 1fr);
-        }
-        [part~='file'] .actions {
-          grid-column: 2;
-          justify-content: flex-start;
-        }
-      }
     `,
   ];
 
@@ -253,95 +179,67 @@ export class EsignUploader extends LitElement {
    * The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element.
    * @default the nearest <esign-connect>
    */
-  @property({ reflect: true }) connect: string | undefined = undefined;
+  connect: string | undefined = undefined;
 
   /**
    * Accepted types, as for `<input type="file">`: `.ext`, `type/*` or `type/subtype`, comma-separated. Empty: any type. Default: PDF, office documents and images.
    * @default PDF, Word, Excel, PowerPoint and images (.pdf, .doc(x), .xls(x), .ppt(x), .png, .jpg, …)
    */
-  @property() accept: string = DEFAULT_ACCEPT;
+  accept: string = DEFAULT_ACCEPT;
 
   /**
    * Largest file in bytes. Default: the service limit, 20 MiB (assumption).
    * @default 20971520 (20 MiB, the service limit)
    */
-  @property({ attribute: 'max-size', converter: optionalNumber }) maxSize: number | undefined = undefined;
+  maxSize: number | undefined = undefined;
 
   /**
    * Most files this uploader holds at once (uploaded or on their way). Default: no limit; 1 without `multiple`.
    * @default no limit (1 without multiple)
    */
-  @property({ attribute: 'max-files', converter: optionalNumber }) maxFiles: number | undefined = undefined;
+  maxFiles: number | undefined = undefined;
 
   /** Takes several files. Without it the uploader holds one file. */
-  @property({ type: Boolean, reflect: true }) multiple = false;
+  multiple = false;
 
   /** Takes no new files (uploads on their way go on). */
-  @property({ type: Boolean, reflect: true }) disabled = false;
+  disabled = false;
 
   /** In a form: the form is invalid until a file is uploaded. */
-  @property({ type: Boolean, reflect: true }) required = false;
+  required = false;
 
   /** In a form: the FileIds are submitted under this name, one entry each. */
-  @property({ reflect: true }) name = '';
+  name = '';
 
   /** Keeps completed uploads under this key across reloads (with the service and Space). Default: the element's id, else one key per page origin. */
-  @property({ attribute: 'persist-key' }) persistKey = '';
+  persistKey = '';
 
-  @state() private _dragging = false;
-  @state() private _live = '';
-  @state() private _formDisabled = false;
+  /** @internal A file is dragged over the drop zone (reactive state). */
+  private _dragging = false;
+  /** @internal The live region's text (reactive state). */
+  private _live = '';
+  /** @internal A disabled fieldset or form holds the element (reactive state). */
+  private _formDisabled = false;
 
-  @query('[part~="drop-zone"]') private _dropZone!: HTMLButtonElement | null;
-  @query('input[type="file"]') private _input!: HTMLInputElement | null;
+  private get _dropZone(): HTMLButtonElement | null {
+    return this.renderRoot?.querySelector('[part~="drop-zone"]') ?? null;
+  }
+  private get _input(): HTMLInputElement | null {
+    return this.renderRoot?.querySelector('input[type="file"]') ?? null;
+  }
 
   readonly #session = new SessionController(this);
-  readonly #t = new LocalizeController<UploaderTerms>(this, uploaderMessages);
+  readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
   readonly #internals: ElementInternals | undefined;
-  readonly #records = openUploadRecords();
+  /** Completed FileIds kept across reloads, under this uploader's record. */
+  readonly #kept = new KeptUploads();
   #limits: UploaderLimits | undefined;
   #configError: EsignError | undefined;
   #reportedConfigError = '';
-  #recordKey = '';
-  #savedSignature = '';
-  #lastLiveProgress = 0;
-  /** FileIds an envelope was sent with: shown as sent, no longer offered, not kept for a reload. */
-  readonly #sent = new Set<string>();
+  /** The files' queue and list (uploader/list.ts), loaded with the first file or to restore kept FileIds. */
+  #list: UploadList | undefined;
+  #loading: Promise<UploadList> | undefined;
   #eventRoot: Document | ShadowRoot | undefined;
-  /** Files waiting for the connection at the last change: announcements go with changes of it. */
-  #waiting = 0;
-
-  readonly #queue = new UploadQueue({
-    session: () => {
-      const provider = this.#session.provider;
-      if (!provider?.session) throw noSession();
-      return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
-    },
-    onChange: () => {
-      this.requestUpdate();
-      this.#syncForm();
-      void this.#persist();
-      this.#announceConnectivity();
-    },
-    onProgress: (item, overall) => {
-      this.requestUpdate();
-      emit(this, 'esign-upload-progress', { file: ref(item), loaded: item.loaded, total: item.total, overall });
-      const now = Date.now();
-      if (now - this.#lastLiveProgress >= LIVE_PROGRESS_INTERVAL_MS && overall.total > 0) {
-        this.#lastLiveProgress = now;
-        this._live = this.#t.term('liveProgress', { percent: Math.floor((overall.loaded / overall.total) * 100) });
-      }
-    },
-    onError: (item, error) => {
-      this._live = this.#t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) });
-      emit(this, 'esign-error', { error, file: ref(item) });
-    },
-    onComplete: () => {
-      const files = this.uploadedFiles;
-      this._live = this.#t.plural('liveDone', files.length);
-      emit(this, 'esign-upload-complete', { files, fileIds: files.map((f) => f.FileId) });
-    },
-  });
 
   constructor() {
     super();
@@ -354,7 +252,7 @@ export class EsignUploader extends LitElement {
     window.addEventListener('online', this.#onConnectivity);
     window.addEventListener('offline', this.#onConnectivity);
     // the state may have changed while detached
-    this.#queue.setOnline(navigator.onLine !== false);
+    this.#list?.queue.setOnline(navigator.onLine !== false);
     // a signing frame anywhere in this tree reports a sent envelope: its files are done with
     this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
     this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
@@ -374,7 +272,7 @@ export class EsignUploader extends LitElement {
    * given files (as `upload()`, errors reported as events).
    */
   get files(): readonly UploadItem[] {
-    return this.#queue.items.map((item) => ({ ...item }));
+    return this.#list?.queue.items.map((item) => ({ ...item })) ?? [];
   }
 
   set files(value: Iterable<File> | ArrayLike<File> | null | undefined) {
@@ -389,7 +287,7 @@ export class EsignUploader extends LitElement {
 
   /** The files uploaded so far and not yet sent in an envelope, in the service's names. */
   get uploadedFiles(): UploadedFile[] {
-    return this.#queue.completed.filter((f) => !this.#sent.has(f.FileId));
+    return this.#list?.uploaded ?? [];
   }
 
   /** The form this element belongs to, if any. */
@@ -407,43 +305,30 @@ export class EsignUploader extends LitElement {
     this.#checkConfig();
     if (this.#configError) throw this.#fail(this.#configError);
     if (this.disabled || this._formDisabled) throw this.#fail(new EsignError('invalid_argument', 'The uploader is disabled.'));
-    // refused files are shown with their reason even before a session exists
-    const { accepted, rejected } = validateFiles(list, this.#limits!, this.#queue.held);
-    for (const { file, error } of rejected) {
-      const item = this.#queue.reject(file, error);
-      this._live = this.#t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) });
-      emit(this, 'esign-error', { error, file: ref(item) });
-    }
-    if (accepted.length === 0) return [];
-    if (!this.#session.provider?.session) throw this.#fail(noSession());
-    const { items, settled } = this.#queue.add(accepted);
-    emit(this, 'esign-upload-start', { files: items.map(ref) });
-    await settled;
-    const keys = new Set(items.map((i) => i.key));
-    return this.#queue.items.filter((i) => keys.has(i.key) && i.status === 'done' && i.FileId).map((i) => ({ FileId: i.FileId!, FileName: i.FileName }));
+    if (list.length === 0) return [];
+    return (await this.#loadList()).upload(list, (error) => this.#fail(error), noSession);
   }
 
   /** Cancels one file's upload by its `key`, or every upload on its way. */
   cancel(key?: string): void {
-    this.#queue.cancel(key);
+    this.#list?.queue.cancel(key);
   }
 
   /** Uploads a failed or cancelled file again (or all of them); resolves when they settle. */
   retry(key?: string): Promise<void> {
-    return this.#queue.retry(key);
+    return this.#list?.queue.retry(key) ?? Promise.resolve();
   }
 
   /** Takes one file off the list, cancelling it if it is on its way. The service keeps an uploaded file. */
   removeFile(key: string): void {
-    this.#queue.remove(key);
+    this.#list?.queue.remove(key);
   }
 
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
   reset(): void {
-    this.#queue.clear();
+    this.#list?.queue.clear();
     this._live = '';
-    this.#savedSignature = '';
-    if (this.#recordKey) void this.#records.clear(this.#recordKey).catch(() => undefined);
+    void this.#kept.clear();
   }
 
   /** Opens the file picker. Browsers allow it only from a user gesture (a click or key press). */
@@ -497,38 +382,44 @@ export class EsignUploader extends LitElement {
     }
   }
 
-  /** Lists the FileIds kept for this session and key, once per key. */
+  /** Reads the FileIds kept for this session and key, once per key, and shows them (loading the list if there are any). */
   async #restore(): Promise<void> {
     const provider = this.#session.provider;
     if (!provider?.session || !provider.baseUrl) return;
     const key = uploadRecordKey(provider.baseUrl, provider.session.spaceId, this.persistKey || this.id || 'default');
-    if (key === this.#recordKey) return;
-    this.#recordKey = key;
-    let files: UploadedFile[];
-    try {
-      files = await this.#records.load(key);
-    } catch {
-      return; // storage unavailable (private mode): nothing to restore
-    }
-    if (key !== this.#recordKey) return;
-    const before = this.uploadedFiles.length;
-    this.#queue.restore(files);
-    const all = this.uploadedFiles;
-    this.#savedSignature = signature(all);
-    if (all.length > before) emit(this, 'esign-upload-complete', { files: all, fileIds: all.map((f) => f.FileId) });
+    if (key === this.#kept.key) return;
+    const files = await this.#kept.open(key);
+    if (key !== this.#kept.key || files.length === 0) return;
+    const list = await this.#loadList().catch(() => undefined);
+    if (key === this.#kept.key) list?.restore(files);
   }
 
-  async #persist(): Promise<void> {
-    if (!this.#recordKey) return;
-    const files = this.uploadedFiles;
-    const sig = signature(files);
-    if (sig === this.#savedSignature) return;
-    this.#savedSignature = sig;
-    try {
-      await (files.length > 0 ? this.#records.save(this.#recordKey, files) : this.#records.clear(this.#recordKey));
-    } catch {
-      // storage full or unavailable: uploads still work, they just will not survive a reload
-    }
+  /** The files' queue and list: loaded once; a failed load is reported (esign-error) and tried again by the next file. */
+  #loadList(): Promise<UploadList> {
+    if (this.#list) return Promise.resolve(this.#list);
+    this.#loading ??= import('./uploader/list.js').then(
+      ({ UploadList }) => {
+        this.#list ??= new UploadList({
+          host: this,
+          session: () => {
+            const provider = this.#session.provider;
+            if (!provider?.session) throw noSession();
+            return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
+          },
+          limits: () => this.#limits,
+          announce: (text) => (this._live = text),
+          changed: () => this.#syncForm(),
+          kept: this.#kept,
+        });
+        this.#list.queue.setOnline(navigator.onLine !== false);
+        return this.#list;
+      },
+      (cause: unknown) => {
+        this.#loading = undefined;
+        throw this.#fail(new EsignError('network_error', 'Part of esign-elements could not be loaded (offline, or the files changed on the server). Try again.', { cause }));
+      },
+    );
+    return this.#loading;
   }
 
   #syncForm(): void {
@@ -543,7 +434,7 @@ export class EsignUploader extends LitElement {
       internals.setFormValue(null);
     }
     const anchor = this._dropZone ?? undefined;
-    if (this.#queue.busy) internals.setValidity({ customError: true }, this.#t.term('busyValidity'), anchor);
+    if (this.#list?.queue.busy) internals.setValidity({ customError: true }, this.#t.term('busyValidity'), anchor);
     else if (this.required && ids.length === 0) internals.setValidity({ valueMissing: true }, this.#t.term('requiredValidity'), anchor);
     else internals.setValidity({});
   }
@@ -562,7 +453,6 @@ export class EsignUploader extends LitElement {
   protected override render() {
     const connected = !!this.#session.provider?.session;
     const off = this.disabled || this._formDisabled;
-    const items = this.#queue.items;
     const label = this.#configError
       ? this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne')
       : off
@@ -587,7 +477,7 @@ export class EsignUploader extends LitElement {
           @dragleave=${this.#onDragLeave}
           @drop=${this.#onDrop}
         >
-          <span class="badge" aria-hidden="true">${icon('upload')}</span>
+          <span class="badge" aria-hidden="true">${icon(uploadIcon)}</span>
           <span part="label"><slot name="label">${label}</slot></span>
           <span part="hint" id="hint"><slot name="hint">${this.#hint()}</slot></span>
         </button>
@@ -600,17 +490,9 @@ export class EsignUploader extends LitElement {
           @change=${this.#onPicked}
         />
         ${this.#configError
-          ? html`<p part="error" role="alert">${icon('alert')}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
+          ? html`<p part="error" role="alert">${icon(alertIcon)}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
           : nothing}
-        ${!this.#queue.online && items.some((i) => i.status === 'offline')
-          ? html`<p part="offline">${icon('offline')}<span>${this.#t.term('offlineNote')}</span></p>`
-          : nothing}
-        ${this.#renderSummary(items)}
-        ${items.length > 0
-          ? html`<ul part="list" aria-label=${this.#t.term('filesLabel')}>
-              ${items.map((item) => this.#renderItem(item))}
-            </ul>`
-          : nothing}
+        ${this.#list ? this.#list.render() : nothing}
         <div class="visually-hidden" role="status" aria-live="polite">${this._live}</div>
       </div>
     `;
@@ -624,139 +506,16 @@ export class EsignUploader extends LitElement {
     return this.#t.term('hintCustom', { size, types: (types.length > 0 ? types : this.#limits.accept).join(', ') || '*' });
   }
 
-  #renderSummary(items: readonly UploadItem[]) {
-    const active = items.filter((i) => ACTIVE.has(i.status));
-    const failed = items.filter((i) => i.status === 'failed' || i.status === 'cancelled');
-    if (active.length === 0 && failed.length === 0) return nothing;
-    const overall = this.#queue.overall();
-    const done = items.filter((i) => i.status === 'done' && !i.restored).length;
-    return html`<div part="summary">
-      ${active.length > 0
-        ? html`<progress part="progress overall" aria-label=${this.#t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
-        : html`<span></span>`}
-      <span class="actions">
-        ${active.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => this.cancel()}>${this.#t.term('cancelAll')}</button>` : nothing}
-        ${failed.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => void this.retry()}>${this.#t.term('retryAll')}</button>` : nothing}
-      </span>
-      ${active.length > 0 ? html`<span class="meta">${this.#t.term('overallText', { done, count: done + active.length })}</span>` : nothing}
-    </div>`;
-  }
-
-  #renderItem(item: UploadItem) {
-    const name = item.FileName;
-    const active = ACTIVE.has(item.status);
-    const sent = item.status === 'done' && item.FileId !== undefined && this.#sent.has(item.FileId);
-    const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
-    const retryable = (item.status === 'failed' || item.status === 'cancelled') && !item.restored;
-    const bad = item.status === 'failed' || item.status === 'rejected';
-    const progress =
-      !active || item.status === 'offline'
-        ? nothing
-        : item.status === 'uploading' || item.status === 'queued'
-          ? html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
-          : html`<progress part="progress" aria-label=${this.#t.term('progressOf', { name })}></progress>`;
-    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key}>
-      <span part="file-icon" class="file-icon" aria-hidden="true">${icon(bad ? 'alert' : item.status === 'done' ? 'check' : 'file')}</span>
-      <span class="body">
-        <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${this.#t.bytes(item.size)})</span>` : nothing}</span>
-        ${progress}
-        <span part="file-status">${sent ? this.#t.term('sent') : this.#statusText(item, percent)}</span>
-      </span>
-      <span class="actions">
-        ${active
-          ? html`<button part="button" class="secondary small" type="button" aria-label=${this.#t.term('cancelFile', { name })} @click=${() => this.cancel(item.key)}>
-              ${this.#t.term('cancel')}
-            </button>`
-          : nothing}
-        ${retryable
-          ? html`<button part="button" class="secondary small" type="button" aria-label=${this.#t.term('retryFile', { name })} @click=${() => void this.retry(item.key)}>
-              ${this.#t.term('retry')}
-            </button>`
-          : nothing}
-        ${!active
-          ? html`<button part="button" class="quiet small" type="button" aria-label=${this.#t.term('removeFile', { name })} @click=${() => this.removeFile(item.key)}>
-              ${this.#t.term('remove')}
-            </button>`
-          : nothing}
-      </span>
-    </li>`;
-  }
-
-  #statusText(item: UploadItem, percent: number) {
-    switch (item.status) {
-      case 'uploading':
-        return this.#t.term('uploading', { percent });
-      case 'done':
-        return this.#t.term(item.restored ? 'restored' : 'done');
-      case 'rejected':
-        return this.#t.term('rejected', { reason: item.error ? this.#reason(item.error) : '' });
-      case 'failed':
-        return html`${this.#t.term('failed', { reason: item.error ? this.#reason(item.error) : this.#t.term('upload_failed') })}${item.error?.requestId
-          ? html` <span class="meta">${this.#t.term('requestId', { id: item.error.requestId })}</span>`
-          : nothing}`;
-      default:
-        return this.#t.term(item.status);
-    }
-  }
-
-  /** The user's words for why a file was refused or failed. */
-  #reason(error: EsignError): string {
-    switch (error.code) {
-      case 'file_too_large':
-        // the service's own limit may differ from ours: its message says which
-        return error.status === 413 ? error.message : this.#t.term('file_too_large', { size: this.#t.bytes(this.#limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES) });
-      case 'too_many_files':
-        return this.#t.plural('too_many_files', this.#limits?.maxFiles ?? 0);
-      case 'invalid_argument':
-        return error.status === undefined ? this.#t.term('empty') : this.#serviceReason(error);
-      case 'file_type_not_accepted':
-      case 'rate_limited':
-      case 'no_session':
-      case 'aborted':
-        return this.#t.term(error.code);
-      case 'network_error':
-        return this.#t.term('network_error');
-      default:
-        return this.#serviceReason(error);
-    }
-  }
-
-  /** A failure the service explained: its message when it sent one, else what its HTTP status means. */
-  #serviceReason(error: EsignError): string {
-    if (error.status !== undefined && error.status >= 500) return this.#t.term('server_error', { status: error.status });
-    if (error.serviceCode && error.message) return error.message;
-    if (error.status !== undefined) return this.#t.term('http_error', { status: error.status });
-    return error.message || this.#t.term('upload_failed');
-  }
-
   // ---- handlers ----
 
   readonly #onEnvelopeSent = (event: Event): void => {
     const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
-    if (!Array.isArray(ids)) return;
-    const mine = new Set(this.#queue.completed.map((f) => f.FileId));
-    const sent = ids.filter((id): id is string => typeof id === 'string' && mine.has(id) && !this.#sent.has(id));
-    if (sent.length === 0) return;
-    for (const id of sent) this.#sent.add(id);
-    this._live = this.#t.plural('liveSent', sent.length);
-    this.#syncForm();
-    void this.#persist();
-    this.requestUpdate();
+    if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
   };
 
   readonly #onConnectivity = (): void => {
-    this.#queue.setOnline(navigator.onLine !== false);
+    this.#list?.queue.setOnline(navigator.onLine !== false);
   };
-
-  /** Says in the live region when files start waiting for the connection and when they resume. */
-  #announceConnectivity(): void {
-    const waiting = this.#queue.items.filter((i) => i.status === 'offline').length;
-    const before = this.#waiting;
-    this.#waiting = waiting;
-    // files in flight are parked a moment after the queued ones: the count only grows while offline
-    if (waiting > before) this._live = this.#t.plural('liveOffline', waiting);
-    else if (waiting === 0 && before > 0 && this.#queue.online && this.#queue.busy) this._live = this.#t.plural('liveOnline', before);
-  }
 
   readonly #onClick = (): void => {
     this.showPicker();
@@ -789,16 +548,8 @@ export class EsignUploader extends LitElement {
   };
 }
 
-function ref(item: UploadItem): UploadFileRef {
-  return { key: item.key, FileName: item.FileName, size: item.size, type: item.type };
-}
-
 function noSession(): EsignError {
   return new EsignError('no_session', 'Not connected: connect an e-signature account first.');
-}
-
-function signature(files: readonly UploadedFile[]): string {
-  return files.map((f) => f.FileId).join('\n');
 }
 
 declare global {

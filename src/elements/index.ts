@@ -6,3 +6,4 @@ export { EsignUploader, type UploadItem, type UploadStatus } from './esign-uploa
 export { SessionController } from './session-controller.js';
 export { sessionContext, type SessionProvider } from './session-context.js';
 export * from './events.js';
+export { registerLocale, type Language, type LocaleTables } from './localize.js';

@@ -1,14 +1,34 @@
 /**
  * Host-side text in the user's language: the `lang` of the nearest ancestor, then the document's.
- * Each element keeps its own small typed table per language (see `*.messages.ts`).
+ * Each element keeps its English table inline (see `*.messages.ts`); the other languages are one module each
+ * (`locales/<lang>.ts`, the tables of every element), loaded the first time a `lang` asks for them. Until it
+ * arrives the element speaks English, then re-renders; import the module up front to have it at the first render.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ConnectTerms } from './esign-connect.messages.js';
+import type { UploaderTerms, UploadListTerms } from './esign-uploader.messages.js';
+import type { EmbeddedViewTerms } from './embedded-view.messages.js';
+import type { SigningFrameTerms } from './esign-signing-frame.messages.js';
+import type { ContractListTerms } from './esign-contract-list.messages.js';
 
 export const SUPPORTED_LANGUAGES = ['en', 'zh-CN', 'ms'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
+type OtherLanguage = Exclude<Language, 'en'>;
 
-/** A table per language; English is complete, the others fall back to it term by term. */
-export type Translations<T extends Record<string, string>> = { en: T } & Partial<Record<Exclude<Language, 'en'>, Partial<T>>>;
+/** One language's text for every element; a missing term falls back to English. */
+export interface LocaleTables {
+  connect: Partial<ConnectTerms>;
+  uploader: Partial<UploaderTerms & UploadListTerms>;
+  embeddedView: Partial<EmbeddedViewTerms>;
+  signingFrame: Partial<SigningFrameTerms>;
+  contractList: Partial<ContractListTerms>;
+}
+
+/** An element's English table (complete) and the name of its table in the locale modules. */
+export interface Messages<T extends Record<string, string>> {
+  id: keyof LocaleTables;
+  en: T;
+}
 
 /** Picks the supported language for a BCP 47 tag: `zh`, `zh-Hans`, `zh-SG` → `zh-CN`; `ms-MY` → `ms`. */
 export function matchLanguage(tag: string | null | undefined): Language {
@@ -26,6 +46,28 @@ export function format(term: string, params?: Record<string, string | number>): 
 
 const hosts = new Set<ReactiveControllerHost>();
 let observer: MutationObserver | undefined;
+const locales = new Map<OtherLanguage, LocaleTables>();
+const loading = new Set<OtherLanguage>();
+
+/**
+ * Adds a language's tables (`tables` of `esign-elements/locales/<lang>.js`); every element on the page re-renders in it.
+ * The elements do this themselves when a `lang` asks for the language; call it up front to have the text at the first render.
+ */
+export function registerLocale(lang: OtherLanguage, tables: LocaleTables): void {
+  locales.set(lang, tables);
+  hosts.forEach((host) => host.requestUpdate());
+}
+
+/** Starts loading a language's module once; a failed load is tried again at the next render that asks for it. */
+function load(lang: OtherLanguage): void {
+  if (locales.has(lang) || loading.has(lang)) return;
+  loading.add(lang);
+  // two literal specifiers, so every bundler makes one chunk per language
+  void (lang === 'zh-CN' ? import('./locales/zh-CN.js') : import('./locales/ms.js')).then(
+    ({ tables }) => registerLocale(lang, tables),
+    () => loading.delete(lang),
+  );
+}
 
 function watchDocumentLang(): void {
   if (observer || typeof MutationObserver === 'undefined' || typeof document === 'undefined') return;
@@ -36,11 +78,11 @@ function watchDocumentLang(): void {
 
 export class LocalizeController<T extends Record<string, string>> implements ReactiveController {
   readonly #host: ReactiveControllerHost & HTMLElement;
-  readonly #table: Translations<T>;
+  protected readonly messages: Messages<T>;
 
-  constructor(host: ReactiveControllerHost & HTMLElement, table: Translations<T>) {
+  constructor(host: ReactiveControllerHost & HTMLElement, messages: Messages<T>) {
     this.#host = host;
-    this.#table = table;
+    this.messages = messages;
     host.addController(this);
   }
 
@@ -55,51 +97,28 @@ export class LocalizeController<T extends Record<string, string>> implements Rea
 
   /** The language in force for the host. */
   get lang(): Language {
-    const tagged = this.#host.closest('[lang]');
-    return matchLanguage(tagged?.getAttribute('lang') ?? document.documentElement.lang);
+    const host = this.#host as Partial<HTMLElement>;
+    // rendered on a server (Lit SSR) there is no tree to walk: the host's own lang, else English
+    const tagged = typeof host.closest === 'function' ? host.closest('[lang]') : host;
+    return matchLanguage(tagged?.getAttribute?.('lang') ?? (typeof document === 'undefined' ? undefined : document.documentElement?.lang));
+  }
+
+  /** The host language's table for this element, or undefined for English or while its module loads. */
+  protected localized(): Partial<Record<string, string>> | undefined {
+    const lang = this.lang;
+    if (lang === 'en') return undefined;
+    const tables = locales.get(lang);
+    if (!tables) load(lang);
+    return tables?.[this.messages.id] as Partial<Record<string, string>> | undefined;
   }
 
   /** The term in the host's language, with `{params}` filled in. */
   term(key: keyof T & string, params?: Record<string, string | number>): string {
-    const localized = this.#table[this.lang as Exclude<Language, 'en'>]?.[key];
-    return format(localized ?? this.#table.en[key], params);
+    return format(this.localized()?.[key] ?? this.messages.en[key], params);
   }
 
-  /**
-   * A term that depends on a count: `key_one`, `key_few`, … chosen by Intl.PluralRules for the host's language,
-   * else `key_other`; `{count}` is filled in (formatted for the language) with the other params.
-   */
-  plural(key: string, count: number, params?: Record<string, string | number>): string {
-    const category = new Intl.PluralRules(this.#locale()).select(count);
-    const table = this.#table[this.lang as Exclude<Language, 'en'>] as Partial<Record<string, string>> | undefined;
-    const english = this.#table.en as Record<string, string>;
-    const term = table?.[`${key}_${category}`] ?? table?.[`${key}_other`] ?? english[`${key}_${category}`] ?? english[`${key}_other`] ?? key;
-    return format(term, { ...params, count: new Intl.NumberFormat(this.#locale()).format(count) });
-  }
-
-  /**
-   * Bytes as a person reads them, in the host's language. Binary units with their binary names (1 KiB = 1024 bytes,
-   * 20 MiB), so the number and its unit always agree; below 1 KiB, "598 bytes".
-   */
-  bytes(value: number): string {
-    const locale = this.#locale();
-    if (!(value >= 1024)) return new Intl.NumberFormat(locale, { style: 'unit', unit: 'byte', unitDisplay: 'long' }).format(Math.max(0, value || 0));
-    const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-    let unit = 0;
-    let size = value / 1024;
-    while (size >= 1024 && unit < units.length - 1) {
-      size /= 1024;
-      unit++;
-    }
-    return `${new Intl.NumberFormat(locale, { maximumFractionDigits: size < 10 ? 1 : 0 }).format(size)}\u00a0${units[unit]}`;
-  }
-
-  /** A date and time in the host's language. */
-  dateTime(value: Date | string): string {
-    return new Intl.DateTimeFormat(this.#locale(), { dateStyle: 'medium', timeStyle: 'short' }).format(typeof value === 'string' ? new Date(value) : value);
-  }
-
-  #locale(): string {
+  /** The Intl locale of the host's language. */
+  get locale(): string {
     return this.lang === 'ms' ? 'ms-MY' : this.lang;
   }
 }

@@ -16,4 +16,8 @@ export interface SessionProvider extends EventTarget, TokenSource {
   readonly operatorUserId: string | undefined;
 }
 
-export const sessionContext = createContext<SessionProvider | undefined>(Symbol('esign-session'));
+/**
+ * A string key, not a Symbol: an element from a second copy of the library on the page (the CDN build beside the npm
+ * package, or two versions) still finds the <esign-connect> of the first.
+ */
+export const sessionContext = createContext<SessionProvider | undefined>('esign-session');

@@ -1,6 +1,7 @@
 /**
- * The elements' small design system: tokens, one button family, focus rings, progress, state cards.
- * One CSSResult each, so every element adopts the same stylesheets.
+ * The elements' small design system: tokens, one button family, focus rings, state cards. One CSSResult each,
+ * so every element adopts the same stylesheets. (The progress bar is the uploader's alone, so it is in its module:
+ * bundlers cannot drop an unused `css` template.)
  *
  * Theming API (documented with @cssprop on every element; few on purpose, as Stripe's Appearance API):
  *   --esign-accent, --esign-accent-contrast, --esign-text, --esign-surface, --esign-danger, --esign-success,
@@ -133,56 +134,6 @@ export const buttonStyles = css`
   }
 `;
 
-/** A styled `<progress>`: a thin accent bar on a tinted track; without a value, a calm sweeping stripe. */
-export const progressStyles = css`
-  progress {
-    appearance: none;
-    display: block;
-    width: 100%;
-    height: 0.375rem;
-    border: 0;
-    border-radius: 999px;
-    overflow: hidden;
-    background: var(--_border);
-    color: var(--_accent);
-  }
-  progress::-webkit-progress-bar {
-    background: var(--_border);
-    border-radius: 999px;
-  }
-  progress::-webkit-progress-value {
-    background: var(--_accent);
-    border-radius: 999px;
-    transition: inline-size var(--_duration) linear;
-  }
-  progress::-moz-progress-bar {
-    background: var(--_accent);
-    border-radius: 999px;
-  }
-  progress:indeterminate {
-    background: linear-gradient(90deg, transparent 0 30%, var(--_accent) 30% 60%, transparent 60%) var(--_border);
-    background-size: 200% 100%;
-    animation: esign-sweep 1.4s ease-in-out infinite;
-  }
-  progress:indeterminate::-webkit-progress-bar {
-    background: transparent;
-  }
-  @keyframes esign-sweep {
-    from {
-      background-position: 100% 0;
-    }
-    to {
-      background-position: -100% 0;
-    }
-  }
-  @media (prefers-reduced-motion: reduce) {
-    progress:indeterminate {
-      animation: none;
-      background: color-mix(in srgb, var(--_accent) 45%, var(--_border));
-    }
-  }
-`;
-
 /** A designed state: an icon in a soft circle, a title, a line of help, actions. */
 export const stateStyles = css`
   .state {
@@ -245,16 +196,4 @@ export const stateStyles = css`
     margin-top: calc(var(--_space) / 2);
   }
 
-`;
-
-/** Text for screen readers only (live regions): in the accessibility tree, not on screen. */
-export const visuallyHiddenStyles = css`
-  .visually-hidden {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-    white-space: nowrap;
-  }
 `;

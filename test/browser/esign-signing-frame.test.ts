@@ -483,8 +483,8 @@ describe('<esign-signing-frame>', () => {
     document.body.append(box);
     mounted.push(box);
     const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c' }, box);
-    await el.updateComplete;
-    expect(shadowText(el)).to.contain('请上传要签署的文件');
+    // the Chinese table is its own chunk, loaded when a lang first asks for it
+    await waitUntil(() => shadowText(el).includes('请上传要签署的文件'), 'speaks Chinese');
   });
 
   // last: the page's Content-Security-Policy cannot be taken back

@@ -1,13 +1,20 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { executeServerCommand, sendKeys } from '@web/test-runner-commands';
-import { clear, createStore } from 'idb-keyval';
+import { createStore, delMany, keys } from 'idb-keyval';
 import '../../src/esign-connect.js';
 import '../../src/esign-uploader.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/esign-uploader.js';
 import type { EsignError } from '../../src/core/errors.js';
 import type { EsignErrorDetail, EsignEventDetailMap, EsignUploadProgressDetail } from '../../src/elements/events.js';
-import { UPLOAD_DB } from '../../src/core/upload/persist.js';
+import { KV_DB, KV_STORE } from '../../src/core/kv.js';
+import { UPLOADS_PREFIX } from '../../src/core/upload/persist.js';
+
+/** Forgets every uploader's kept FileIds (the session's records stay). */
+async function clearKeptUploads(): Promise<void> {
+  const store = createStore(KV_DB, KV_STORE);
+  await delMany((await keys(store)).filter((key) => String(key).startsWith(UPLOADS_PREFIX)), store);
+}
 import { uploadBodySize } from '../../src/core/upload/body.js';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
 
@@ -85,14 +92,14 @@ describe('<esign-uploader>', function () {
   after(async () => {
     connect.remove();
     await clearSession();
-    await clear(createStore(UPLOAD_DB, 'completed'));
+    await clearKeptUploads();
   });
 
   beforeEach(async () => {
     // a fresh minute of the per-token rate limit for every test
     await executeServerCommand('esign-advance-clock', { seconds: 61 });
     await clearFaults();
-    await clear(createStore(UPLOAD_DB, 'completed'));
+    await clearKeptUploads();
   });
 
   it('without a session shows "connect first", and upload() rejects with no_session (also an event)', async () => {

@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  allowedOriginsFor,
   autoConverter,
-  checkEmbeddedUrl,
   EXPIRY_MARGIN_MS,
   fileIdsConverter,
-  isEsignMessage,
-  isExpired,
   listChanged,
-  parseInstant,
   parseList,
   configProblem,
-} from '../../src/elements/embedded-view-controller.js';
+} from '../../src/elements/embedded-view/rules.js';
+import { allowedOriginsFor, checkEmbeddedUrl, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/page-rules.js';
 
 describe('embedded view rules', () => {
   it('reads space- or comma-separated lists, without empties or repeats', () => {

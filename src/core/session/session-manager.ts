@@ -6,11 +6,10 @@
  * opt-in where the page holds both.
  */
 import { EsignError } from '../errors.js';
-import { createCodeChallenge, createCodeVerifier, createState } from '../pkce.js';
 import { API_PREFIX } from '../service-types.js';
 import { isLoopbackHost } from '../url.js';
-import { proxySlot, ProxyTokens } from './proxy-tokens.js';
-import { openStore, TabStore, type KeyValueStore, type StorageKind } from './store.js';
+import { openStore, type KeyValueStore, type StorageKind } from '../kv.js';
+import type { LoginAttempts } from './login.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 
 export type { RefreshTokenHolder } from './tokens.js';
@@ -86,28 +85,12 @@ interface StoredSession {
   generation: number;
 }
 
-interface LoginAttempt {
-  state: string;
-  codeVerifier: string;
-  redirectUri: string;
-  mode: ConnectMode;
-  expiresAt: number;
-}
-
 export type SessionChange =
   | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab' };
 
 export { PROXY_HEADER } from './tokens.js';
-
-const CALLBACK_MESSAGE = 'esign-oauth-callback';
-
-export interface CallbackMessage {
-  type: typeof CALLBACK_MESSAGE;
-  sessionKey: string;
-  params: string;
-}
 
 /** Sessions never mix across base URLs or client ids; a Designated Space Mode session is kept apart from the Open Mode one. */
 export function sessionKeyOf(config: Pick<SessionConfig, 'baseUrl' | 'clientId' | 'spaceId'>): string {
@@ -125,6 +108,7 @@ export class SessionManager extends EventTarget {
   #loaded: Promise<void> | undefined;
   #refreshing: Promise<StoredSession> | undefined;
   #backend: Promise<TokenBackend> | undefined;
+  #loginPart: Promise<LoginAttempts> | undefined;
 
   constructor(config: SessionConfig) {
     super();
@@ -163,40 +147,20 @@ export class SessionManager extends EventTarget {
 
   /** Builds the authorization URL and remembers the attempt (state, verifier) until it returns or expires. */
   async beginLogin(mode: ConnectMode): Promise<{ url: string; state: string }> {
-    const codeVerifier = createCodeVerifier();
-    const state = createState();
-    const challenge = await createCodeChallenge(codeVerifier);
-    const ttl = (this.config.attemptTtlSeconds ?? 600) * 1000;
-    const attempt: LoginAttempt = { state, codeVerifier, redirectUri: this.config.redirectUri, mode, expiresAt: Date.now() + ttl };
-    await this.#attemptStore(mode).set(this.#attemptKey(state), attempt);
-    void this.#sweepAttempts(state);
+    const begun = (await this.#login()).begin(mode);
     // the backend (and, in the opt-in mode, its OAuth library) loads while the user is on the consent page
     void this.#tokens().catch(() => undefined);
-    const url = new URL(this.authorizationEndpoint);
-    const params: Record<string, string> = {
-      client_id: this.config.clientId,
-      response_type: 'code',
-      redirect_uri: this.config.redirectUri,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state,
-      scope: this.config.scope,
-    };
-    if (this.config.spaceId) params['space_id'] = this.config.spaceId;
-    if (this.config.loginHint) params['login_hint'] = this.config.loginHint;
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    return { url: url.href, state };
+    return begun;
   }
 
   /** Forgets an attempt that will not come back (popup closed or blocked). */
   async abandonLogin(state: string): Promise<void> {
-    await Promise.all([this.#store.delete(this.#attemptKey(state)), this.#tabStoreDelete(this.#attemptKey(state))]);
+    return (await this.#login()).abandon(state);
   }
 
   /** Whether this window holds a login attempt for `state` (used by a callback page to decide who completes it). */
   async findAttempt(state: string): Promise<{ mode: ConnectMode } | undefined> {
-    const attempt = await this.#readAttempt(state);
-    return attempt ? { mode: attempt.mode } : undefined;
+    return (await this.#login()).find(state);
   }
 
   /**
@@ -204,38 +168,12 @@ export class SessionManager extends EventTarget {
    * `error` into an EsignError, redeems the code at the token proxy and keeps the session.
    */
   async completeLogin(params: URLSearchParams): Promise<SessionInfo> {
-    const state = params.get('state');
-    if (!state) throw new EsignError('state_mismatch', 'The authorization response has no state parameter.');
-    const attempt = await this.#readAttempt(state);
-    // single use: forget it before anything else can fail
-    await this.abandonLogin(state);
-    if (!attempt) {
-      throw new EsignError('state_mismatch', 'This sign-in response does not match a sign-in started here, or it was already used. Start again.');
-    }
-    if (attempt.expiresAt < Date.now()) {
-      throw new EsignError('login_expired', 'The sign-in took too long and expired. Start again.');
-    }
-    const error = params.get('error');
-    if (error) {
-      const description = params.get('error_description') ?? undefined;
-      if (error === 'access_denied') {
-        throw new EsignError('access_denied', description ?? 'The user declined to connect the account.', { serviceCode: error });
-      }
-      throw new EsignError('oauth_error', description ?? `The service refused the authorization request (${error}).`, { serviceCode: error });
-    }
-    // RFC 9207: an `iss` in the answer must name the service this attempt went to
-    const iss = params.get('iss');
-    if (iss !== null && iss !== this.#issuer()) {
-      throw new EsignError('oauth_error', 'The authorization response comes from another issuer than the one this sign-in went to.');
-    }
-    const backend = await this.#tokens();
-    const tokens = await backend.exchange({ params, redirectUri: attempt.redirectUri, codeVerifier: attempt.codeVerifier });
-    const previous = await this.#readStored();
-    const stored = this.#fromTokens(tokens, undefined, (previous?.generation ?? 0) + 1);
-    await this.#save(stored);
-    this.#post({ type: 'session' });
-    this.#emit({ type: 'connected', session: toInfo(stored), byOtherTab: false });
-    return toInfo(stored);
+    return (await this.#login()).complete(params);
+  }
+
+  /** Handles a relayed callback from a popup (same origin only; the caller checks the origin). */
+  async acceptCallback(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
+    return (await this.#login()).accept(message, expectedState);
   }
 
   /** A valid access token, refreshed if it is about to expire; concurrent callers share one refresh. */
@@ -268,26 +206,46 @@ export class SessionManager extends EventTarget {
     }
   }
 
-  /** Handles a relayed callback from a popup (same origin only; the caller checks the origin). */
-  async acceptCallback(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
-    // matched by the unguessable, single-use state: the relaying page may be configured without space-id
-    if (!isCallbackMessage(message)) return undefined;
-    const params = new URLSearchParams(message.params);
-    if (params.get('state') !== expectedState) return undefined;
-    return this.completeLogin(params);
-  }
-
   close(): void {
     this.#channel?.close();
   }
 
+  /** The login part (attempts, PKCE, the code exchange), loaded with the first sign-in or callback. */
+  #login(): Promise<LoginAttempts> {
+    this.#loginPart ??= import('./login.js').then(
+      ({ LoginAttempts }) =>
+        new LoginAttempts(this.config, this.key, this.#store, {
+          authorizationEndpoint: this.authorizationEndpoint,
+          issuer: this.#issuer(),
+          tokens: () => this.#tokens(),
+          adopt: (tokens) => this.#adopt(tokens),
+        }),
+    );
+    this.#loginPart.catch(() => (this.#loginPart = undefined));
+    return this.#loginPart;
+  }
+
+  /** Keeps the tokens of a completed login as the session, and tells this tab and the others. */
+  async #adopt(tokens: TokenSet): Promise<SessionInfo> {
+    const previous = await this.#readStored();
+    const stored = this.#fromTokens(tokens, undefined, (previous?.generation ?? 0) + 1);
+    await this.#save(stored);
+    this.#post({ type: 'session' });
+    this.#emit({ type: 'connected', session: toInfo(stored), byOtherTab: false });
+    return toInfo(stored);
+  }
+
   // ---- tokens ----
 
-  /** The token backend of this session's mode; the browser-held one (and its OAuth library) is loaded only when chosen. */
+  /**
+   * The token backend of this session's mode, loaded the first time a token is needed (a restored session shows as
+   * connected from storage alone); the browser-held one is loaded only when chosen.
+   */
   #tokens(): Promise<TokenBackend> {
     this.#backend ??= (async (): Promise<TokenBackend> => {
       const revocationEndpoint = this.config.revocationEndpoint ?? defaultRevocationEndpoint(this.config.tokenEndpoint);
       if (this.#holder === 'proxy') {
+        const { proxySlot, ProxyTokens } = await import('./proxy-tokens.js');
         return new ProxyTokens({
           clientId: this.config.clientId,
           tokenEndpoint: this.config.tokenEndpoint,
@@ -416,40 +374,6 @@ export class SessionManager extends EventTarget {
     return `${this.key}|session`;
   }
 
-  #attemptKey(state: string): string {
-    return `${this.key}|attempt|${state}`;
-  }
-
-  #attemptStore(mode: ConnectMode): KeyValueStore {
-    return this.config.storage === 'memory' && mode === 'redirect' && typeof sessionStorage !== 'undefined' ? new TabStore() : this.#store;
-  }
-
-  async #readAttempt(state: string): Promise<LoginAttempt | undefined> {
-    const key = this.#attemptKey(state);
-    const stored = await this.#store.get<LoginAttempt>(key);
-    if (stored) return stored;
-    if (this.config.storage === 'memory' && typeof sessionStorage !== 'undefined') return new TabStore().get<LoginAttempt>(key);
-    return undefined;
-  }
-
-  async #tabStoreDelete(key: string): Promise<void> {
-    if (this.config.storage === 'memory' && typeof sessionStorage !== 'undefined') await new TabStore().delete(key);
-  }
-
-  /** Drops attempts that expired without coming back, so storage does not grow. */
-  async #sweepAttempts(keep: string): Promise<void> {
-    const indexKey = `${this.key}|attempts`;
-    const states = ((await this.#store.get<Array<[string, number]>>(indexKey)) ?? []).filter(([state]) => state !== keep);
-    const now = Date.now();
-    const live: Array<[string, number]> = [];
-    for (const [state, expiresAt] of states) {
-      if (expiresAt < now) await this.#store.delete(this.#attemptKey(state));
-      else live.push([state, expiresAt]);
-    }
-    live.push([keep, now + (this.config.attemptTtlSeconds ?? 600) * 1000]);
-    await this.#store.set(indexKey, live.slice(-20));
-  }
-
   /**
    * The stored session of this mode, with this window's in-memory access token when it is the same
    * session. A session of the other mode (or an older format) is not this one's.
@@ -518,20 +442,6 @@ function toInfo(session: StoredSession): SessionInfo {
   if (session.userName) info.userName = session.userName;
   if (session.userEmail) info.userEmail = session.userEmail;
   return info;
-}
-
-function isCallbackMessage(value: unknown): value is CallbackMessage {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as CallbackMessage).type === CALLBACK_MESSAGE &&
-    typeof (value as CallbackMessage).params === 'string' &&
-    typeof (value as CallbackMessage).sessionKey === 'string'
-  );
-}
-
-export function callbackMessage(sessionKey: string, params: URLSearchParams): CallbackMessage {
-  return { type: CALLBACK_MESSAGE, sessionKey, params: params.toString() };
 }
 
 /** Schemes a redirect URI may never use: they run script, embed data or name local files. */

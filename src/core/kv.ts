@@ -1,4 +1,9 @@
-/** Where sessions and login attempts are kept: IndexedDB (idb-keyval) or memory only. */
+/**
+ * The one key-value store for everything the library keeps in the browser: the session marker and login attempts
+ * (session manager) and the FileIds of completed uploads (upload persistence). IndexedDB through idb-keyval, one
+ * database (`esign-elements`, store `kv`); memory where IndexedDB is missing or `storage="memory"` asks for it.
+ * Keys say whose they are: `esign:session:…`, `esign:uploads|…`.
+ */
 import { createStore, del, get, set, type UseStore } from 'idb-keyval';
 
 export interface KeyValueStore {
@@ -24,12 +29,15 @@ export class MemoryStore implements KeyValueStore {
   }
 }
 
+/** The database and store every IndexedDbStore shares. */
+export const KV_DB = 'esign-elements';
+export const KV_STORE = 'kv';
 let idbStore: UseStore | undefined;
 
 export class IndexedDbStore implements KeyValueStore {
   readonly #store: UseStore;
   constructor() {
-    idbStore ??= createStore('esign-elements', 'kv');
+    idbStore ??= createStore(KV_DB, KV_STORE);
     this.#store = idbStore;
   }
   get<T>(key: string): Promise<T | undefined> {
@@ -59,11 +67,14 @@ export class TabStore implements KeyValueStore {
 
 const memoryStores = new Map<string, MemoryStore>();
 
-/** One memory store per session key in this window, shared by every element that uses it. */
-export function openStore(kind: StorageKind, sessionKey: string): KeyValueStore {
+/**
+ * The store for `kind`: IndexedDB, or (for `memory`, or where there is no IndexedDB) one memory store per `scope` in this
+ * window, shared by every element that uses it.
+ */
+export function openStore(kind: StorageKind, scope: string): KeyValueStore {
   if (kind === 'memory' || typeof indexedDB === 'undefined') {
-    let store = memoryStores.get(sessionKey);
-    if (!store) memoryStores.set(sessionKey, (store = new MemoryStore()));
+    let store = memoryStores.get(scope);
+    if (!store) memoryStores.set(scope, (store = new MemoryStore()));
     return store;
   }
   return new IndexedDbStore();

@@ -1,8 +1,8 @@
 /**
  * The one controller behind <esign-signing-frame> and <esign-contract-list>: asks `embedded/views` for a
  * Url, checks it, gives it once to an iframe (or a popup opened from a click), honours ExpiresAt, watches
- * the load and the page's messages, renews, and reports all of it as esign-* events. Also the shared
- * rendering of the states (loading, error, expired, empty) so both elements stay thin.
+ * the load and the page's messages, renews, and reports all of it as esign-* events. The states' look is in
+ * render.ts, the rules in rules.ts.
  *
  * Frame lifecycle (inline display): every Url goes to an iframe that never navigated before, and only by
  * `location.replace` after the Url was checked (never through a `src` attribute). Building an iframe makes
@@ -12,175 +12,40 @@
  * timeout); the next request adopts it. Without one (no idle time yet, or a renewal of a frame in use), a fresh
  * blank frame is built as soon as the request is sent, so that work overlaps the request. A pre-built frame is
  * dropped on error, bad settings, popup display, a lost session or disconnection.
+ *
+ * Loaded by the element (embedded-view/element.ts) once it has a session or is opened.
  */
-import { css, html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
-import { keyed } from 'lit/directives/keyed.js';
-import { EsignClient } from '../core/client.js';
-import { EsignError, type EsignErrorCode } from '../core/errors.js';
-import { isAllowedServiceUrl } from '../core/url.js';
-import type { EmbeddedViewTerms } from './embedded-view.messages.js';
-import { emit } from './events.js';
-import { SessionController } from './session-controller.js';
-import { icon, type IconName } from './icons.js';
-import { buttonStyles, stateStyles } from './shared-styles.js';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { EsignClient } from '../../core/client.js';
+import { EsignError, type EsignErrorCode } from '../../core/errors.js';
+import { emit } from '../events.js';
+import type { SessionController } from '../session-controller.js';
+import {
+  configProblem,
+  DEFAULT_LOAD_TIMEOUT_MS,
+  EXPIRY_MARGIN_MS,
+  FRAME_SANDBOX,
+  type OperateType,
+  type ViewDisplay,
+  type ViewStatus,
+} from './rules.js';
+import { allowedOriginsFor, checkEmbeddedUrl, isEsignMessage, isExpired, parseInstant } from './page-rules.js';
 
-export type OperateType = 'request_signatures' | 'signature_status';
-export type ViewDisplay = 'inline' | 'popup';
-/**
- * `idle`: nothing shown yet; `requesting`: asking the service for a Url; `loading`: the Url is in a frame
- * or popup (or held until the element is shown) and the page has not said `ready`; `loaded`: the page is
- * usable; `expired`: the Url or the page expired and no new one was asked for yet; `sent`: the page reported a sent
- * envelope (signing frame only); `error`: see `error`.
- */
-export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'sent' | 'error';
+// what the element needs once this module is loaded: the later states' look and words
+export { renderEmbeddedView } from './states.js';
+export { embeddedViewStateMessages } from '../embedded-view-states.messages.js';
 
-export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
-/** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
-export const EXPIRY_MARGIN_MS = 5_000;
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
 const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
 /** Where requestIdleCallback is missing: build the pre-built frame this long after a render, past the first paint. */
 const PREBUILD_FALLBACK_DELAY_MS = 100;
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
 const MAX_AUTO_RENEWALS = 2;
-const POPUP_FEATURES = 'popup,width=1000,height=800';
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
 /** Errors about the session itself are the session's to report; they keep their code. */
 const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_failed', 'login_expired']);
-/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
-export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
-/**
- * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
- * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
- * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
- */
-export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
-export const FRAME_ALLOW = 'clipboard-write';
 
-// ---- pure rules (unit-tested in test/node/embedded-view.test.ts) ----
-
-/** Splits an attribute value on spaces and commas; drops empties and repeats. */
-export function parseList(value: string | readonly string[] | null | undefined): string[] {
-  const items = typeof value === 'string' ? value.split(/[\s,]+/) : [...(value ?? [])];
-  return [...new Set(items.map((item) => String(item).trim()).filter((item) => item !== ''))];
-}
-
-/** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
-export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
-  const listed = parseList(allowedOrigins);
-  const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
-  return [...new Set(origins)];
-}
-
-function originOf(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
-export function configProblem(
-  settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
-  pageOrigin: string | undefined = hostPageOrigin(),
-): string | undefined {
-  if (settings.display !== 'inline' && settings.display !== 'popup') {
-    return `display must be "inline" or "popup", not "${String(settings.display)}".`;
-  }
-  const timeout = Number(settings.loadTimeout);
-  if (!Number.isFinite(timeout) || timeout < 0) {
-    return `load-timeout must be a number of milliseconds, 0 or more, not "${String(settings.loadTimeout)}".`;
-  }
-  const listed = parseList(typeof settings.allowedOrigins === 'string' || Array.isArray(settings.allowedOrigins) ? settings.allowedOrigins : []);
-  const bad = listed.filter((entry) => originOf(entry) === undefined);
-  if (bad.length) return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${bad.map((b) => `"${b}"`).join(', ')}.`;
-  if (pageOrigin !== undefined && listed.some((entry) => originOf(entry) === pageOrigin)) {
-    // allow-scripts + allow-same-origin on a frame of the page's own origin lets it remove its own sandbox
-    return `allowed-origins must not include this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox. Serve the service on another origin.`;
-  }
-  return undefined;
-}
-
-/** The host page's origin, or undefined where there is none (server rendering). */
-function hostPageOrigin(): string | undefined {
-  const origin = globalThis.location?.origin;
-  return origin && origin !== 'null' ? origin : undefined;
-}
-
-export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: string };
-
-/**
- * Whether the service's Url may be shown: absolute (never resolved against anything, the client does not
- * build it), https or loopback http, no credentials, and from an allowed origin. The reason never holds the Url.
- */
-export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[], pageOrigin: string | undefined = hostPageOrigin()): UrlCheck {
-  if (typeof url !== 'string' || url === '') return { ok: false, reason: 'The service returned no Url.' };
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { ok: false, reason: 'The service returned a Url that is not an absolute URL.' };
-  }
-  if (!isAllowedServiceUrl(parsed, { allowLoopbackHttp: true })) {
-    return { ok: false, reason: `The Url's scheme ${parsed.protocol} is not allowed: https only, or http on localhost, 127.0.0.1 or [::1].` };
-  }
-  if (!allowedOrigins.includes(parsed.origin)) {
-    return { ok: false, reason: `The Url's origin ${parsed.origin} is not in allowed-origins (${allowedOrigins.join(' ') || 'none'}).` };
-  }
-  if (parsed.origin === pageOrigin) {
-    return { ok: false, reason: `The Url has this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox.` };
-  }
-  return { ok: true, origin: parsed.origin };
-}
-
-const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC3339 timestamp (any offset) as epoch milliseconds, or undefined when it is not one. */
-export function parseInstant(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = RFC3339.exec(value.trim());
-  if (!match) return undefined;
-  const [, date, time, fraction = '', zone = 'Z'] = match;
-  // Date.parse takes milliseconds at most and an upper-case Z
-  const ms = Date.parse(`${date}T${time}${fraction.slice(0, 4)}${zone.toUpperCase()}`);
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
-/** True when a Url expiring at `expiresAtMs` must not be used at `nowMs` any more. */
-export function isExpired(expiresAtMs: number, nowMs: number, marginMs = EXPIRY_MARGIN_MS): boolean {
-  return nowMs >= expiresAtMs - marginMs;
-}
-
-/** `{source: "esign", type, …}`: a message of the embedded pages (assumption, docs/architecture.md). */
-export function isEsignMessage(data: unknown): data is { source: 'esign'; type: string; [key: string]: unknown } {
-  return typeof data === 'object' && data !== null && (data as { source?: unknown }).source === 'esign' && typeof (data as { type?: unknown }).type === 'string';
-}
-
-/** Lit converter for `auto`: present means on, `auto="false"` (or "off") means off, absent means `defaultValue`. */
-export function autoConverter(defaultValue: boolean) {
-  return {
-    fromAttribute: (value: string | null): boolean => (value === null ? defaultValue : !/^(false|off|0)$/i.test(value.trim())),
-    toAttribute: (value: boolean): string | null => (value ? '' : 'false'),
-  };
-}
-
-/** Lit converter for `file-ids`: space- or comma-separated FileIds. */
-export const fileIdsConverter = {
-  fromAttribute: (value: string | null): string[] => parseList(value),
-  toAttribute: (value: string[]): string => value.join(' '),
-};
-
-/** Array properties change only when their items do. */
-export function listChanged(value: readonly string[] | undefined, old: readonly string[] | undefined): boolean {
-  return (value ?? []).join('\u0000') !== (old ?? []).join('\u0000');
-}
-
-// ---- the controller ----
-
-/** What the controller reads from its element. */
 export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
   connect: string | null | undefined;
   auto: boolean;
@@ -274,11 +139,12 @@ export class EmbeddedViewController implements ReactiveController {
     void this.#start('inline', null).catch(() => undefined);
   };
 
-  constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions) {
+  /** Built by the element once it is needed (a session, or a click), with the element's session. */
+  constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions, session: SessionController) {
     this.#host = host;
     this.operateType = options.operateType;
     this.#fileIds = options.fileIds ?? (() => []);
-    this.session = new SessionController(host);
+    this.session = session;
     host.addController(this);
   }
 
@@ -331,21 +197,22 @@ export class EmbeddedViewController implements ReactiveController {
   }
 
   /**
-   * Asks for a new Url and shows it; with `display: 'popup'` (or the element's `display="popup"`) the
-   * window opens at once, so call it from a click. Rejects with the EsignError also sent as `esign-error`.
+   * Asks for a new Url and shows it, in the frame or in `popup`: the element opened that window blank inside the
+   * user's click (a blocker refuses one opened after an await), null when the browser refused it. Rejects with the
+   * EsignError also sent as `esign-error`.
    */
-  async open(options: { display?: ViewDisplay } = {}): Promise<void> {
+  async open(display: ViewDisplay, popup: Window | null): Promise<void> {
     const problem = configProblem(this.#host);
-    if (problem) throw this.#fail(new EsignError('invalid_config', problem));
-    const display = options.display ?? (this.#host.display === 'popup' ? 'popup' : 'inline');
-    // the popup must open synchronously inside the click, before any await, or the browser blocks it
-    const popup = display === 'popup' ? openBlankPopup() : null;
+    if (problem) {
+      popup?.close();
+      throw this.#fail(new EsignError('invalid_config', problem));
+    }
     if (display === 'popup' && !popup) {
       throw this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'));
     }
     this.#renewals = 0;
     this.#autoKey = this.#currentAutoKey();
-    await this.#start(display, popup);
+    await this.#start(display, display === 'popup' ? popup : null);
   }
 
   /** Closes the page (frame or popup) and goes back to idle. */
@@ -801,18 +668,6 @@ function whenIdle(callback: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
-function openBlankPopup(): Window | null {
-  const popup = window.open('about:blank', `esign-view-${Math.random().toString(36).slice(2)}`, POPUP_FEATURES);
-  if (!popup) return null;
-  try {
-    popup.document.title = '…';
-    popup.document.body.textContent = '…';
-  } catch {
-    // about:blank should be ours; the service's page replaces it anyway
-  }
-  return popup;
-}
-
 function viewError(error: unknown): EsignError {
   const e = EsignError.from(error, 'view_failed');
   if (SESSION_CODES.has(e.code) || e.code === 'view_failed' || e.code === 'network_error') return e;
@@ -828,232 +683,3 @@ function viewError(error: unknown): EsignError {
 
 // ---- shared rendering ----
 
-/** Styles of both elements: the frame fills the host (and grows with the height its page reports); states are cards. */
-export const embeddedViewStyles = [
-  buttonStyles,
-  stateStyles,
-  css`
-    :host {
-      display: flex;
-      flex-direction: column;
-      position: relative;
-      color: var(--_text);
-    }
-    [part~='base'] {
-      position: relative;
-      display: flex;
-      flex-direction: column;
-      flex: 1 1 auto;
-      box-sizing: border-box;
-    }
-    [part~='base'].framed {
-      min-height: var(--esign-frame-min-height, 32rem);
-    }
-    /* the page said how tall it is: fit it (a short contract list is not a tall empty panel); a host height still fills */
-    [part~='base'].framed.sized {
-      min-height: 12rem;
-    }
-    [part~='frame'] {
-      display: block;
-      flex: 1 0 auto;
-      width: 100%;
-      min-height: inherit;
-      box-sizing: border-box;
-      border: 1px solid var(--_border);
-      border-radius: var(--_radius);
-      background: var(--_surface);
-    }
-    [part~='frame'].pending {
-      visibility: hidden;
-    }
-    /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
-    iframe.prebuilt {
-      position: absolute;
-      inset: 0;
-      width: 100%;
-      height: 100%;
-      border: 0;
-      visibility: hidden;
-      pointer-events: none;
-    }
-    .state {
-      flex: 1 1 auto;
-      min-height: 14rem;
-    }
-    [part~='loading'].overlay {
-      position: absolute;
-      inset: 0;
-    }
-    [part~='spinner'] {
-      width: 1.75rem;
-      height: 1.75rem;
-      border-width: 3px;
-      color: var(--_accent);
-    }
-    [part~='error'] .title {
-      color: var(--_danger);
-    }
-  `,
-];
-
-export interface ViewText {
-  /** The iframe's title. */
-  title: string;
-  /** The heading of the element's empty state ("New envelope", "Your contracts"). */
-  heading: string;
-  /** The icon of the element's empty state. */
-  icon: IconName;
-  /** The button that opens the page. */
-  open: string;
-  /** The empty state when there is a session but nothing to show (no FileIds). */
-  empty: string;
-  /** The shared terms. */
-  term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) => string;
-  /** The "start another" action of the sent state (signing frame only). */
-  startAnother?: () => void;
-}
-
-/** A state card: a badge with an icon, a title, an optional line of help and actions. */
-function card(options: { part: string; tone?: string; icon: TemplateResult; title: unknown; text?: unknown; actions?: unknown; role?: string; slot?: string; cls?: string; code?: string }) {
-  const body = html`<span class="badge" aria-hidden="true">${options.icon}</span>
-    <p class="title">${options.title}</p>
-    ${options.text ? options.text : nothing}
-    ${options.actions ? html`<div class="actions">${options.actions}</div>` : nothing}`;
-  return html`<div part=${options.part} class="state ${options.tone ?? ''} ${options.cls ?? ''}" role=${options.role ?? nothing} data-code=${options.code ?? nothing}>
-    ${options.slot ? html`<slot name=${options.slot}>${body}</slot>` : body}
-  </div>`;
-}
-
-/** The shared template: states with their slots, then the frame. */
-export function renderEmbeddedView(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText): TemplateResult {
-  const { status } = view;
-  // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
-  // (hidden); the Url only ever arrives by navigation
-  const prebuilt = view.framePrebuilt;
-  const shownFrame = (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
-  const inline = prebuilt || shownFrame;
-  const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
-  const autoPending = status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
-  const open = (display?: ViewDisplay) => () => void view.open(display ? { display } : {}).catch(() => undefined);
-  const loading = status === 'requesting' || (status === 'loading' && !popupOpen) || autoPending;
-  return html`<div part="base" class=${shownFrame ? (view.frameHeight ? 'framed sized' : 'framed') : ''}>
-    ${loading
-      ? html`<div part="loading" class="state accent ${shownFrame ? 'overlay' : ''}" role="status">
-          <slot name="loading"><span part="spinner" class="spinner" aria-hidden="true"></span><p class="title">${text.term('loading')}</p></slot>
-        </div>`
-      : nothing}
-    ${popupOpen
-      ? card({
-          part: 'popup',
-          tone: 'accent',
-          role: 'status',
-          icon: icon('window'),
-          title: text.term('openedInPopup'),
-          actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
-        })
-      : nothing}
-    ${status === 'error' ? renderError(view, text, open) : nothing}
-    ${status === 'expired'
-      ? card({
-          part: 'expired',
-          role: 'status',
-          slot: 'expired',
-          icon: icon('clock'),
-          title: text.term('expired'),
-          actions: html`<button part="button" @click=${open()}>${text.term('reload')}</button>`,
-        })
-      : nothing}
-    ${status === 'sent'
-      ? card({
-          part: 'sent',
-          tone: 'success',
-          role: 'status',
-          slot: 'sent',
-          icon: icon('check'),
-          title: text.term('sentTitle'),
-          text: html`<p class="text">${text.term('sentText')}</p>`,
-          actions: text.startAnother ? html`<button part="button" @click=${text.startAnother}>${text.term('startAnother')}</button>` : nothing,
-        })
-      : nothing}
-    ${status === 'idle' && !autoPending ? renderIdle(view, host, text, open) : nothing}
-    ${inline
-      ? keyed(
-          view.viewId,
-          html`<iframe
-            part=${prebuilt ? nothing : 'frame'}
-            class=${prebuilt ? 'prebuilt' : status === 'loaded' ? '' : 'pending'}
-            title=${text.title}
-            tabindex=${prebuilt ? '-1' : nothing}
-            aria-hidden=${prebuilt ? 'true' : nothing}
-            ?inert=${prebuilt}
-            sandbox=${FRAME_SANDBOX_BLANK}
-            allow=${FRAME_ALLOW}
-            @load=${view.onFrameLoad}
-          ></iframe>`,
-        )
-      : nothing}
-  </div>`;
-}
-
-function renderIdle(view: EmbeddedViewController, host: EmbeddedViewHost, text: ViewText, open: (display?: ViewDisplay) => () => void) {
-  if (!view.hasSession) {
-    return card({ part: 'empty', slot: 'empty', icon: icon('link'), title: text.heading, text: html`<p class="text">${text.term('noSession')}</p>` });
-  }
-  if (!view.hasFiles) return card({ part: 'empty', slot: 'empty', icon: icon(text.icon), title: text.heading, text: html`<p class="text">${text.empty}</p>` });
-  return card({
-    part: 'empty',
-    tone: 'accent',
-    icon: icon(text.icon),
-    title: text.heading,
-    actions: html`<button part="button" @click=${open(host.display === 'popup' ? 'popup' : undefined)}>${text.open}</button>`,
-  });
-}
-
-function renderError(view: EmbeddedViewController, text: ViewText, open: (display?: ViewDisplay) => () => void) {
-  const code = view.error?.code;
-  const [title, detail] = ((): [string, unknown] => {
-    switch (code) {
-      case 'url_rejected':
-        return [text.term('errorUrlRejected'), nothing];
-      case 'frame_blocked':
-        return [
-          text.term('errorFrameBlocked'),
-          html`<ul class="text">
-            <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
-            <li>${text.term('causeFrameAncestors')}</li>
-            <li>${text.term('causeNetwork')}</li>
-          </ul>`,
-        ];
-      case 'popup_blocked':
-        return [text.term('errorPopupBlocked'), nothing];
-      case 'no_session':
-        return [text.term('errorNoSession'), nothing];
-      case 'no_files':
-        return [text.term('errorNoFiles'), nothing];
-      case 'view_failed':
-        return [text.term('errorViewFailed'), view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing];
-      case 'network_error':
-        return [text.term('errorOffline'), nothing];
-      case 'invalid_config':
-        // a setup mistake: the integrator needs the exact reason
-        return [text.term('errorSetup'), html`<p class="text">${view.error?.message}</p>`];
-      default:
-        return [text.term('errorGeneric'), view.error?.message ? html`<p class="text">${view.error.message}</p>` : nothing];
-    }
-  })();
-  const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected' && code !== 'invalid_config';
-  return card({
-    part: 'error',
-    tone: 'danger',
-    role: 'alert',
-    slot: 'error',
-    code: code ?? '',
-    icon: icon('alert'),
-    title,
-    text: detail,
-    actions: canRetry
-        ? html`${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
-          ${code === 'frame_blocked' ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
-        : nothing,
-  });
-}

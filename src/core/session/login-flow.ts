@@ -1,0 +1,165 @@
+/**
+ * The OAuth login transport of a page: the popup (opened blank by the caller inside the click), watching it close,
+ * the answer its callback page relays to the opener, the redirect round trip, and the callback this document was
+ * loaded with. A plain module beside the session manager, loaded with the first sign-in (or on a callback page):
+ *
+ *   element -> login flow -> session manager -> `change` event -> element renders.
+ *
+ * The flow never sets the element's state: it resolves with the session or rejects with an EsignError, and the
+ * manager's `change` event says the rest.
+ */
+import { EsignError } from '../errors.js';
+import { callbackMessage } from './login.js';
+import type { ConnectMode, SessionInfo, SessionManager } from './session-manager.js';
+
+/** After the popup closes, how long to wait for its relayed answer before calling it abandoned. */
+const POPUP_CLOSE_GRACE_MS = 1500;
+
+/** A sign-in on its way: cancel it (closes the popup, forgets the attempt). */
+export interface PendingLogin {
+  readonly done: Promise<SessionInfo>;
+  cancel(error: EsignError): void;
+}
+
+/**
+ * Starts a sign-in. `popup` is the window the caller opened blank inside the user's click (popup mode); a redirect
+ * leaves the page, so its `done` never settles here (the callback completes it in the next document).
+ */
+export async function startLogin(manager: SessionManager, mode: ConnectMode, popup: Window | null): Promise<PendingLogin> {
+  const { url, state } = await manager.beginLogin(mode);
+  if (mode === 'redirect') {
+    location.assign(url);
+    return { done: new Promise<SessionInfo>(() => undefined), cancel: () => undefined };
+  }
+  if (!popup || popup.closed) {
+    await manager.abandonLogin(state);
+    throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
+  }
+  popup.location.href = url;
+  let cancel: (error: EsignError) => void = () => undefined;
+  const done = new Promise<SessionInfo>((resolve, reject) => {
+    let closedAt = 0;
+    const settle = (error: unknown, session?: SessionInfo): void => {
+      clearInterval(timer);
+      window.removeEventListener('message', onMessage);
+      if (session) resolve(session);
+      else reject(error);
+    };
+    const giveUp = (error: EsignError): void => {
+      if (!popup.closed) popup.close();
+      void manager.abandonLogin(state);
+      settle(error);
+    };
+    const onMessage = (event: MessageEvent): void => {
+      if (event.source !== popup) return;
+      if (event.origin !== location.origin) {
+        // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
+        const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
+        if (refusal) giveUp(refusal);
+        return;
+      }
+      manager.acceptCallback(event.data, state).then(
+        (session) => session && settle(undefined, session),
+        (error: unknown) => settle(error),
+      );
+    };
+    const timer = setInterval(() => {
+      if (!popup.closed) return;
+      closedAt ||= Date.now();
+      if (Date.now() - closedAt < POPUP_CLOSE_GRACE_MS) return;
+      void manager.abandonLogin(state);
+      settle(new EsignError('popup_closed', 'The sign-in window was closed before finishing.'));
+    }, 250);
+    window.addEventListener('message', onMessage);
+    cancel = giveUp;
+  });
+  return { done, cancel: (error) => cancel(error) };
+}
+
+/** What a document's callback became: relayed to the tab that opened this popup, completed here, or not ours. */
+export type CallbackOutcome = 'relayed' | 'completed' | 'not-ours';
+
+/** The callback parameters a document was loaded with, read once and removed from its address bar; one claim each. */
+const callbacks = new WeakMap<Document, { params: URLSearchParams | null; claimed: boolean }>();
+const CALLBACK_KEYS = ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'session_state'];
+
+/** Whether this document was loaded as an authorization callback (it has `state` and `code` or `error`). */
+export function isCallbackPage(): boolean {
+  const cached = callbacks.get(document);
+  if (cached) return cached.params !== null;
+  const params = new URLSearchParams(location.search);
+  return params.has('state') && (params.has('code') || params.has('error'));
+}
+
+function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
+  let entry = callbacks.get(document);
+  if (entry) return entry;
+  const url = new URL(location.href);
+  const query = url.searchParams;
+  entry = { params: null, claimed: false };
+  if (query.has('state') && (query.has('code') || query.has('error'))) {
+    entry.params = new URLSearchParams();
+    for (const key of CALLBACK_KEYS) {
+      const value = query.get(key);
+      if (value !== null) entry.params.set(key, value);
+      url.searchParams.delete(key);
+    }
+    // the code must not stay in history, bookmarks or Referer headers
+    history.replaceState(history.state, '', url.href);
+  }
+  callbacks.set(document, entry);
+  return entry;
+}
+
+/**
+ * Completes or relays the callback this document was loaded with. In a popup opened by a same-origin page, the
+ * answer goes to the opener (which holds the attempt) and the popup closes; else the manager that holds the attempt
+ * completes it (rejecting with its EsignError). A callback no manager here started is left to the others.
+ */
+export async function handlePageCallback(manager: SessionManager): Promise<CallbackOutcome> {
+  const entry = takeCallback();
+  const params = entry.params;
+  if (!params) return 'not-ours';
+  const attempt = await manager.findAttempt(params.get('state') ?? '');
+  const opener = safeOpener();
+  if (opener && (!attempt || attempt.mode === 'popup')) {
+    // this is the popup: hand the answer to the tab that opened it, which holds the attempt
+    opener.postMessage(callbackMessage(manager.key, params), location.origin);
+    setTimeout(() => window.close(), 50);
+    return 'relayed';
+  }
+  if (!attempt && entry.claimed) return 'not-ours';
+  entry.claimed = true;
+  await manager.completeLogin(params);
+  return 'completed';
+}
+
+function safeOpener(): Window | null {
+  try {
+    const opener = window.opener as Window | null;
+    // only a same-origin opener is ours to answer (cross-origin access throws)
+    if (opener && !opener.closed && opener.location.origin === location.origin) return opener;
+  } catch {
+    // cross-origin opener
+  }
+  return null;
+}
+
+/**
+ * The sign-in page's report that it cannot send the user back, as an EsignError naming the address used (and the
+ * registered ones when the page lists them). The emulator sends `{source: 'esign', type: 'oauth-error', ...}`
+ * (docs/emulator.md); anything else is ignored.
+ */
+function refusedRedirect(data: unknown): EsignError | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const message = data as { source?: unknown; type?: unknown; error?: unknown; redirectUri?: unknown; registered?: unknown };
+  if (message.source !== 'esign' || message.type !== 'oauth-error' || typeof message.error !== 'string') return undefined;
+  const used = typeof message.redirectUri === 'string' ? message.redirectUri.slice(0, 500) : '';
+  const registered = Array.isArray(message.registered) ? message.registered.filter((r): r is string => typeof r === 'string').slice(0, 20) : [];
+  const text =
+    message.error === 'invalid_redirect_uri'
+      ? `The service refused the redirect address ${used || '(none)'}: it is not registered for this app.` +
+        (registered.length ? ` Registered: ${registered.join(', ')}. Set redirect-uri to one of them, or register this page's address.` : " Register this page's address, or set redirect-uri to a registered one.")
+      : `The sign-in page reported ${message.error.slice(0, 100)}.`;
+  return new EsignError('oauth_error', text, { serviceCode: message.error.slice(0, 100) });
+}

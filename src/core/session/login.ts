@@ -1,0 +1,173 @@
+/**
+ * The login part of a session (loaded by SessionManager with the first sign-in or callback): the attempts
+ * (state and PKCE verifier, single use, swept when they expire), the authorization URL, and the checks of the
+ * answer before the code is redeemed. A completed login's tokens go back to the manager (`adopt`).
+ */
+import { EsignError } from '../errors.js';
+import { TabStore, type KeyValueStore } from '../kv.js';
+import { createCodeChallenge, createCodeVerifier, createState } from '../pkce.js';
+import type { ConnectMode, SessionConfig, SessionInfo } from './session-manager.js';
+import type { TokenBackend, TokenSet } from './tokens.js';
+
+/** A sign-in on its way, kept until its answer comes back or it expires. */
+interface LoginAttempt {
+  state: string;
+  codeVerifier: string;
+  redirectUri: string;
+  mode: ConnectMode;
+  expiresAt: number;
+}
+
+const CALLBACK_MESSAGE = 'esign-oauth-callback';
+
+/** What a popup's callback page posts to the tab that opened it. */
+export interface CallbackMessage {
+  type: typeof CALLBACK_MESSAGE;
+  sessionKey: string;
+  params: string;
+}
+
+export function callbackMessage(sessionKey: string, params: URLSearchParams): CallbackMessage {
+  return { type: CALLBACK_MESSAGE, sessionKey, params: params.toString() };
+}
+
+function isCallbackMessage(value: unknown): value is CallbackMessage {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as CallbackMessage).type === CALLBACK_MESSAGE &&
+    typeof (value as CallbackMessage).params === 'string' &&
+    typeof (value as CallbackMessage).sessionKey === 'string'
+  );
+}
+
+/** What the login part needs from its session manager. */
+export interface LoginHooks {
+  authorizationEndpoint: string;
+  /** The issuer an `iss` in the answer must name (RFC 9207). */
+  issuer: string;
+  tokens(): Promise<TokenBackend>;
+  /** Keeps the tokens as the session and says so. */
+  adopt(tokens: TokenSet): Promise<SessionInfo>;
+}
+
+export class LoginAttempts {
+  readonly #config: Readonly<SessionConfig>;
+  readonly #key: string;
+  readonly #store: KeyValueStore;
+  readonly #hooks: LoginHooks;
+
+  constructor(config: Readonly<SessionConfig>, sessionKey: string, store: KeyValueStore, hooks: LoginHooks) {
+    this.#config = config;
+    this.#key = sessionKey;
+    this.#store = store;
+    this.#hooks = hooks;
+  }
+
+  async begin(mode: ConnectMode): Promise<{ url: string; state: string }> {
+    const config = this.#config;
+    const codeVerifier = createCodeVerifier();
+    const state = createState();
+    const challenge = await createCodeChallenge(codeVerifier);
+    const ttl = (config.attemptTtlSeconds ?? 600) * 1000;
+    const attempt: LoginAttempt = { state, codeVerifier, redirectUri: config.redirectUri, mode, expiresAt: Date.now() + ttl };
+    await this.#attemptStore(mode).set(this.#attemptKey(state), attempt);
+    void this.#sweep(state);
+    const url = new URL(this.#hooks.authorizationEndpoint);
+    const params: Record<string, string> = {
+      client_id: config.clientId,
+      response_type: 'code',
+      redirect_uri: config.redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state,
+      scope: config.scope,
+    };
+    if (config.spaceId) params['space_id'] = config.spaceId;
+    if (config.loginHint) params['login_hint'] = config.loginHint;
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    return { url: url.href, state };
+  }
+
+  async abandon(state: string): Promise<void> {
+    const key = this.#attemptKey(state);
+    await Promise.all([this.#store.delete(key), this.#usesTabStore() ? new TabStore().delete(key) : undefined]);
+  }
+
+  async find(state: string): Promise<{ mode: ConnectMode } | undefined> {
+    const attempt = await this.#read(state);
+    return attempt ? { mode: attempt.mode } : undefined;
+  }
+
+  async complete(params: URLSearchParams): Promise<SessionInfo> {
+    const state = params.get('state');
+    if (!state) throw new EsignError('state_mismatch', 'The authorization response has no state parameter.');
+    const attempt = await this.#read(state);
+    // single use: forget it before anything else can fail
+    await this.abandon(state);
+    if (!attempt) {
+      throw new EsignError('state_mismatch', 'This sign-in response does not match a sign-in started here, or it was already used. Start again.');
+    }
+    if (attempt.expiresAt < Date.now()) {
+      throw new EsignError('login_expired', 'The sign-in took too long and expired. Start again.');
+    }
+    const error = params.get('error');
+    if (error) {
+      const description = params.get('error_description') ?? undefined;
+      if (error === 'access_denied') {
+        throw new EsignError('access_denied', description ?? 'The user declined to connect the account.', { serviceCode: error });
+      }
+      throw new EsignError('oauth_error', description ?? `The service refused the authorization request (${error}).`, { serviceCode: error });
+    }
+    // RFC 9207: an `iss` in the answer must name the service this attempt went to
+    const iss = params.get('iss');
+    if (iss !== null && iss !== this.#hooks.issuer) {
+      throw new EsignError('oauth_error', 'The authorization response comes from another issuer than the one this sign-in went to.');
+    }
+    const backend = await this.#hooks.tokens();
+    const tokens = await backend.exchange({ params, redirectUri: attempt.redirectUri, codeVerifier: attempt.codeVerifier });
+    return this.#hooks.adopt(tokens);
+  }
+
+  async accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
+    // matched by the unguessable, single-use state: the relaying page may be configured without space-id
+    if (!isCallbackMessage(message)) return undefined;
+    const params = new URLSearchParams(message.params);
+    if (params.get('state') !== expectedState) return undefined;
+    return this.complete(params);
+  }
+
+  #attemptKey(state: string): string {
+    return `${this.#key}|attempt|${state}`;
+  }
+
+  /** With `storage="memory"`, a redirect's attempt must survive the round trip: this tab's sessionStorage. */
+  #usesTabStore(): boolean {
+    return this.#config.storage === 'memory' && typeof sessionStorage !== 'undefined';
+  }
+
+  #attemptStore(mode: ConnectMode): KeyValueStore {
+    return mode === 'redirect' && this.#usesTabStore() ? new TabStore() : this.#store;
+  }
+
+  async #read(state: string): Promise<LoginAttempt | undefined> {
+    const key = this.#attemptKey(state);
+    const stored = await this.#store.get<LoginAttempt>(key);
+    if (stored) return stored;
+    return this.#usesTabStore() ? new TabStore().get<LoginAttempt>(key) : undefined;
+  }
+
+  /** Drops attempts that expired without coming back, so storage does not grow. */
+  async #sweep(keep: string): Promise<void> {
+    const indexKey = `${this.#key}|attempts`;
+    const states = ((await this.#store.get<Array<[string, number]>>(indexKey)) ?? []).filter(([state]) => state !== keep);
+    const now = Date.now();
+    const live: Array<[string, number]> = [];
+    for (const [state, expiresAt] of states) {
+      if (expiresAt < now) await this.#store.delete(this.#attemptKey(state));
+      else live.push([state, expiresAt]);
+    }
+    live.push([keep, now + (this.#config.attemptTtlSeconds ?? 600) * 1000]);
+    await this.#store.set(indexKey, live.slice(-20));
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The base of <esign-signing-frame> and <esign-contract-list>: their shared settings, status, open/close and
+ * rendering. The elements keep only what differs (their operation, their words, and how they learn of FileIds).
+ *
+ * What runs only once there is something to show (asking for Urls, frames, expiry, the page's messages: the
+ * EmbeddedViewController) is its own module, loaded when the element first has a session or is opened. Until
+ * then the element shows its first state from here: the empty card, or the "connect first" one.
+ */
+import { LitElement, type SVGTemplateResult, type PropertyDeclarations } from 'lit';
+import { EsignError } from '../../core/errors.js';
+import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from '../embedded-view.messages.js';
+import { emit } from '../events.js';
+import { LocalizeController, type Messages } from '../localize.js';
+import { openPopup } from '../popup.js';
+import { SessionController } from '../session-controller.js';
+import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
+import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
+import { autoConverter, configProblem, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
+
+/** The words each element has of its own (the shared ones are embeddedViewMessages). */
+export interface OwnTerms extends Record<string, string> {
+  title: string;
+  heading: string;
+  open: string;
+  empty: string;
+}
+
+
+export abstract class EmbeddedViewElement extends LitElement {
+  static override properties: PropertyDeclarations = {
+    connect: {},
+    auto: { converter: autoConverter(false) },
+    display: {},
+    allowedOrigins: { attribute: 'allowed-origins' },
+    loadTimeout: { attribute: 'load-timeout', type: Number },
+  };
+
+  static override styles = embeddedViewStyles;
+
+  /** The id of the `<esign-connect>` whose session to use; without it, the nearest `<esign-connect>` ancestor. */
+  connect = '';
+
+  /**
+   * Open the page by itself as soon as there is a session (and, for the signing frame, FileIds); inline display only, a
+   * popup needs a click. Off by default on the signing frame, on for the contract list (`auto="false"` turns it off).
+   */
+  auto = false;
+
+  /** `inline` (default: an iframe in the element) or `popup` (a window opened from the user's click). */
+  display: ViewDisplay = 'inline';
+
+  /** Origins the service's Url may have, space- or comma-separated. Default: the session's base URL origin. */
+  allowedOrigins = '';
+
+  /** Milliseconds to wait for the page's `ready` before reporting `frame_blocked`; 0 trusts the frame's load event instead. */
+  loadTimeout = 15_000;
+
+  /** Which page of the service the element shows. */
+  protected abstract readonly operateType: OperateType;
+  /** The icon of the element's empty state. */
+  protected abstract readonly icon: SVGTemplateResult;
+  /** The FileIds to start with (request_signatures). */
+  protected fileIdsToSend(): readonly string[] {
+    return [];
+  }
+  /** The "start another" action of the sent state, if the element has one. */
+  protected startAnotherAction: (() => void) | undefined;
+
+  readonly #session = new SessionController(this);
+  readonly #shared = new LocalizeController(this, embeddedViewMessages);
+  readonly #own: LocalizeController<OwnTerms>;
+  /** The words of the later states, from the controller's module. */
+  #states: LocalizeController<StateTerms> | undefined;
+  #renderStates: typeof renderEmbeddedView | undefined;
+  #view: EmbeddedViewController | undefined;
+  #loading: Promise<EmbeddedViewController> | undefined;
+  /** The controller's module could not be loaded (offline, a deploy that removed the chunk): shown as an error. */
+  #loadError: EsignError | undefined;
+
+  constructor(ownMessages: Messages<OwnTerms>) {
+    super();
+    this.#own = new LocalizeController(this, ownMessages);
+  }
+
+  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */
+  get status(): ViewStatus {
+    return this.#view?.status ?? (this.#loadError ? 'error' : 'idle');
+  }
+
+  /** The last error, while `status` is `error`. */
+  get error(): EsignError | undefined {
+    return this.#view ? this.#view.error : this.#loadError;
+  }
+
+  /**
+   * Asks for a new Url and shows it. With `display="popup"` (or `{display: 'popup'}`) the window opens at once, so
+   * call it from a click. Rejects with the EsignError also sent as `esign-error`.
+   */
+  open(options: { display?: ViewDisplay } = {}): Promise<void> {
+    const display: ViewDisplay = (options.display ?? this.display) === 'popup' ? 'popup' : 'inline';
+    // opened now, inside the click, even when the controller's module still has to load
+    const popup = display === 'popup' && configProblem(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
+    return this.#controller().then(
+      (view) => view.open(display, popup),
+      (error: EsignError) => {
+        popup?.close();
+        throw error;
+      },
+    );
+  }
+
+  /** Closes the page. */
+  close(): void {
+    this.#view?.close();
+  }
+
+  /** Forgets a sent envelope and waits for the next (signing frame). */
+  protected resetView(): void {
+    this.#view?.startAnother();
+  }
+
+  /** True while the element has a session to ask with. */
+  protected get hasSession(): boolean {
+    return this.#session.provider?.session !== undefined;
+  }
+
+  protected override updated(): void {
+    // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
+    // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
+    if (!this.#view && !this.#loadError && (this.hasSession || configProblem(this) !== undefined)) void this.#controller().catch(() => undefined);
+  }
+
+  protected override render() {
+    const text: ViewText = {
+      title: this.#own.term('title'),
+      heading: this.#own.term('heading'),
+      icon: this.icon,
+      open: this.#own.term('open'),
+      empty: this.#own.term('empty'),
+      startAnother: this.startAnotherAction,
+      term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) =>
+        key in embeddedViewMessages.en ? this.#shared.term(key, params) : (this.#states?.term(key, params) ?? key),
+    };
+    return this.#view && this.#renderStates ? this.#renderStates(this.#view, this, text) : renderFirstState(this.#idle(), this, text);
+  }
+
+  /** The state shown before the controller is loaded. */
+  #idle(): FirstState {
+    return {
+      status: this.status,
+      error: this.#loadError,
+      hasSession: this.hasSession,
+      hasFiles: this.operateType !== 'request_signatures' || this.fileIdsToSend().length > 0,
+    };
+  }
+
+  /** The controller, loaded once; a failed load is reported (esign-error) and tried again by the next open. */
+  #controller(): Promise<EmbeddedViewController> {
+    if (this.#view) return Promise.resolve(this.#view);
+    this.#loading ??= import('./controller.js').then(
+      ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages }) => {
+        this.#loadError = undefined;
+        this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
+        this.#renderStates = renderEmbeddedView;
+        // added to the element: it starts at once (hostConnected) when the element is in the page
+        this.#view ??= new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
+        this.requestUpdate();
+        return this.#view;
+      },
+      (cause: unknown) => {
+        this.#loading = undefined;
+        const error = new EsignError('network_error', 'Part of esign-elements could not be loaded (offline, or the files changed on the server). Try again.', { cause });
+        this.#loadError = error;
+        this.requestUpdate();
+        emit(this, 'esign-error', { error });
+        throw error;
+      },
+    );
+    return this.#loading;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The rules of the embedded views' settings (<esign-signing-frame>, <esign-contract-list>), free of the DOM: types,
+ * limits, the check of the settings, and the attribute converters. The rules of Urls and pages are in page-rules.ts.
+ * Unit-tested in test/node/embedded-view.test.ts.
+ */
+export type OperateType = 'request_signatures' | 'signature_status';
+export type ViewDisplay = 'inline' | 'popup';
+/**
+ * `idle`: nothing shown yet; `requesting`: asking the service for a Url; `loading`: the Url is in a frame
+ * or popup (or held until the element is shown) and the page has not said `ready`; `loaded`: the page is
+ * usable; `expired`: the Url or the page expired and no new one was asked for yet; `sent`: the page reported a sent
+ * envelope (signing frame only); `error`: see `error`.
+ */
+export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'sent' | 'error';
+
+export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
+/** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
+export const EXPIRY_MARGIN_MS = 5_000;
+/** The window of `display="popup"`. */
+export const VIEW_POPUP_FEATURES = 'popup,width=1000,height=800';
+/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
+export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+/**
+ * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
+ * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
+ * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
+ */
+export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
+export const FRAME_ALLOW = 'clipboard-write';
+
+/** Splits an attribute value on spaces and commas; drops empties and repeats. */
+export function parseList(value: string | readonly string[] | null | undefined): string[] {
+  const items = typeof value === 'string' ? value.split(/[\s,]+/) : [...(value ?? [])];
+  return [...new Set(items.map((item) => String(item).trim()).filter((item) => item !== ''))];
+}
+
+export function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
+export function configProblem(
+  settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
+  pageOrigin: string | undefined = hostPageOrigin(),
+): string | undefined {
+  if (settings.display !== 'inline' && settings.display !== 'popup') {
+    return `display must be "inline" or "popup", not "${String(settings.display)}".`;
+  }
+  const timeout = Number(settings.loadTimeout);
+  if (!Number.isFinite(timeout) || timeout < 0) {
+    return `load-timeout must be a number of milliseconds, 0 or more, not "${String(settings.loadTimeout)}".`;
+  }
+  const listed = parseList(typeof settings.allowedOrigins === 'string' || Array.isArray(settings.allowedOrigins) ? settings.allowedOrigins : []);
+  const bad = listed.filter((entry) => originOf(entry) === undefined);
+  if (bad.length) return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${bad.map((b) => `"${b}"`).join(', ')}.`;
+  if (pageOrigin !== undefined && listed.some((entry) => originOf(entry) === pageOrigin)) {
+    // allow-scripts + allow-same-origin on a frame of the page's own origin lets it remove its own sandbox
+    return `allowed-origins must not include this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox. Serve the service on another origin.`;
+  }
+  return undefined;
+}
+
+/** The host page's origin, or undefined where there is none (server rendering). */
+export function hostPageOrigin(): string | undefined {
+  const origin = globalThis.location?.origin;
+  return origin && origin !== 'null' ? origin : undefined;
+}
+
+/** Lit converter for `auto`: present means on, `auto="false"` (or "off") means off, absent means `defaultValue`. */
+export function autoConverter(defaultValue: boolean) {
+  return {
+    fromAttribute: (value: string | null): boolean => (value === null ? defaultValue : !/^(false|off|0)$/i.test(value.trim())),
+    toAttribute: (value: boolean): string | null => (value ? '' : 'false'),
+  };
+}
+
+/** Lit converter for `file-ids`: space- or comma-separated FileIds. */
+export const fileIdsConverter = {
+  fromAttribute: (value: string | null): string[] => parseList(value),
+  toAttribute: (value: string[]): string => value.join(' '),
+};
+
+/** Array properties change only when their items do. */
+export function listChanged(value: readonly string[] | undefined, old: readonly string[] | undefined): boolean {
+  return (value ?? []).join('\u0000') !== (old ?? []).join('\u0000');
+}
+
+// ---- the controller ----

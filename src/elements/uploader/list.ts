@@ -1,0 +1,450 @@
+/**
+ * What <esign-uploader> does once files arrive: the upload queue (Base64 body builder, transport, retries,
+ * offline waits), the list of files with their progress and reasons, the announcements, and keeping the completed
+ * FileIds (KeptUploads). Loaded by the element with the first file (or when there are kept FileIds to restore), so
+ * a page that only shows the drop zone never loads it.
+ */
+import { css, html, nothing, supportsAdoptingStyleSheets, svg, type CSSResult, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import type { EsignError } from '../../core/errors.js';
+import type { UploadedFile } from '../../core/service-types.js';
+import type { KeptUploads } from '../../core/upload/persist.js';
+import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
+import { DEFAULT_MAX_FILE_BYTES, validateFiles, type UploaderLimits } from '../../core/upload/validate.js';
+import type { UploadListTerms } from '../esign-uploader.messages.js';
+import { uploadListMessages } from '../esign-uploader-list.messages.js';
+import { emit, type UploadFileRef } from '../events.js';
+import { alertIcon, checkIcon, icon } from '../icons.js';
+import { CountingLocalizeController } from '../localize-counts.js';
+
+const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
+const offlineIcon = svg`<path d="M3 3l18 18"/><path d="M8.5 16.5a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 4.2-2.4M19 12.9a10 10 0 0 0-3-2M2 8.8a15 15 0 0 1 4.3-2.6M22 8.8A15 15 0 0 0 11 5"/><path d="M12 20h.01"/>`;
+
+/** A styled `<progress>`: a thin accent bar on a tinted track; without a value, a calm sweeping stripe. */
+const progressStyles = css`
+  progress {
+    appearance: none;
+    display: block;
+    width: 100%;
+    height: 0.375rem;
+    border: 0;
+    border-radius: 999px;
+    overflow: hidden;
+    background: var(--_border);
+    color: var(--_accent);
+  }
+  progress::-webkit-progress-bar {
+    background: var(--_border);
+    border-radius: 999px;
+  }
+  progress::-webkit-progress-value {
+    background: var(--_accent);
+    border-radius: 999px;
+    transition: inline-size var(--_duration) linear;
+  }
+  progress::-moz-progress-bar {
+    background: var(--_accent);
+    border-radius: 999px;
+  }
+  progress:indeterminate {
+    background: linear-gradient(90deg, transparent 0 30%, var(--_accent) 30% 60%, transparent 60%) var(--_border);
+    background-size: 200% 100%;
+    animation: esign-sweep 1.4s ease-in-out infinite;
+  }
+  progress:indeterminate::-webkit-progress-bar {
+    background: transparent;
+  }
+  @keyframes esign-sweep {
+    from {
+      background-position: 100% 0;
+    }
+    to {
+      background-position: -100% 0;
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    progress:indeterminate {
+      animation: none;
+      background: color-mix(in srgb, var(--_accent) 45%, var(--_border));
+    }
+  }
+`;
+
+/** The list's look, added to the element's shadow root when the list loads (the drop zone's is the element's own). */
+const listStyles = css`
+      [part~='file-status'],
+      .meta {
+        color: var(--_muted);
+        font-size: 0.875em;
+        font-weight: 400;
+      }
+      [part~='list'] {
+        list-style: none;
+        margin: 0;
+        padding: 0;
+        display: grid;
+        gap: var(--_space);
+      }
+      [part~='file'] {
+        display: grid;
+        grid-template-columns: auto minmax(0, 1fr) auto;
+        align-items: center;
+        gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
+        padding: var(--_space) calc(var(--_space) * 1.5);
+        background: var(--_surface);
+        border: 1px solid var(--_border);
+        border-radius: var(--_radius);
+      }
+      .file-icon {
+        display: grid;
+        place-items: center;
+        width: 2rem;
+        height: 2rem;
+        border-radius: calc(var(--_radius) * 0.75);
+        background: var(--_tint);
+        color: var(--_muted);
+      }
+      .file-icon svg {
+        width: 1.125rem;
+        height: 1.125rem;
+      }
+      .body {
+        display: grid;
+        gap: calc(var(--_space) / 2);
+        min-width: 0;
+      }
+      [part~='file-name'] {
+        font-weight: 550;
+        overflow-wrap: anywhere;
+      }
+      [part~='file-done'] .file-icon,
+      [part~='file-sent'] .file-icon {
+        background: var(--_success-tint);
+        color: var(--_success);
+      }
+      [part~='file-done'] [part~='file-status'],
+      [part~='file-sent'] [part~='file-status'] {
+        color: var(--_success);
+      }
+      [part~='file-failed'] .file-icon,
+      [part~='file-rejected'] .file-icon {
+        background: var(--_danger-tint);
+        color: var(--_danger);
+      }
+      [part~='file-failed'] [part~='file-status'],
+      [part~='file-rejected'] [part~='file-status'] {
+        color: var(--_danger);
+      }
+      [part~='file-failed'],
+      [part~='file-rejected'] {
+        border-color: color-mix(in srgb, var(--_danger) 45%, var(--_surface));
+      }
+      .actions {
+        display: flex;
+        flex-wrap: wrap;
+        justify-content: flex-end;
+        gap: calc(var(--_space) / 2);
+      }
+      [part~='summary'] {
+        display: grid;
+        grid-template-columns: minmax(0, 1fr) auto;
+        align-items: center;
+        gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
+      }
+      [part~='offline'] {
+        display: flex;
+        align-items: flex-start;
+        gap: var(--_space);
+        margin: 0;
+        padding: var(--_space) calc(var(--_space) * 1.5);
+        border-radius: var(--_radius);
+        background: var(--_tint);
+        font-weight: 550;
+      }
+      @media (max-width: 30rem) {
+        [part~='file'] {
+          grid-template-columns: auto minmax(0, 1fr);
+        }
+        [part~='file'] .actions {
+          grid-column: 2;
+          justify-content: flex-start;
+        }
+      }
+`;
+
+/**
+ * Adds styles to a shadow root after its first render, as Lit adopts an element's own: a constructed stylesheet
+ * (allowed by a strict style-src), else a `<style>` with the page's `litNonce`.
+ */
+function adopt(root: ShadowRoot | null, ...styles: CSSResult[]): void {
+  if (!root) return;
+  if (supportsAdoptingStyleSheets) {
+    const sheets = styles.map((s) => s.styleSheet).filter((s): s is CSSStyleSheet => s !== undefined && !root.adoptedStyleSheets.includes(s));
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, ...sheets];
+    return;
+  }
+  for (const s of styles) {
+    const style = document.createElement('style');
+    const nonce = (globalThis as { litNonce?: string }).litNonce;
+    if (nonce !== undefined) style.setAttribute('nonce', nonce);
+    style.textContent = s.cssText;
+    root.appendChild(style);
+  }
+}
+
+/** Live-region progress is announced at most this often; screen readers fall behind otherwise. */
+const LIVE_PROGRESS_INTERVAL_MS = 4000;
+const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
+
+/** What the list needs from its element. */
+export interface UploadListOptions {
+  host: ReactiveControllerHost & HTMLElement;
+  /** The session to upload with; throws `no_session` without one. */
+  session(): UploadSession;
+  /** The element's checked limits. */
+  limits(): UploaderLimits | undefined;
+  /** Says something in the element's live region. */
+  announce(text: string): void;
+  /** The list changed (form value and validity follow it). */
+  changed(): void;
+  kept: KeptUploads;
+}
+
+export class UploadList {
+  readonly #o: UploadListOptions;
+  /** FileIds an envelope was sent with: shown as sent, no longer offered, not kept for a reload. */
+  readonly #sent = new Set<string>();
+  #lastLiveProgress = 0;
+  /** Files waiting for the connection at the last change: announcements go with changes of it. */
+  #waiting = 0;
+  readonly queue: UploadQueue;
+  /** The list's words (loaded with it), in the element's language. */
+  readonly #t: CountingLocalizeController<UploadListTerms>;
+
+  constructor(options: UploadListOptions) {
+    this.#o = options;
+    const { host } = options;
+    const t = (this.#t = new CountingLocalizeController<UploadListTerms>(host, uploadListMessages));
+    adopt(host.shadowRoot, progressStyles, listStyles);
+    this.queue = new UploadQueue({
+      session: options.session,
+      onChange: () => {
+        host.requestUpdate();
+        options.changed();
+        void options.kept.save(this.uploaded);
+        this.#announceConnectivity();
+      },
+      onProgress: (item, overall) => {
+        host.requestUpdate();
+        emit(host, 'esign-upload-progress', { file: ref(item), loaded: item.loaded, total: item.total, overall });
+        const now = Date.now();
+        if (now - this.#lastLiveProgress >= LIVE_PROGRESS_INTERVAL_MS && overall.total > 0) {
+          this.#lastLiveProgress = now;
+          options.announce(t.term('liveProgress', { percent: Math.floor((overall.loaded / overall.total) * 100) }));
+        }
+      },
+      onError: (item, error) => {
+        options.announce(t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }));
+        emit(host, 'esign-error', { error, file: ref(item) });
+      },
+      onComplete: () => {
+        const files = this.uploaded;
+        options.announce(t.plural('liveDone', files.length));
+        emit(host, 'esign-upload-complete', { files, fileIds: files.map((f) => f.FileId) });
+      },
+    });
+  }
+
+  /** The files uploaded so far and not yet sent in an envelope. */
+  get uploaded(): UploadedFile[] {
+    return this.queue.completed.filter((f) => !this.#sent.has(f.FileId));
+  }
+
+  /**
+   * Checks and uploads files (refused ones are shown and reported, even without a session); resolves with those of
+   * this call that were uploaded. Throws `no_session` (after reporting it) when some file passed the checks and there
+   * is no session.
+   */
+  async upload(files: File[], fail: (error: EsignError) => EsignError, noSession: () => EsignError): Promise<UploadedFile[]> {
+    const { host } = this.#o;
+    const t = this.#t;
+    const { accepted, rejected } = validateFiles(files, this.#o.limits()!, this.queue.held);
+    for (const { file, error } of rejected) {
+      const item = this.queue.reject(file, error);
+      this.#o.announce(t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }));
+      emit(host, 'esign-error', { error, file: ref(item) });
+    }
+    if (accepted.length === 0) return [];
+    try {
+      this.#o.session();
+    } catch {
+      throw fail(noSession());
+    }
+    const { items, settled } = this.queue.add(accepted);
+    emit(host, 'esign-upload-start', { files: items.map(ref) });
+    await settled;
+    const keys = new Set(items.map((i) => i.key));
+    return this.queue.items.filter((i) => keys.has(i.key) && i.status === 'done' && i.FileId).map((i) => ({ FileId: i.FileId!, FileName: i.FileName }));
+  }
+
+  /** Shows kept FileIds as done; says so (`esign-upload-complete`) when that added any. */
+  restore(files: UploadedFile[]): void {
+    const before = this.uploaded.length;
+    this.queue.restore(files);
+    const all = this.uploaded;
+    void this.#o.kept.save(all);
+    if (all.length > before) emit(this.#o.host, 'esign-upload-complete', { files: all, fileIds: all.map((f) => f.FileId) });
+  }
+
+  /** An envelope was sent with these FileIds: the ones of this list are marked sent. */
+  envelopeSent(ids: unknown[]): void {
+    const mine = new Set(this.queue.completed.map((f) => f.FileId));
+    const sent = ids.filter((id): id is string => typeof id === 'string' && mine.has(id) && !this.#sent.has(id));
+    if (sent.length === 0) return;
+    for (const id of sent) this.#sent.add(id);
+    this.#o.announce(this.#t.plural('liveSent', sent.length));
+    this.#o.changed();
+    void this.#o.kept.save(this.uploaded);
+    this.#o.host.requestUpdate();
+  }
+
+  /** The offline note, the overall row and the files. */
+  render(): TemplateResult {
+    const items = this.queue.items;
+    const t = this.#t;
+    return html`${!this.queue.online && items.some((i) => i.status === 'offline')
+        ? html`<p part="offline">${icon(offlineIcon)}<span>${t.term('offlineNote')}</span></p>`
+        : nothing}
+      ${this.#renderSummary(items)}
+      ${items.length > 0
+        ? html`<ul part="list" aria-label=${t.term('filesLabel')}>
+            ${items.map((item) => this.#renderItem(item))}
+          </ul>`
+        : nothing}`;
+  }
+
+  #renderSummary(items: readonly UploadItem[]) {
+    const active = items.filter((i) => ACTIVE.has(i.status));
+    const failed = items.filter((i) => i.status === 'failed' || i.status === 'cancelled');
+    if (active.length === 0 && failed.length === 0) return nothing;
+    const t = this.#t;
+    const overall = this.queue.overall();
+    const done = items.filter((i) => i.status === 'done' && !i.restored).length;
+    return html`<div part="summary">
+      ${active.length > 0
+        ? html`<progress part="progress overall" aria-label=${t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
+        : html`<span></span>`}
+      <span class="actions">
+        ${active.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => this.queue.cancel()}>${t.term('cancelAll')}</button>` : nothing}
+        ${failed.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => void this.queue.retry()}>${t.term('retryAll')}</button>` : nothing}
+      </span>
+      ${active.length > 0 ? html`<span class="meta">${t.term('overallText', { done, count: done + active.length })}</span>` : nothing}
+    </div>`;
+  }
+
+  #renderItem(item: UploadItem) {
+    const t = this.#t;
+    const name = item.FileName;
+    const active = ACTIVE.has(item.status);
+    const sent = item.status === 'done' && item.FileId !== undefined && this.#sent.has(item.FileId);
+    const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
+    const retryable = (item.status === 'failed' || item.status === 'cancelled') && !item.restored;
+    const bad = item.status === 'failed' || item.status === 'rejected';
+    const progress =
+      !active || item.status === 'offline'
+        ? nothing
+        : item.status === 'uploading' || item.status === 'queued'
+          ? html`<progress part="progress" aria-label=${t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
+          : html`<progress part="progress" aria-label=${t.term('progressOf', { name })}></progress>`;
+    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key}>
+      <span part="file-icon" class="file-icon" aria-hidden="true">${icon(bad ? alertIcon : item.status === 'done' ? checkIcon : fileIcon)}</span>
+      <span class="body">
+        <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${t.bytes(item.size)})</span>` : nothing}</span>
+        ${progress}
+        <span part="file-status">${sent ? t.term('sent') : this.#statusText(item, percent)}</span>
+      </span>
+      <span class="actions">
+        ${active
+          ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('cancelFile', { name })} @click=${() => this.queue.cancel(item.key)}>
+              ${t.term('cancel')}
+            </button>`
+          : nothing}
+        ${retryable
+          ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('retryFile', { name })} @click=${() => void this.queue.retry(item.key)}>
+              ${t.term('retry')}
+            </button>`
+          : nothing}
+        ${!active
+          ? html`<button part="button" class="quiet small" type="button" aria-label=${t.term('removeFile', { name })} @click=${() => this.queue.remove(item.key)}>
+              ${t.term('remove')}
+            </button>`
+          : nothing}
+      </span>
+    </li>`;
+  }
+
+  #statusText(item: UploadItem, percent: number) {
+    const t = this.#t;
+    switch (item.status) {
+      case 'uploading':
+        return t.term('uploading', { percent });
+      case 'done':
+        return t.term(item.restored ? 'restored' : 'done');
+      case 'rejected':
+        return t.term('rejected', { reason: item.error ? this.#reason(item.error) : '' });
+      case 'failed':
+        return html`${t.term('failed', { reason: item.error ? this.#reason(item.error) : t.term('upload_failed') })}${item.error?.requestId
+          ? html` <span class="meta">${t.term('requestId', { id: item.error.requestId })}</span>`
+          : nothing}`;
+      default:
+        return t.term(item.status);
+    }
+  }
+
+  /** The user's words for why a file was refused or failed. */
+  #reason(error: EsignError): string {
+    const t = this.#t;
+    const limits = this.#o.limits();
+    switch (error.code) {
+      case 'file_too_large':
+        // the service's own limit may differ from ours: its message says which
+        return error.status === 413 ? error.message : t.term('file_too_large', { size: t.bytes(limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES) });
+      case 'too_many_files':
+        return t.plural('too_many_files', limits?.maxFiles ?? 0);
+      case 'invalid_argument':
+        return error.status === undefined ? t.term('empty') : this.#serviceReason(error);
+      case 'file_type_not_accepted':
+      case 'rate_limited':
+      case 'no_session':
+      case 'aborted':
+        return t.term(error.code);
+      case 'network_error':
+        return t.term('network_error');
+      default:
+        return this.#serviceReason(error);
+    }
+  }
+
+  /** A failure the service explained: its message when it sent one, else what its HTTP status means. */
+  #serviceReason(error: EsignError): string {
+    const t = this.#t;
+    if (error.status !== undefined && error.status >= 500) return t.term('server_error', { status: error.status });
+    if (error.serviceCode && error.message) return error.message;
+    if (error.status !== undefined) return t.term('http_error', { status: error.status });
+    return error.message || t.term('upload_failed');
+  }
+
+  /** Says in the live region when files start waiting for the connection and when they resume. */
+  #announceConnectivity(): void {
+    const waiting = this.queue.items.filter((i) => i.status === 'offline').length;
+    const before = this.#waiting;
+    this.#waiting = waiting;
+    const t = this.#t;
+    // files in flight are parked a moment after the queued ones: the count only grows while offline
+    if (waiting > before) this.#o.announce(t.plural('liveOffline', waiting));
+    else if (waiting === 0 && before > 0 && this.queue.online && this.queue.busy) this.#o.announce(t.plural('liveOnline', before));
+  }
+}
+
+function ref(item: UploadItem): UploadFileRef {
+  return { key: item.key, FileName: item.FileName, size: item.size, type: item.type };
+}

@@ -8,6 +8,45 @@ import type { BrowserTestConfig } from '../helpers/services.js';
 
 export const cfg = (window as unknown as { __ESIGN_TEST__: BrowserTestConfig }).__ESIGN_TEST__;
 
+// ---- a failed assertion reaches the runner as a failure ----
+//
+// The page sends its results through @web/dev-server-core's `stable()`, which begins with structuredClone: a failed
+// assertion whose actual or expected value is a DOM node or a window (`expect(frame).to.equal(null)`) makes it throw,
+// the page never reports, and the runner waits for testsFinishTimeout ("did not finish", no result at all; upstream:
+// modernweb-dev/web#2967, open-wc/open-wc#2880). Every failure's actual and expected are made cloneable as soon as
+// mocha records it; chai's message already names them.
+
+/** `value`, or a string naming it when structuredClone cannot copy it. */
+function cloneable(value: unknown): unknown {
+  try {
+    structuredClone(value);
+    return value;
+  } catch {
+    const html = (value as { outerHTML?: unknown } | null)?.outerHTML;
+    if (typeof html === 'string') return html.length > 300 ? `${html.slice(0, 300)}…` : html;
+    try {
+      return String(value);
+    } catch {
+      return Object.prototype.toString.call(value); // e.g. a window of another origin
+    }
+  }
+}
+
+function reportable(error: unknown): void {
+  if (typeof error !== 'object' || error === null) return;
+  const fields = error as { actual?: unknown; expected?: unknown };
+  if ('actual' in fields) fields.actual = cloneable(fields.actual);
+  if ('expected' in fields) fields.expected = cloneable(fields.expected);
+}
+
+before(() => {
+  // every failure, hooks and late ones included; the afterEach below covers a runner that does not expose itself
+  (window as { __WTR_MOCHA_RUNNER__?: Mocha.Runner }).__WTR_MOCHA_RUNNER__?.on('fail', (_runnable: Mocha.Runnable, error: unknown) => reportable(error));
+});
+afterEach(function () {
+  reportable(this.currentTest?.err);
+});
+
 /** An <esign-connect> on the test services (their client, emulator, proxy and callback page), with `attrs` on top. */
 export async function mountConnect(attrs: Record<string, string> = {}): Promise<EsignConnect> {
   const el = document.createElement('esign-connect') as EsignConnect;

@@ -1,13 +1,10 @@
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, shadowText } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, once, shadowText, until } from './helpers.js';
 
-function mount(attrs: Partial<Record<'mode' | 'storage' | 'space-id' | 'login-hint', string>> = {}): Promise<EsignConnect> {
-  return mountConnect(attrs);
-}
 
 async function embeddedStatus(token: string): Promise<number> {
   const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
@@ -27,7 +24,7 @@ describe('<esign-connect>', () => {
   });
 
   it('renders an accessible connect button and no session at first', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     const button = el.shadowRoot!.querySelector('button')!;
     expect(button.textContent).to.contain('Connect e-signature account');
     expect(el.session).to.equal(undefined);
@@ -38,7 +35,7 @@ describe('<esign-connect>', () => {
   });
 
   it('connects in a popup opened from the click, in Open Mode with a Space choice', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     const session = await connectAs(el, { spaceId: 'space_alice' });
     expect(session.spaceId).to.equal('space_alice');
     expect(session.scope).to.include('envelope:create');
@@ -53,8 +50,8 @@ describe('<esign-connect>', () => {
   });
 
   it('reports a denied consent as access_denied and shows it', async () => {
-    const el = await mount();
-    const errorEvent = oneEvent(el, 'esign-error');
+    const el = await mountConnect();
+    const errorEvent = once(el, 'esign-error');
     await clickIn(el, 'button');
     await executeServerCommand('esign-consent', { spaceId: 'space_acme', action: 'deny' });
     const { detail } = await errorEvent;
@@ -65,10 +62,10 @@ describe('<esign-connect>', () => {
   });
 
   it('leaves the connecting state with popup_closed when the user closes the popup', async () => {
-    const el = await mount();
-    const errorEvent = oneEvent(el, 'esign-error');
+    const el = await mountConnect();
+    const errorEvent = once(el, 'esign-error');
     await clickIn(el, 'button');
-    await waitUntil(() => el.status === 'connecting');
+    await until(() => el.status === 'connecting');
     await executeServerCommand('esign-close-consent');
     const { detail } = await errorEvent;
     expect(detail.error.code).to.equal('popup_closed');
@@ -76,7 +73,7 @@ describe('<esign-connect>', () => {
   });
 
   it('says so when the popup is blocked and offers to continue in this tab', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     // no user gesture: Chromium's popup blocker refuses the window
     const error = await el.connect().catch((e: EsignError) => e);
     expect((error as EsignError).code).to.equal('popup_blocked');
@@ -93,14 +90,14 @@ describe('<esign-connect>', () => {
     document.body.append(frame);
     await loaded;
     const inner = () => frame.contentDocument!.querySelector('esign-connect') as EsignConnect | null;
-    await waitUntil(() => inner()?.status === 'error', 'the fixture shows an error', { timeout: 5000 });
+    await until(() => inner()?.status === 'error', 'the fixture shows an error', { timeout: 5000 });
     expect(inner()!.error!.code).to.equal('state_mismatch');
     expect(frame.contentWindow!.location.search).to.equal('');
     frame.remove();
   });
 
   it('connects with a full-page redirect and the tab that opened it adopts the session', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     // a second tab of the same site, opened by a click, using redirect mode
     const opener = document.createElement('button');
     opener.textContent = 'open tab';
@@ -110,11 +107,11 @@ describe('<esign-connect>', () => {
     const rect = opener.getBoundingClientRect();
     await sendMouse({ type: 'click', position: [Math.round(rect.x + rect.width / 2), Math.round(rect.y + rect.height / 2)] });
     try {
-      await waitUntil(() => (tab?.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'idle', 'tab ready', { timeout: 5000 });
-      const adopted = oneEvent(el, 'esign-connected');
+      await until(() => (tab?.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'idle', 'tab ready', { timeout: 5000 });
+      const adopted = once(el, 'esign-connected');
       void (tab!.document.querySelector('esign-connect') as EsignConnect).connect();
       await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
-      await waitUntil(() => {
+      await until(() => {
         try {
           return (tab!.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected';
         } catch {
@@ -132,11 +129,11 @@ describe('<esign-connect>', () => {
   });
 
   it('refreshes on demand, and two pages racing to refresh make one refresh request', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     await connectAs(el, { spaceId: 'space_acme' });
     const first = await el.getAccessToken();
 
-    const refreshed = oneEvent(el, 'esign-session-refreshed');
+    const refreshed = once(el, 'esign-session-refreshed');
     const before = await emulatorCounters();
     const second = await el.getAccessToken({ forceRefresh: true });
     expect((await refreshed).detail.byOtherTab).to.equal(false);
@@ -147,7 +144,7 @@ describe('<esign-connect>', () => {
     const frame = document.createElement('iframe');
     frame.src = `${cfg.callbackUrl}#popup`;
     document.body.append(frame);
-    await waitUntil(() => (frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected', 'second page restored', { timeout: 5000 });
+    await until(() => (frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected', 'second page restored', { timeout: 5000 });
     const other = frame.contentDocument!.querySelector('esign-connect') as EsignConnect;
 
     const mid = await emulatorCounters();
@@ -160,26 +157,29 @@ describe('<esign-connect>', () => {
   });
 
   it('disconnect revokes the grant, clears storage and tells listeners', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     await connectAs(el, { spaceId: 'space_acme' });
     const token = await el.getAccessToken();
-    const gone = oneEvent(el, 'esign-disconnected');
+    const gone = once(el, 'esign-disconnected');
     await el.disconnect();
     expect((await gone).detail.reason).to.equal('user');
     expect(el.status).to.equal('idle');
     expect(await embeddedStatus(token)).to.equal(401);
     el.remove();
-    const fresh = await mount();
-    await new Promise((r) => setTimeout(r, 200));
+    const fresh = await mountConnect();
+    // getAccessToken answers once the element has read the storage: nothing is left to resume
+    const error = await fresh.getAccessToken().catch((e: EsignError) => e);
+    expect((error as EsignError).code).to.equal('no_session');
     expect(fresh.session).to.equal(undefined);
+    expect(fresh.status).to.equal('idle');
   });
 
   it('ends the session with session_expired when the grant was revoked elsewhere', async () => {
-    const el = await mount({ storage: 'memory' });
+    const el = await mountConnect({ storage: 'memory' });
     await connectAs(el, { spaceId: 'space_acme' });
     // the refresh token's lifetime (30 days) passes on the emulator's clock
     await executeServerCommand('esign-advance-clock', { seconds: 31 * 24 * 3600 });
-    const gone = oneEvent(el, 'esign-disconnected');
+    const gone = once(el, 'esign-disconnected');
     const error = await el.getAccessToken({ forceRefresh: true }).catch((e: EsignError) => e);
     expect((error as EsignError).code).to.equal('session_expired');
     expect((await gone).detail.reason).to.equal('expired');
@@ -188,7 +188,7 @@ describe('<esign-connect>', () => {
   });
 
   it('connects in Designated Space Mode without a Space choice, after the member is pre-added', async () => {
-    const admin = await mount({ storage: 'memory' });
+    const admin = await mountConnect({ storage: 'memory' });
     await connectAs(admin, { spaceId: 'space_acme' });
     const added = await fetch(`${cfg.baseUrl}/openapi/v1/members/add`, {
       method: 'POST',
@@ -200,14 +200,14 @@ describe('<esign-connect>', () => {
     await admin.disconnect();
     admin.remove();
 
-    const el = await mount({ 'space-id': 'space_acme', 'login-hint': 'carol@example.com' });
+    const el = await mountConnect({ 'space-id': 'space_acme', 'login-hint': 'carol@example.com' });
     const session = await connectAs(el, { email: 'carol@example.com', password: 'carol-password' });
     expect(session.spaceId).to.equal('space_acme');
   });
 
   it('reports a bad attribute as invalid_config and renders the error, never throwing from a setter', async () => {
-    const el = await mount();
-    const errorEvent = oneEvent(el, 'esign-error');
+    const el = await mountConnect();
+    const errorEvent = once(el, 'esign-error');
     expect(() => el.setAttribute('mode', 'sideways')).not.to.throw();
     const { detail } = await errorEvent;
     expect(detail.error.code).to.equal('invalid_config');
@@ -230,20 +230,20 @@ describe('<esign-connect>', () => {
     </div>`);
     const el = wrapper.querySelector('esign-connect') as EsignConnect;
     // the Chinese table is its own chunk, loaded when a lang first asks for it
-    await waitUntil(() => shadowText(el).includes('连接电子签名账户'), 'speaks Chinese');
+    await until(() => shadowText(el).includes('连接电子签名账户'), 'speaks Chinese');
     wrapper.setAttribute('lang', 'ms');
-    await waitUntil(() => shadowText(el).includes('Sambungkan akaun e-tandatangan'), 'switches to Malay');
+    await until(() => shadowText(el).includes('Sambungkan akaun e-tandatangan'), 'switches to Malay');
     wrapper.removeAttribute('lang');
     document.documentElement.lang = 'zh-Hans-SG';
     try {
-      await waitUntil(() => shadowText(el).includes('连接电子签名账户'), 'falls back to the document language');
+      await until(() => shadowText(el).includes('连接电子签名账户'), 'falls back to the document language');
     } finally {
       document.documentElement.lang = 'en';
     }
   });
 
   it('stays accessible in the error state', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     await el.connect().catch(() => undefined);
     await el.updateComplete;
     expect(el.status).to.equal('error');
@@ -260,7 +260,7 @@ describe('<esign-connect>', () => {
       storage="memory"
     ></esign-connect>`);
     await el.updateComplete;
-    const failed = oneEvent(el, 'esign-error');
+    const failed = once(el, 'esign-error');
     await clickIn(el, 'button');
     const { detail } = await failed;
     expect(detail.error.code).to.equal('oauth_error');

@@ -1,59 +1,47 @@
-import { expect, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-contract-list.js';
 import { EsignClient } from '../../src/core/client.js';
 import type { EsignError } from '../../src/core/errors.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
-import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
-import { cfg, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+import {
+  cfg,
+  clearFaults,
+  clickIn,
+  connectedElement,
+  emulatorCounters,
+  fault,
+  frameOf,
+  mountView,
+  once,
+  postFromInside,
+  prebuiltFrame,
+  shadowText,
+  until,
+} from './helpers.js';
 
 let connect: EsignConnect;
 let client: EsignClient;
-const mounted: Element[] = [];
-
-function mount(attrs: Record<string, string> = {}, parent: Element = document.body): { el: EsignContractList; events: string[] } {
-  const el = document.createElement('esign-contract-list') as EsignContractList;
-  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
-  const events: string[] = [];
-  for (const type of ['esign-view-ready', 'esign-view-loaded', 'esign-view-expired', 'esign-error']) el.addEventListener(type, () => events.push(type));
-  parent.append(el);
-  mounted.push(el);
-  return { el, events };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function connectElement(id: string): Promise<EsignConnect> {
-  const el = document.createElement('esign-connect') as EsignConnect;
-  el.id = id;
-  for (const [name, value] of Object.entries({ 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'memory' })) {
-    el.setAttribute(name, value);
-  }
-  document.body.append(el);
-  await connectAs(el, { spaceId: 'space_acme' });
-  return el;
-}
 
 describe('<esign-contract-list>', () => {
   before(async () => {
     await executeServerCommand('esign-reset');
-    connect = await connectElement('c');
+    connect = await connectedElement('c', { spaceId: 'space_acme', storage: 'memory' });
     client = new EsignClient({ baseUrl: cfg.baseUrl, tokens: connect, operatorUserId: 'user_alice' });
   });
 
-  afterEach(async () => {
-    for (const el of mounted.splice(0)) el.remove();
-    await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' });
-  });
+  after(() => connect.remove());
+
+  afterEach(clearFaults);
 
   it('opens by itself when a session exists and shows the contracts of the Space', async () => {
     const { data: files } = await client.uploadFiles([{ FileName: 'nda.pdf', FileBody: btoa('%PDF-1.4 nda') }]);
     await client.createEnvelope({ FileIds: [files.Files[0]!.FileId], Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }], Subject: 'NDA with Bob' });
-    const { el } = mount({ connect: 'c' });
-    const { detail } = await oneEvent(el, 'esign-view-ready');
+    const { el } = await mountView('esign-contract-list', { connect: 'c' });
+    const { detail } = await once(el, 'esign-view-ready');
     expect(detail.operateType).to.equal('signature_status');
-    await oneEvent(el, 'esign-view-loaded');
+    await once(el, 'esign-view-loaded');
     const frame = el.shadowRoot!.querySelector('iframe')!;
     expect(frame.title).to.equal('E-signature: your contracts');
     expect(frame.hasAttribute('src')).to.equal(false);
@@ -63,11 +51,11 @@ describe('<esign-contract-list>', () => {
   });
 
   it('refresh() loads the list again with a new Url, in a new frame', async () => {
-    const { el, events } = mount({ connect: 'c' });
-    await oneEvent(el, 'esign-view-loaded');
+    const { el, events } = await mountView('esign-contract-list', { connect: 'c' });
+    await once(el, 'esign-view-loaded');
     const used = el.shadowRoot!.querySelector('iframe')!;
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const loaded = once(el, 'esign-view-loaded');
     await el.refresh();
     await loaded;
     const renewed = el.shadowRoot!.querySelector('iframe')!;
@@ -76,31 +64,27 @@ describe('<esign-contract-list>', () => {
     const counters = await emulatorCounters();
     expect(counters['POST /openapi/v1/embedded/views']).to.equal(1);
     expect(counters['GET /embedded/view']).to.equal(1);
-    expect(events.filter((e) => e === 'esign-view-loaded')).to.have.length(2);
-    expect(events).not.to.include('esign-error');
+    expect(events.filter((e) => e.type === 'esign-view-loaded')).to.have.length(2);
+    expect(events.map((e) => e.type)).not.to.include('esign-error');
   });
 
   it('with auto="false", waits for refresh() or a click', async () => {
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
-    const { el } = mount({ connect: 'c', auto: 'false' });
+    const { el } = await mountView('esign-contract-list', { connect: 'c', auto: 'false' });
+    // the Open button shows once the element has the session: the update that showed it decided not to open
+    await until(() => el.shadowRoot!.querySelector('[part~="button"]'), 'the Open button');
     await el.updateComplete;
-    await sleep(300);
-    expect((await emulatorCounters())['POST /openapi/v1/embedded/views']).to.equal(undefined);
     expect(el.status).to.equal('idle');
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    expect((await emulatorCounters())['POST /openapi/v1/embedded/views']).to.equal(undefined);
+    const loaded = once(el, 'esign-view-loaded');
     await clickIn(el, '[part~="button"]');
     await loaded;
+    expect((await emulatorCounters())['POST /openapi/v1/embedded/views'], 'one Url, for the click').to.equal(1);
   });
 
   it('with auto="false", builds one blank, hidden, inert frame in idle time; the Url lands in it, and after close() in a new one', async () => {
-    const { el, events } = mount({ connect: 'c', auto: 'false' });
-    await el.updateComplete;
-    const frameOf = () => el.shadowRoot!.querySelector('iframe');
-    const prebuilt = async (not?: HTMLIFrameElement) => {
-      await waitUntil(() => frameOf() !== null && frameOf() !== not && frameOf()!.classList.contains('prebuilt'), 'a blank frame built in idle time', { timeout: 5_000 });
-      return frameOf()!;
-    };
-    const first = await prebuilt();
+    const { el, events } = await mountView('esign-contract-list', { connect: 'c', auto: 'false' });
+    const first = await prebuiltFrame(el);
     expect(first.contentWindow!.location.href, 'never navigated').to.equal('about:blank');
     expect(first.inert, 'inert').to.equal(true);
     expect(first.getAttribute('aria-hidden')).to.equal('true');
@@ -108,34 +92,32 @@ describe('<esign-contract-list>', () => {
     expect(getComputedStyle(first).visibility).to.equal('hidden');
     await expect(el).shadowDom.to.be.accessible();
     // a message from inside the blank frame is ignored
-    const inFrame = (first.contentWindow as unknown as { Function: FunctionConstructor }).Function;
-    inFrame("parent.postMessage({ source: 'esign', type: 'ready' }, '*')")();
-    await sleep(200);
+    await postFromInside(first, { source: 'esign', type: 'ready' });
     expect(el.status).to.equal('idle');
     expect(events, 'no event from the pre-built frame').to.deep.equal([]);
 
-    let loaded = oneEvent(el, 'esign-view-loaded');
+    let loaded = once(el, 'esign-view-loaded');
     await clickIn(el, '[part~="button"]');
     await loaded;
-    expect(frameOf(), 'the Url landed in the pre-built frame').to.equal(first);
+    expect(frameOf(el), 'the Url landed in the pre-built frame').to.equal(first);
     expect(first.hasAttribute('src'), 'never through src').to.equal(false);
 
     el.close();
-    const second = await prebuilt(first);
+    const second = await prebuiltFrame(el, first);
     expect(first.isConnected, 'the used frame is gone').to.equal(false);
     expect(second.contentWindow!.location.href, 'never navigated').to.equal('about:blank');
-    loaded = oneEvent(el, 'esign-view-loaded');
+    loaded = once(el, 'esign-view-loaded');
     await el.refresh();
     await loaded;
-    expect(frameOf(), 'the new Url landed in the new frame').to.equal(second);
+    expect(frameOf(el), 'the new Url landed in the new frame').to.equal(second);
   });
 
   it('display="popup": opens the list in a window from the click, and goes back to idle when it is closed', async () => {
-    const { el } = mount({ connect: 'c', display: 'popup' });
+    const { el } = await mountView('esign-contract-list', { connect: 'c', display: 'popup' });
     await el.updateComplete;
     // a popup cannot open by itself: the element waits for a click
     expect(el.status).to.equal('idle');
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const loaded = once(el, 'esign-view-loaded');
     await clickIn(el, '[part~="button"]');
     await loaded;
     await el.updateComplete;
@@ -147,53 +129,45 @@ describe('<esign-contract-list>', () => {
   });
 
   it('keeps service errors visible with a retry', async () => {
-    await fetch(`${cfg.baseUrl}/__emulator/faults`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ path: '/openapi/v1/embedded/views', kind: 'status', status: 403, code: 'OperationDenied.NotMember', times: 1 }),
-    });
-    const { el } = mount({ connect: 'c' });
-    const { detail } = await oneEvent(el, 'esign-error');
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 403, code: 'OperationDenied.NotMember', times: 1 });
+    const { el } = await mountView('esign-contract-list', { connect: 'c' });
+    const { detail } = await once(el, 'esign-error');
     expect((detail.error as EsignError).code).to.equal('view_failed');
     expect(detail.error.serviceCode).to.equal('OperationDenied.NotMember');
     await el.updateComplete;
     expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('could not open the page');
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const loaded = once(el, 'esign-view-loaded');
     await clickIn(el, '[part~="retry"]');
     await loaded;
   });
 
   it('shows the expired slot when the page keeps saying its Url expired', async () => {
     // every Url is already used when the frame loads it: two renewals, then the element stops and waits for the user
-    await fetch(`${cfg.baseUrl}/__emulator/faults`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ path: '/embedded/view', method: 'GET', kind: 'delay', delayMs: 400, times: 10 }),
-    });
-    const { el, events } = mount({ connect: 'c' });
+    await fault({ path: '/embedded/view', method: 'GET', kind: 'delay', delayMs: 400, times: 10 });
+    const { el, events } = await mountView('esign-contract-list', { connect: 'c' });
     el.innerHTML = '<p slot="expired">Your session timed out.</p>';
-    await oneEvent(el, 'esign-view-ready');
+    await once(el, 'esign-view-ready');
     // the emulator's clock passes every ExpiresAt while the frame is on its way
     const advance = setInterval(() => void executeServerCommand('esign-advance-clock', { seconds: 301 }), 100);
     try {
-      await waitUntil(() => el.status === 'expired', 'expired', { timeout: 10_000 }).catch((e) => {
-        throw new Error(`${e} ${el.status} ${events.join(',')} ${el.error?.message}`);
+      await until(() => el.status === 'expired', 'expired', { timeout: 10_000 }).catch((e) => {
+        throw new Error(`${e} ${el.status} ${events.map((event) => event.type).join(',')} ${el.error?.message}`);
       });
     } finally {
       clearInterval(advance);
     }
     await el.updateComplete;
-    expect(events.filter((e) => e === 'esign-view-expired')).to.have.length(3);
+    expect(events.filter((e) => e.type === 'esign-view-expired')).to.have.length(3);
     const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('slot[name="expired"]')!;
     expect(slot.assignedElements()[0]!.textContent).to.equal('Your session timed out.');
   });
 
   // last: disconnecting ends the shared session
   it('closes the list when the session ends, and shows the empty state', async () => {
-    const { el } = mount({ connect: 'c' });
-    await oneEvent(el, 'esign-view-loaded');
+    const { el } = await mountView('esign-contract-list', { connect: 'c' });
+    await once(el, 'esign-view-loaded');
     await connect.disconnect();
-    await waitUntil(() => el.status === 'idle', 'idle after disconnect');
+    await until(() => el.status === 'idle', 'idle after disconnect');
     await el.updateComplete;
     expect(el.shadowRoot!.querySelector('iframe')).to.equal(null);
     expect(shadowText(el)).to.contain('Connect your e-signature account');

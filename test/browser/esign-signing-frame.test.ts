@@ -1,4 +1,4 @@
-import { expect, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixtureSync, html } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-signing-frame.js';
@@ -7,32 +7,26 @@ import '../../src/esign-uploader.js';
 import { EsignClient } from '../../src/core/client.js';
 import type { EsignError } from '../../src/core/errors.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
-import type { EsignSigningFrame } from '../../src/elements/esign-signing-frame.js';
-import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
-import { cfg, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+import {
+  cfg,
+  clearFaults,
+  clickIn,
+  connectedElement,
+  emulatorCounters,
+  fault,
+  frameOf,
+  locationOf,
+  mountView,
+  once,
+  postFromInside,
+  prebuiltFrame,
+  settled,
+  shadowText,
+  until,
+} from './helpers.js';
 
 let connect: EsignConnect;
 let client: EsignClient;
-const mounted: Element[] = [];
-
-/** Every esign-* event an element fires, in order. */
-function record(el: Element): Array<{ type: string; detail: unknown }> {
-  const seen: Array<{ type: string; detail: unknown }> = [];
-  for (const type of ['esign-view-ready', 'esign-view-loaded', 'esign-view-expired', 'esign-view-message', 'esign-error']) {
-    el.addEventListener(type, (event) => seen.push({ type, detail: (event as CustomEvent).detail }));
-  }
-  return seen;
-}
-
-/** Creates the element, listens, then attaches it (so no event is missed). */
-function mount<T extends HTMLElement>(tag: string, attrs: Record<string, string> = {}, parent: Element = document.body): { el: T; events: Array<{ type: string; detail: unknown }> } {
-  const el = document.createElement(tag) as T;
-  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
-  const events = record(el);
-  parent.append(el);
-  mounted.push(el);
-  return { el, events };
-}
 
 async function upload(...names: string[]): Promise<string[]> {
   const files = names.map((FileName) => ({ FileName, FileBody: btoa(`%PDF-1.4 ${FileName}`) }));
@@ -40,69 +34,24 @@ async function upload(...names: string[]): Promise<string[]> {
   return data.Files.map((f) => f.FileId);
 }
 
-async function fault(body: Record<string, unknown>): Promise<void> {
-  await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-}
-
-function frameOf(el: Element): HTMLIFrameElement | null {
-  return el.shadowRoot!.querySelector('iframe');
-}
-
-/** The URL a frame's document shows, or 'cross-origin' when this page cannot read it (it navigated to the service). */
-function locationOf(frame: HTMLIFrameElement): string {
-  try {
-    return frame.contentWindow!.location.href;
-  } catch {
-    return 'cross-origin';
-  }
-}
-
-/** Posts a message from inside a blank frame (same origin as this page), as a script of that frame would. */
-function postFromInside(frame: HTMLIFrameElement, data: Record<string, unknown>): void {
-  const inFrame = (frame.contentWindow as unknown as { Function: FunctionConstructor }).Function;
-  inFrame('data', "parent.postMessage(data, '*')")(data);
-}
-
-/** Waits for the frame the element builds ahead of need, in idle time. */
-async function prebuiltFrame(el: Element, not?: HTMLIFrameElement): Promise<HTMLIFrameElement> {
-  await waitUntil(() => {
-    const frame = frameOf(el);
-    return frame !== null && frame !== not && frame.classList.contains('prebuilt');
-  }, 'a blank frame built in idle time', { timeout: 5_000 });
-  return frameOf(el)!;
-}
-
 /** A stand-in for an uploader that the frame's `uploader` attribute names (removed after the test). */
 function sourceElement(id: string): HTMLElement {
-  const source = document.createElement('div');
-  source.id = id;
-  document.body.append(source);
-  mounted.push(source);
-  return source;
+  return fixtureSync(html`<div id=${id}></div>`);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('<esign-signing-frame>', () => {
   before(async () => {
     await executeServerCommand('esign-reset');
-    connect = document.createElement('esign-connect') as EsignConnect;
-    connect.id = 'c';
-    for (const [name, value] of Object.entries({ 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'memory' })) {
-      connect.setAttribute(name, value);
-    }
-    document.body.append(connect);
-    await connectAs(connect, { spaceId: 'space_acme' });
+    connect = await connectedElement('c', { spaceId: 'space_acme', storage: 'memory' });
     client = new EsignClient({ baseUrl: cfg.baseUrl, tokens: connect });
   });
 
-  afterEach(async () => {
-    for (const el of mounted.splice(0)) el.remove();
-    await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' });
-  });
+  after(() => connect.remove());
+
+  afterEach(clearFaults);
 
   it('without a session: an accessible empty state, and open() rejects with no_session', async () => {
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'nobody', 'file-ids': 'file_a' });
+    const { el, events } = await mountView('esign-signing-frame', { connect: 'nobody', 'file-ids': 'file_a' });
     await el.updateComplete;
     expect(shadowText(el)).to.contain('Connect your e-signature account');
     await expect(el).shadowDom.to.be.accessible();
@@ -113,7 +62,7 @@ describe('<esign-signing-frame>', () => {
   });
 
   it('without FileIds: the empty state (replaceable by a slot), and open() rejects with no_files', async () => {
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', auto: '' });
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', auto: '' });
     el.innerHTML = '<p slot="empty">Drop your contract above.</p>';
     await el.updateComplete;
     const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('slot[name="empty"]')!;
@@ -127,12 +76,12 @@ describe('<esign-signing-frame>', () => {
   it('full path: FileIds from an uploader, the page in a sandboxed frame, a person sends the envelope, the contract list shows it', async () => {
     const fileIds = await upload('lease.pdf', 'annex.pdf');
     const uploader = sourceElement('up');
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', uploader: 'up', auto: '' });
+    const { el, events } = await mountView('esign-signing-frame', { connect: 'c', uploader: 'up', auto: '' });
     await el.updateComplete;
     expect(frameOf(el)).to.equal(null);
 
-    const ready = oneEvent(el, 'esign-view-ready');
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const ready = once(el, 'esign-view-ready');
+    const loaded = once(el, 'esign-view-loaded');
     // what <esign-uploader id="up"> sends when its files are uploaded
     uploader.dispatchEvent(new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: fileIds.map((FileId, i) => ({ FileId, FileName: `f${i}` })), fileIds } }));
     const { detail: readyDetail } = await ready;
@@ -151,7 +100,7 @@ describe('<esign-signing-frame>', () => {
     // the Url went to src once and nowhere else in the DOM
     expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
     // the frame grows to the height its page reports
-    await waitUntil(() => events.some((e) => e.type === 'esign-view-message' && (e.detail as { data: { type: string } }).data.type === 'resize'), 'resize message');
+    await until(() => events.some((e) => e.type === 'esign-view-message' && (e.detail as { data: { type: string } }).data.type === 'resize'), 'resize message');
     const resize = events.filter((e) => e.type === 'esign-view-message').map((e) => (e.detail as { data: { type: string; height?: number } }).data).filter((d) => d.type === 'resize').at(-1)!;
     await el.updateComplete;
     expect(frame.style.height).to.equal(`${resize.height}px`);
@@ -163,7 +112,7 @@ describe('<esign-signing-frame>', () => {
         if (data.source === 'esign' && data.type === 'envelope-sent') resolve(data);
       }),
     );
-    const sentEvent = oneEvent(el, 'esign-envelope-sent');
+    const sentEvent = once(el, 'esign-envelope-sent');
     await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     const message = await sent;
     expect(message.envelopeId).to.match(/\S/);
@@ -173,7 +122,10 @@ describe('<esign-signing-frame>', () => {
     expect(sentDetail).to.deep.equal({ envelopeId: message.envelopeId, fileIds, status: 'sent' });
     await el.updateComplete;
     expect(el.status).to.equal('sent');
-    expect(frameOf(el), 'the frame made way for the sent state').to.equal(null);
+    expect(frame.isConnected, 'the frame that showed the page made way for the sent state').to.equal(false);
+    // no frame is shown; a blank, hidden, inert one may already wait for the next envelope (built in idle time)
+    expect(el.shadowRoot!.querySelector('[part~="frame"]'), 'no frame shown in the sent state').to.equal(null);
+    for (const waiting of el.shadowRoot!.querySelectorAll('iframe')) expect(waiting.classList.contains('prebuilt') && waiting.inert, 'only a pre-built frame').to.equal(true);
     const sentState = el.shadowRoot!.querySelector('[part~="sent"]')!;
     expect(sentState.textContent).to.contain('Envelope sent');
     await expect(el).shadowDom.to.be.accessible();
@@ -184,22 +136,19 @@ describe('<esign-signing-frame>', () => {
     // every forwarded message came from the Url's origin
     expect(events.filter((e) => e.type === 'esign-view-message').every((e) => (e.detail as { origin: string }).origin === readyDetail.origin)).to.equal(true);
 
-    const list = mount<EsignContractList>('esign-contract-list', { connect: 'c' });
-    await oneEvent(list.el, 'esign-view-loaded');
+    const list = await mountView('esign-contract-list', { connect: 'c' });
+    await once(list.el, 'esign-view-loaded');
     const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: 'Lease 2026' })) as string;
     expect(text).to.contain('Awaiting signatures');
   });
 
   it('takes FileIds from a real <esign-uploader> named by uploader="ID", with no glue script', async () => {
-    const box = document.createElement('div');
-    box.innerHTML = '<esign-uploader id="real-up" connect="c"></esign-uploader><esign-signing-frame uploader="real-up" connect="c" auto></esign-signing-frame>';
-    document.body.append(box);
-    mounted.push(box);
+    const box = fixtureSync(html`<div><esign-uploader id="real-up" connect="c"></esign-uploader><esign-signing-frame uploader="real-up" connect="c" auto></esign-signing-frame></div>`);
     const uploader = box.querySelector('esign-uploader')!;
     const el = box.querySelector('esign-signing-frame')!;
-    const ready = oneEvent(el, 'esign-view-ready');
-    const loaded = oneEvent(el, 'esign-view-loaded');
-    const complete = oneEvent(uploader, 'esign-upload-complete');
+    const ready = once(el, 'esign-view-ready');
+    const loaded = once(el, 'esign-view-loaded');
+    const complete = once(uploader, 'esign-upload-complete');
     await uploader.upload([new File(['%PDF-1.4 real uploader'], 'real.pdf', { type: 'application/pdf' })]);
     const { detail } = await complete;
     await ready;
@@ -209,8 +158,8 @@ describe('<esign-signing-frame>', () => {
 
   it('refuses a Url from an origin that is not allowed: url_rejected, nothing in the DOM', async () => {
     const [fileId] = await upload('a.pdf');
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'allowed-origins': 'https://esign.example.com' });
-    const { detail } = await oneEvent(el, 'esign-error');
+    const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'allowed-origins': 'https://esign.example.com' });
+    const { detail } = await once(el, 'esign-error');
     expect(detail.error.code).to.equal('url_rejected');
     expect(detail.error.message).to.contain(new URL(cfg.baseUrl).origin);
     expect(detail.error.message).not.to.contain('embedded_token');
@@ -221,14 +170,14 @@ describe('<esign-signing-frame>', () => {
     expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('does not trust');
     await expect(el).shadowDom.to.be.accessible();
     // the same element accepts it once the origin is allowed
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const loaded = once(el, 'esign-view-loaded');
     el.allowedOrigins = `https://esign.example.com, ${cfg.baseUrl}`;
     await loaded;
   });
 
   it('reports a service error as view_failed with the service code', async () => {
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': 'file_not_mine', auto: '' });
-    const { detail } = await oneEvent(el, 'esign-error');
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': 'file_not_mine', auto: '' });
+    const { detail } = await once(el, 'esign-error');
     expect(detail.error.code).to.equal('view_failed');
     expect(detail.error.status).to.equal(404);
     expect(detail.error.serviceCode).to.equal('ResourceNotFound.File');
@@ -238,51 +187,60 @@ describe('<esign-signing-frame>', () => {
 
   it('ignores messages from any other window or origin, even a real embedded page of the same service', async () => {
     const [fileId] = await upload('a.pdf');
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
-    await oneEvent(el, 'esign-view-loaded');
-    await sleep(300);
-    const before = events.filter((e) => e.type === 'esign-view-message').length;
+    // every message this window receives, with the window that sent it
+    const received: Array<{ source: MessageEventSource | null; data: unknown }> = [];
+    const onMessage = (e: MessageEvent): void => void received.push({ source: e.source, data: e.data });
+    window.addEventListener('message', onMessage);
+    try {
+      const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+      await once(el, 'esign-view-loaded');
+      const own = frameOf(el)!.contentWindow;
 
-    // this page itself
-    window.postMessage({ source: 'esign', type: 'envelope-sent', envelopeId: 'forged' }, '*');
-    // a same-origin helper frame
-    const same = document.createElement('iframe');
-    same.srcdoc = `<script>parent.postMessage({source:'esign',type:'envelope-sent',envelopeId:'forged'},'*')</script>`;
-    // an opaque-origin helper frame
-    const opaque = document.createElement('iframe');
-    opaque.src = `data:text/html,<script>parent.postMessage({source:'esign',type:'envelope-signed',envelopeId:'forged'},'*')</script>`;
-    // another window on the Url's exact origin: a second embedded page of the same service
-    const { data } = await client.signatureStatusView();
-    const other = document.createElement('iframe');
-    const otherReady = new Promise<void>((resolve) =>
-      window.addEventListener('message', (e) => {
-        if (e.source === other.contentWindow && (e.data as { type?: string }).type === 'ready') resolve();
-      }),
-    );
-    other.src = data.Url;
-    document.body.append(same, opaque, other);
-    mounted.push(same, opaque, other);
-    await otherReady;
-    await sleep(500);
-    expect(events.filter((e) => e.type === 'esign-view-message').length).to.equal(before);
-    expect(el.status).to.equal('loaded');
+      // this page itself
+      window.postMessage({ source: 'esign', type: 'envelope-sent', envelopeId: 'forged' }, '*');
+      // a same-origin helper frame
+      const same = document.createElement('iframe');
+      same.srcdoc = `<script>parent.postMessage({source:'esign',type:'envelope-sent',envelopeId:'forged'},'*')</script>`;
+      // an opaque-origin helper frame
+      const opaque = document.createElement('iframe');
+      opaque.src = `data:text/html,<script>parent.postMessage({source:'esign',type:'envelope-signed',envelopeId:'forged'},'*')</script>`;
+      // another window on the Url's exact origin: a second embedded page of the same service
+      const { data } = await client.signatureStatusView();
+      const other = document.createElement('iframe');
+      other.src = data.Url;
+      fixtureSync(html`<div></div>`).append(same, opaque, other);
+      // every forged message has been dispatched to this window, so to the element's listener too
+      const from = (source: Window | null, type: string) => received.some((m) => m.source === source && (m.data as { type?: string }).type === type);
+      await until(() => from(window, 'envelope-sent') && from(same.contentWindow, 'envelope-sent') && from(opaque.contentWindow, 'envelope-signed') && from(other.contentWindow, 'ready'), 'the forged messages');
+
+      // what the element forwarded is exactly what its own frame posted
+      const forwarded = events.filter((e) => e.type === 'esign-view-message').map((e) => e.detail.data);
+      expect(forwarded.length, 'the frame posted at least ready').to.be.greaterThan(0);
+      expect(forwarded).to.deep.equal(received.filter((m) => m.source === own).map((m) => m.data));
+      expect(el.status).to.equal('loaded');
+    } finally {
+      window.removeEventListener('message', onMessage);
+    }
   });
 
   it('holds a Url while hidden, and when shown after ExpiresAt (emulator clock moved) renews it by itself', async () => {
     const [fileId] = await upload('a.pdf');
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', hidden: '' });
-    await oneEvent(el, 'esign-view-ready');
-    await sleep(300);
-    // not shown: the Url is kept, not loaded
-    expect(frameOf(el)?.getAttribute('src') ?? null).to.equal(null);
+    const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', hidden: '' });
+    await once(el, 'esign-view-ready');
+    await el.updateComplete;
+    // not shown: the Url is kept, not loaded (a load would also have put esign-view-loaded in the events checked below)
+    expect(el.status).to.equal('loading');
+    const blank = frameOf(el);
+    if (blank) expect(locationOf(blank)).to.equal('about:blank');
+    expect((await emulatorCounters())['GET /embedded/view'], 'the service saw no page load').to.equal(undefined);
     await executeServerCommand('esign-advance-clock', { seconds: 301 });
 
-    const expired = oneEvent(el, 'esign-view-expired');
+    const expired = once(el, 'esign-view-expired');
     el.hidden = false;
     const { detail } = await expired;
     expect(detail.renewing).to.equal(true);
-    await oneEvent(el, 'esign-view-loaded');
+    await once(el, 'esign-view-loaded');
     expect(events.map((e) => e.type).filter((t) => t !== 'esign-view-message')).to.deep.equal([
       'esign-view-ready',
       'esign-view-expired',
@@ -291,20 +249,22 @@ describe('<esign-signing-frame>', () => {
     ]);
     const counters = await emulatorCounters();
     expect(counters['POST /openapi/v1/embedded/views']).to.equal(2);
+    // shown, the held Url is loaded (this page's clock did not move) and its page says it expired; then the renewed one
+    expect(counters['GET /embedded/view']).to.equal(2);
   });
 
   it('asks for a new Url when re-attached, and never loads a used one again', async () => {
     const [fileId] = await upload('a.pdf');
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
-    await oneEvent(el, 'esign-view-loaded');
+    const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await once(el, 'esign-view-loaded');
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
-    const box = document.createElement('section');
-    document.body.append(box);
-    mounted.push(box);
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const box = fixtureSync(html`<section></section>`);
+    const loaded = once(el, 'esign-view-loaded');
     box.append(el);
     await loaded;
-    await sleep(300);
+    // the update after the load, and whatever it decided, are done: no other request was started
+    await el.updateComplete;
+    expect(el.status).to.equal('loaded');
     const counters = await emulatorCounters();
     expect(counters['POST /openapi/v1/embedded/views']).to.equal(1);
     expect(counters['GET /embedded/view']).to.equal(1);
@@ -315,20 +275,20 @@ describe('<esign-signing-frame>', () => {
   it('shows the loading slot while the Url is on its way', async () => {
     const [fileId] = await upload('a.pdf');
     await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 1000, times: 1 });
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
     el.innerHTML = '<span slot="loading">Preparing your envelope…</span>';
-    await waitUntil(() => el.status === 'requesting', 'requesting');
+    await until(() => el.status === 'requesting', 'requesting');
     await el.updateComplete;
     const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('[part~="loading"] slot[name="loading"]')!;
     expect(slot.assignedElements()[0]!.textContent).to.equal('Preparing your envelope…');
-    await oneEvent(el, 'esign-view-loaded');
+    await once(el, 'esign-view-loaded');
   });
 
   it('builds a blank, hidden frame while the Url is on its way, and gives it the Url by navigation only', async () => {
     const [fileId] = await upload('a.pdf');
     await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 500, times: 1 });
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
-    await waitUntil(() => el.status === 'requesting' && frameOf(el) !== null, 'a frame while requesting');
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await until(() => el.status === 'requesting' && frameOf(el) !== null, 'a frame while requesting');
     const early = frameOf(el)!;
     expect(early.hasAttribute('src')).to.equal(false);
     expect(early.classList.contains('pending')).to.equal(true);
@@ -337,12 +297,10 @@ describe('<esign-signing-frame>', () => {
     // no scripts in the blank document: scripts plus same-origin is what browsers warn can escape the sandbox
     expect(early.getAttribute('sandbox')).not.to.contain('allow-scripts');
     // nothing was placed yet: a ready posted from inside the blank frame (same origin as this page) is ignored
-    const inFrame = (early.contentWindow as unknown as { Function: FunctionConstructor }).Function;
-    inFrame("parent.postMessage({ source: 'esign', type: 'ready' }, '*')")();
-    await sleep(50);
+    await postFromInside(early, { source: 'esign', type: 'ready' });
     expect(el.status).to.equal('requesting');
 
-    await oneEvent(el, 'esign-view-loaded');
+    await once(el, 'esign-view-loaded');
     // the same frame took the Url, never through an attribute
     expect(frameOf(el)).to.equal(early);
     expect(early.hasAttribute('src')).to.equal(false);
@@ -354,8 +312,8 @@ describe('<esign-signing-frame>', () => {
   it('removes the blank frame when the request fails', async () => {
     const [fileId] = await upload('a.pdf');
     await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 403, code: 'OperationDenied.NotMember', times: 1 });
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
-    await oneEvent(el, 'esign-error');
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await once(el, 'esign-error');
     await el.updateComplete;
     expect(frameOf(el)).to.equal(null);
   });
@@ -363,7 +321,7 @@ describe('<esign-signing-frame>', () => {
   it('while it waits for files, builds one blank, hidden, inert frame in idle time, ignores its messages, and gives the Url to that same frame', async () => {
     const fileIds = await upload('idle.pdf');
     const uploader = sourceElement('up-idle');
-    const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', uploader: 'up-idle', auto: '' });
+    const { el, events } = await mountView('esign-signing-frame', { connect: 'c', uploader: 'up-idle', auto: '' });
     await el.updateComplete;
     // not in the first render: it waits for idle time
     expect(frameOf(el), 'no frame in the first render').to.equal(null);
@@ -392,9 +350,8 @@ describe('<esign-signing-frame>', () => {
     await expect(el).shadowDom.to.be.accessible();
 
     // nothing placed yet: messages from inside the blank frame are not forwarded and change nothing
-    postFromInside(early, { source: 'esign', type: 'ready' });
-    postFromInside(early, { source: 'esign', type: 'envelope-sent', envelopeId: 'forged' });
-    await sleep(300);
+    await postFromInside(early, { source: 'esign', type: 'ready' });
+    await postFromInside(early, { source: 'esign', type: 'envelope-sent', envelopeId: 'forged' });
     expect(events, 'no event from the pre-built frame').to.deep.equal([]);
     expect(el.status).to.equal('idle');
     expect(frameOf(el), 'the same frame still waits').to.equal(early);
@@ -402,9 +359,9 @@ describe('<esign-signing-frame>', () => {
 
     // the Url goes to that frame: already attached, adopted by the request (slowed down to look at it meanwhile)
     await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 500, times: 1 });
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const loaded = once(el, 'esign-view-loaded');
     uploader.dispatchEvent(new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: [{ FileId: fileIds[0], FileName: 'idle.pdf' }], fileIds } }));
-    await waitUntil(() => el.status === 'requesting', 'requesting');
+    await until(() => el.status === 'requesting', 'requesting');
     await el.updateComplete;
     expect(frameOf(el), 'the request adopted the pre-built frame').to.equal(early);
     expect(early.getAttribute('part')).to.equal('frame');
@@ -419,15 +376,15 @@ describe('<esign-signing-frame>', () => {
 
   it('after a view was used and closed, the next Url goes to a new frame that never navigated', async () => {
     const [fileId] = await upload('a.pdf');
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
-    await oneEvent(el, 'esign-view-loaded');
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '' });
+    await once(el, 'esign-view-loaded');
     const used = frameOf(el)!;
     el.close();
     await el.updateComplete;
     expect(used.isConnected, 'the used frame is gone').to.equal(false);
     const fresh = await prebuiltFrame(el, used);
     expect(locationOf(fresh), 'never navigated').to.equal('about:blank');
-    const loaded = oneEvent(el, 'esign-view-loaded');
+    const loaded = once(el, 'esign-view-loaded');
     await el.open();
     await loaded;
     expect(frameOf(el), 'the new Url is in the fresh frame').to.equal(fresh);
@@ -435,14 +392,14 @@ describe('<esign-signing-frame>', () => {
   });
 
   it('keeps no pre-built frame in an error state, with bad settings, with display="popup", or detached; a change builds a new one', async () => {
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', auto: '' });
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', auto: '' });
     const first = await prebuiltFrame(el);
     // error: open() without FileIds
     await el.open().catch(() => undefined);
     expect(el.status).to.equal('error');
     await el.updateComplete;
     expect(frameOf(el), 'no frame in the error state').to.equal(null);
-    await sleep(300);
+    await settled(el);
     expect(frameOf(el), 'none built while in error').to.equal(null);
 
     // a setting that affects the frame: popup display needs none; back to inline, a new one
@@ -451,13 +408,13 @@ describe('<esign-signing-frame>', () => {
     el.display = 'popup';
     await el.updateComplete;
     expect(frameOf(el), 'no frame for popup display').to.equal(null);
-    await sleep(300);
+    await settled(el);
     expect(frameOf(el), 'none built for popup display').to.equal(null);
     el.display = 'inline';
     const third = await prebuiltFrame(el, second);
 
     // bad settings: an invalid_config error, no frame; fixed, a new one
-    const reported = oneEvent(el, 'esign-error');
+    const reported = once(el, 'esign-error');
     el.setAttribute('load-timeout', '-1');
     expect((await reported).detail.error.code).to.equal('invalid_config');
     await el.updateComplete;
@@ -469,22 +426,19 @@ describe('<esign-signing-frame>', () => {
     el.remove();
     await el.updateComplete;
     expect(frameOf(el), 'no frame while detached').to.equal(null);
-    await sleep(300);
+    await settled(el);
     expect(frameOf(el), 'none built while detached').to.equal(null);
-    document.body.append(el);
+    fixtureSync(html`<div></div>`).append(el);
     const fifth = await prebuiltFrame(el, fourth);
     expect(locationOf(fifth), 'never navigated').to.equal('about:blank');
     expect(new Set([first, second, third, fourth, fifth]).size, 'every pre-built frame is a new element').to.equal(5);
   });
 
   it('speaks the page language', async () => {
-    const box = document.createElement('div');
-    box.lang = 'zh-CN';
-    document.body.append(box);
-    mounted.push(box);
-    const { el } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c' }, box);
+    const box = fixtureSync(html`<div lang="zh-CN"></div>`);
+    const { el } = await mountView('esign-signing-frame', { connect: 'c' }, box);
     // the Chinese table is its own chunk, loaded when a lang first asks for it
-    await waitUntil(() => shadowText(el).includes('请上传要签署的文件'), 'speaks Chinese');
+    await until(() => shadowText(el).includes('请上传要签署的文件'), 'speaks Chinese');
   });
 
   // last: the page's Content-Security-Policy cannot be taken back
@@ -498,8 +452,8 @@ describe('<esign-signing-frame>', () => {
 
     it('reports frame_blocked with the likely causes, and opens the page in a popup from a click', async () => {
       const [fileId] = await upload('a.pdf');
-      const { el, events } = mount<EsignSigningFrame>('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '1500' });
-      const { detail } = await oneEvent(el, 'esign-error');
+      const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '1500' });
+      const { detail } = await once(el, 'esign-error');
       expect(detail.error.code).to.equal('frame_blocked');
       expect(detail.error.message).to.contain('frame-src');
       expect(detail.error.message).to.contain('frame-ancestors');
@@ -510,7 +464,7 @@ describe('<esign-signing-frame>', () => {
       expect(frameOf(el)).to.equal(null);
       await expect(el).shadowDom.to.be.accessible();
 
-      const loaded = oneEvent(el, 'esign-view-loaded');
+      const loaded = once(el, 'esign-view-loaded');
       await clickIn(el, '[part~="fallback"]');
       await loaded;
       expect(el.status).to.equal('loaded');

@@ -1,22 +1,15 @@
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import { executeServerCommand, sendKeys } from '@web/test-runner-commands';
-import { createStore, delMany, keys } from 'idb-keyval';
+import { expect, fixtureSync, html } from '@open-wc/testing';
+import { executeServerCommand } from '@web/test-runner-commands';
+import { createStore, del, delMany, entries, keys, set } from 'idb-keyval';
 import '../../src/esign-connect.js';
 import '../../src/esign-uploader.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/esign-uploader.js';
 import type { EsignError } from '../../src/core/errors.js';
-import type { EsignErrorDetail, EsignEventDetailMap, EsignUploadProgressDetail } from '../../src/elements/events.js';
 import { KV_DB, KV_STORE } from '../../src/core/kv.js';
 import { UPLOADS_PREFIX } from '../../src/core/upload/persist.js';
-
-/** Forgets every uploader's kept FileIds (the session's records stay). */
-async function clearKeptUploads(): Promise<void> {
-  const store = createStore(KV_DB, KV_STORE);
-  await delMany((await keys(store)).filter((key) => String(key).startsWith(UPLOADS_PREFIX)), store);
-}
 import { uploadBodySize } from '../../src/core/upload/body.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, shadowText } from './helpers.js';
+import { cfg, clearFaults, clearSession, clickIn, connectedElement, emulatorCounters, fault, mount, once, record, shadowText, until, type Recorded } from './helpers.js';
 
 const SESSION_ID = 'uploader-session';
 const UPLOAD_ROUTE = 'POST /openapi/v1/files/upload';
@@ -30,28 +23,35 @@ function bytes(size: number): Uint8Array<ArrayBuffer> {
 
 const pdf = (name: string, size = 2048) => new File([bytes(size)], name, { type: 'application/pdf' });
 
-async function fault(body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  expect(res.status).to.equal(200);
-}
-
-async function clearFaults(): Promise<void> {
-  await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' });
-}
-
 async function uploadCount(): Promise<number> {
   return (await emulatorCounters())[UPLOAD_ROUTE] ?? 0;
 }
 
-async function mount(template = html`<esign-uploader connect=${SESSION_ID} multiple></esign-uploader>`): Promise<EsignUploader> {
-  const root = await fixture<HTMLElement>(template);
-  const el = (root.localName === 'esign-uploader' ? root : root.querySelector('esign-uploader')) as EsignUploader;
-  await el.updateComplete;
-  return el;
+/** <esign-uploader connect=SESSION_ID multiple> with `attrs` on top ('' is a boolean attribute; drop one with `multiple: null`). */
+function mountUploader(attrs: Record<string, string | null> = {}, parent?: Element): Promise<EsignUploader> {
+  const all = Object.entries({ connect: SESSION_ID, multiple: '', ...attrs }).filter((entry): entry is [string, string] => entry[1] !== null);
+  return mount('esign-uploader', Object.fromEntries(all), parent ? { parent } : {});
 }
 
-function once<K extends keyof EsignEventDetailMap>(target: EventTarget, name: K): Promise<CustomEvent<EsignEventDetailMap[K]>> {
-  return oneEvent(target, name) as Promise<CustomEvent<EsignEventDetailMap[K]>>;
+/** The library's key-value store in IndexedDB, where the completed uploads are kept (beside the session). */
+const records = createStore(KV_DB, KV_STORE);
+async function kept(persistKey: string): Promise<unknown[] | undefined> {
+  for (const [key, value] of await entries(records)) if (String(key).startsWith(UPLOADS_PREFIX) && String(key).endsWith(`|${persistKey}`)) return value as unknown[];
+  return undefined;
+}
+
+/** Forgets every uploader's kept FileIds (the session's records stay). */
+async function clearKeptUploads(): Promise<void> {
+  await delMany((await keys(records)).filter((key) => String(key).startsWith(UPLOADS_PREFIX)), records);
+}
+
+/**
+ * Resolves after every read already asked of the kept uploads (an uploader restoring its key) has completed: an
+ * IndexedDB write waits for the transactions on its store that were created before it.
+ */
+async function afterKeptReads(): Promise<void> {
+  await set('test-barrier', 0, records);
+  await del('test-barrier', records);
 }
 
 function dropZone(el: EsignUploader): HTMLButtonElement {
@@ -59,13 +59,7 @@ function dropZone(el: EsignUploader): HTMLButtonElement {
 }
 
 async function ready(el: EsignUploader): Promise<void> {
-  await waitUntil(() => dropZone(el)?.getAttribute('aria-disabled') === 'false', 'uploader sees the session');
-}
-
-function record<K extends 'esign-error' | 'esign-upload-progress' | 'esign-upload-complete' | 'esign-upload-start'>(el: EsignUploader, name: K) {
-  const seen: Array<EsignEventDetailMap[K]> = [];
-  el.addEventListener(name, (e: Event) => seen.push((e as CustomEvent<EsignEventDetailMap[K]>).detail));
-  return seen;
+  await until(() => dropZone(el)?.getAttribute('aria-disabled') === 'false', 'uploader sees the session');
 }
 
 function row(el: EsignUploader, name: string): HTMLElement | undefined {
@@ -79,14 +73,7 @@ describe('<esign-uploader>', function () {
   before(async () => {
     await executeServerCommand('esign-reset');
     await clearSession();
-    connect = document.createElement('esign-connect');
-    connect.id = SESSION_ID;
-    connect.setAttribute('client-id', cfg.clientId);
-    connect.setAttribute('base-url', cfg.baseUrl);
-    connect.setAttribute('token-endpoint', cfg.tokenEndpoint);
-    connect.setAttribute('redirect-uri', cfg.callbackUrl);
-    document.body.append(connect);
-    await connectAs(connect, { spaceId: 'space_alice' });
+    connect = await connectedElement(SESSION_ID, { spaceId: 'space_alice' });
   });
 
   after(async () => {
@@ -103,26 +90,26 @@ describe('<esign-uploader>', function () {
   });
 
   it('without a session shows "connect first", and upload() rejects with no_session (also an event)', async () => {
-    const errors: EsignErrorDetail[] = [];
-    const el = await mount(html`<esign-uploader connect="no-such-session" @esign-error=${(e: CustomEvent<EsignErrorDetail>) => errors.push(e.detail)}></esign-uploader>`);
+    let errors: Array<Recorded<'esign-error'>> = [];
+    const el = await mount('esign-uploader', { connect: 'no-such-session' }, { before: (created) => (errors = record(created, ['esign-error'])) });
     expect(shadowText(el)).to.contain('Connect your e-signature account first');
     expect(dropZone(el).getAttribute('aria-disabled')).to.equal('true');
     const error = (await el.upload([pdf('a.pdf')]).catch((e: EsignError) => e)) as EsignError;
     expect(error.code).to.equal('no_session');
-    expect(errors.map((d) => d.error.code)).to.deep.equal(['no_session']);
+    expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['no_session']);
     // a refused file is shown with its reason even before connecting
     expect(await el.upload([new File(['x'], 'notes.exe')])).to.deep.equal([]);
-    expect(errors.map((d) => d.error.code)).to.deep.equal(['no_session', 'file_type_not_accepted']);
+    expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['no_session', 'file_type_not_accepted']);
     await el.updateComplete;
     expect(row(el, 'notes.exe')!.textContent).to.contain('not accepted');
     await expect(el).shadowDom.to.be.accessible();
   });
 
   it('uploads several files over HTTP to the emulator; a refused one is shown with its reason and never stops the others', async () => {
-    const el = await mount(html`<esign-uploader connect=${SESSION_ID} multiple max-size="100000"></esign-uploader>`);
+    const el = await mountUploader({ 'max-size': '100000' });
     await ready(el);
-    const starts = record(el, 'esign-upload-start');
-    const errors = record(el, 'esign-error');
+    const starts = record(el, ['esign-upload-start']);
+    const errors = record(el, ['esign-error']);
     const complete = once(el, 'esign-upload-complete');
     const result = await el.upload([
       pdf('Contract A.pdf', 30_000),
@@ -137,8 +124,8 @@ describe('<esign-uploader>', function () {
     expect(detail.fileIds).to.deep.equal(result.map((f) => f.FileId));
     expect(el.fileIds).to.deep.equal(detail.fileIds);
     expect(detail.fileIds.every((id) => typeof id === 'string' && id.length > 0)).to.equal(true);
-    expect(starts[0]!.files.map((f) => f.FileName)).to.deep.equal(['Contract A.pdf', 'scan.png']);
-    expect(errors.map((d) => [d.file?.FileName, d.error.code])).to.deep.equal([
+    expect(starts[0]!.detail.files.map((f) => f.FileName)).to.deep.equal(['Contract A.pdf', 'scan.png']);
+    expect(errors.map(({ detail: d }) => [d.file?.FileName, d.error.code])).to.deep.equal([
       ['setup.exe', 'file_type_not_accepted'],
       ['Huge.pdf', 'file_too_large'],
       ['empty.pdf', 'invalid_argument'],
@@ -153,11 +140,12 @@ describe('<esign-uploader>', function () {
   });
 
   it('reports progress per file and overall, increasing monotonically to the body size', async () => {
-    const el = await mount();
+    const el = await mountUploader();
     await ready(el);
-    const progress = record(el, 'esign-upload-progress');
+    const recorded = record(el, ['esign-upload-progress']);
     const files = [pdf('big.pdf', 6 * 1024 * 1024 + 1), pdf('small.pdf', 1000)];
     await el.upload(files);
+    const progress = recorded.map((e) => e.detail);
     for (const file of files) {
       const events = progress.filter((p) => p.file.FileName === file.name);
       const total = uploadBodySize([{ name: file.name, size: file.size }]);
@@ -168,7 +156,7 @@ describe('<esign-uploader>', function () {
       });
       expect(events.at(-1)!.loaded).to.equal(total);
     }
-    const overall = progress.map((p: EsignUploadProgressDetail) => p.overall);
+    const overall = progress.map((p) => p.overall);
     overall.forEach((o, i) => i > 0 && expect(o.loaded).to.be.greaterThanOrEqual(overall[i - 1]!.loaded));
     expect(overall.at(-1)).to.deep.equal({
       loaded: files.reduce((n, f) => n + uploadBodySize([{ name: f.name, size: f.size }]), 0),
@@ -177,23 +165,23 @@ describe('<esign-uploader>', function () {
   });
 
   it('cancels one file and then all (aborting the requests), and a cancelled file can be retried', async () => {
-    const el = await mount();
+    const el = await mountUploader();
     await ready(el);
     // the emulator holds each upload for a while, so they are still on their way when cancelled
     await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 4000, times: 3 });
-    const errors = record(el, 'esign-error');
-    const completes = record(el, 'esign-upload-complete');
+    const errors = record(el, ['esign-error']);
+    const completes = record(el, ['esign-upload-complete']);
     const settled = el.upload([pdf('one.pdf'), pdf('two.pdf'), pdf('three.pdf')]);
-    await waitUntil(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
+    await until(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
     await el.updateComplete;
     await clickIn(el, 'button[aria-label="Cancel one.pdf"]');
-    await waitUntil(() => el.files[0]!.status === 'cancelled', 'one.pdf cancelled');
+    await until(() => el.files[0]!.status === 'cancelled', 'one.pdf cancelled');
     expect(el.files.slice(1).every((f) => f.status !== 'cancelled')).to.equal(true);
     await el.updateComplete;
     await clickIn(el, '[part~="summary"] button');
     expect(await settled).to.deep.equal([]);
     expect(el.files.map((f) => f.status)).to.deep.equal(['cancelled', 'cancelled', 'cancelled']);
-    expect(errors.map((d) => [d.file?.FileName, d.error.code])).to.deep.equal([
+    expect(errors.map(({ detail: d }) => [d.file?.FileName, d.error.code])).to.deep.equal([
       ['one.pdf', 'aborted'],
       ['two.pdf', 'aborted'],
       ['three.pdf', 'aborted'],
@@ -208,7 +196,7 @@ describe('<esign-uploader>', function () {
   });
 
   it('retries an injected 503 and a 429 (honouring Retry-After) by itself', async () => {
-    const el = await mount();
+    const el = await mountUploader();
     await ready(el);
     const before = await uploadCount();
     await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 503, times: 1 });
@@ -224,7 +212,7 @@ describe('<esign-uploader>', function () {
   });
 
   it('gives up after repeated 5xx with upload_failed and the RequestId, then the Retry button uploads it', async () => {
-    const el = await mount();
+    const el = await mountUploader();
     await ready(el);
     await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 502, times: 4 });
     const errorEvent = once(el, 'esign-error');
@@ -243,7 +231,7 @@ describe('<esign-uploader>', function () {
   });
 
   it('refreshes the token once on a 401 and retries', async () => {
-    const el = await mount();
+    const el = await mountUploader();
     await ready(el);
     const refreshesBefore = (await emulatorCounters())['grant:refresh_token'] ?? 0;
     await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 401, code: 'AuthFailure.TokenExpired', times: 1 });
@@ -256,7 +244,7 @@ describe('<esign-uploader>', function () {
     // the service answers 413 LimitExceeded.FileSize over HTTP (the emulator's own 20 MiB check is covered by the
     // Node suite; sending a real 27 MB body here made this test slow enough to time out on a busy machine)
     await fault({ path: '/openapi/v1/files/upload', kind: 'status', status: 413, code: 'LimitExceeded.FileSize', times: 1 });
-    const el = await mount(html`<esign-uploader connect=${SESSION_ID}></esign-uploader>`);
+    const el = await mountUploader({ multiple: null });
     await ready(el);
     const errorEvent = once(el, 'esign-error');
     await el.upload([pdf('too-big-for-service.pdf')]);
@@ -270,61 +258,50 @@ describe('<esign-uploader>', function () {
   });
 
   it('keeps completed FileIds across a reload (a second element with the same persist key restores them) until reset()', async () => {
-    const first = await mount(html`<esign-uploader connect=${SESSION_ID} multiple persist-key="contracts"></esign-uploader>`);
+    const first = await mountUploader({ 'persist-key': 'contracts' });
     await ready(first);
-    const uploaded = await first.upload([pdf('kept-1.pdf'), pdf('kept-2.pdf')]);
-    // persistence is asynchronous (IndexedDB)
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const restored = once(document, 'esign-upload-complete');
-    const container = document.createElement('div');
-    container.innerHTML = `<esign-uploader connect="${SESSION_ID}" multiple persist-key="contracts"></esign-uploader>`;
-    document.body.append(container);
-    const second = container.firstElementChild as EsignUploader;
-    try {
-      const { detail } = await restored;
-      expect(detail.fileIds).to.deep.equal(uploaded.map((f) => f.FileId));
-      expect(second.fileIds).to.deep.equal(uploaded.map((f) => f.FileId));
-      await second.updateComplete;
-      expect(shadowText(second)).to.contain('kept-1.pdf').and.contain('Uploaded earlier');
-      // another key sees none of them
-      const other = await mount(html`<esign-uploader connect=${SESSION_ID} multiple persist-key="other"></esign-uploader>`);
-      await ready(other);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(other.fileIds).to.deep.equal([]);
-      second.reset();
-      expect(second.fileIds).to.deep.equal([]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const third = document.createElement('esign-uploader');
-      third.setAttribute('connect', SESSION_ID);
-      third.setAttribute('persist-key', 'contracts');
-      container.append(third);
-      await ready(third);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(third.fileIds).to.deep.equal([]);
-    } finally {
-      container.remove();
-    }
+    const ids = (await first.upload([pdf('kept-1.pdf'), pdf('kept-2.pdf')])).map((f) => f.FileId);
+    // what a reload reads: written to IndexedDB after the upload
+    await until(async () => (await kept('contracts'))?.length === 2, 'the FileIds kept in IndexedDB');
+    const container = fixtureSync(html`<div></div>`);
+    const restored = once(container, 'esign-upload-complete');
+    const second = await mountUploader({ 'persist-key': 'contracts' }, container);
+    const { detail } = await restored;
+    expect(detail.fileIds).to.deep.equal(ids);
+    expect(second.fileIds).to.deep.equal(ids);
+    await second.updateComplete;
+    expect(shadowText(second)).to.contain('kept-1.pdf').and.contain('Uploaded earlier');
+    // another key sees none of them, once its read of the kept uploads is done
+    const other = await mountUploader({ 'persist-key': 'other' }, container);
+    await ready(other);
+    await afterKeptReads();
+    await other.updateComplete;
+    expect(other.fileIds).to.deep.equal([]);
+    second.reset();
+    expect(second.fileIds).to.deep.equal([]);
+    await until(async () => (await kept('contracts')) === undefined, 'the kept FileIds dropped');
+    const third = await mountUploader({ 'persist-key': 'contracts', multiple: null }, container);
+    await ready(third);
+    await afterKeptReads();
+    await third.updateComplete;
+    expect(third.fileIds).to.deep.equal([]);
   });
 
   it('opens the file picker from the keyboard (the drop zone is a button) and uploads what is picked', async () => {
-    const el = await mount();
+    const el = await mountUploader();
     await ready(el);
     dropZone(el).focus();
     const complete = once(el, 'esign-upload-complete');
-    const chooser = executeServerCommand('esign-file-chooser', { files: [{ name: 'picked.pdf', size: 4096 }, { name: 'picked-2.pdf', size: 10 }] });
-    // the server waits for the chooser before the key opens it
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await sendKeys({ press: 'Enter' });
-    expect(await chooser).to.deep.equal({ multiple: true, count: 2 });
+    // the server starts waiting for the chooser, then presses Enter on the focused drop zone, as a person would
+    const chooser = await executeServerCommand('esign-file-chooser', { press: 'Enter', files: [{ name: 'picked.pdf', size: 4096 }, { name: 'picked-2.pdf', size: 10 }] });
+    expect(chooser).to.deep.equal({ multiple: true, count: 2 });
     const { detail } = await complete;
     expect(detail.files.map((f) => f.FileName).sort()).to.deep.equal(['picked-2.pdf', 'picked.pdf']);
   });
 
   it('is a form control: submits its FileIds under its name, is invalid while required and empty', async () => {
-    const form = await fixture<HTMLFormElement>(html`<form>
-      <esign-uploader connect=${SESSION_ID} multiple name="contract" required></esign-uploader>
-    </form>`);
-    const el = form.querySelector('esign-uploader')!;
+    const form = fixtureSync<HTMLFormElement>(html`<form></form>`);
+    const el = await mountUploader({ name: 'contract', required: '' }, form);
     await ready(el);
     expect(el.form).to.equal(form);
     expect(form.checkValidity()).to.equal(false);
@@ -338,19 +315,17 @@ describe('<esign-uploader>', function () {
   });
 
   it('refuses bad settings with invalid_config and a visible error, without throwing from setters', async () => {
-    const errors: EsignErrorDetail[] = [];
-    const el = await mount(
-      html`<esign-uploader connect=${SESSION_ID} max-size="-5" @esign-error=${(e: CustomEvent<EsignErrorDetail>) => errors.push(e.detail)}></esign-uploader>`,
-    );
-    await waitUntil(() => errors.length > 0, 'invalid_config reported');
-    expect(errors[0]!.error.code).to.equal('invalid_config');
-    expect(errors[0]!.error.message).to.contain('max-size');
+    let errors: Array<Recorded<'esign-error'>> = [];
+    const el = await mount('esign-uploader', { connect: SESSION_ID, 'max-size': '-5' }, { before: (created) => (errors = record(created, ['esign-error'])) });
+    await until(() => errors.length > 0, 'invalid_config reported');
+    expect(errors[0]!.detail.error.code).to.equal('invalid_config');
+    expect(errors[0]!.detail.error.message).to.contain('max-size');
     expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('max-size');
     expect(((await el.upload([pdf('x.pdf')]).catch((e: EsignError) => e)) as EsignError).code).to.equal('invalid_config');
     el.removeAttribute('max-size');
     (el as unknown as { maxFiles: unknown }).maxFiles = 'abc';
     await el.updateComplete;
-    await waitUntil(() => errors.some((d) => d.error.message.includes('max-files')), 'max-files reported');
+    await until(() => errors.some((e) => e.detail.error.message.includes('max-files')), 'max-files reported');
     el.maxFiles = 2;
     await el.updateComplete;
     expect(el.shadowRoot!.querySelector('[role="alert"]')).to.equal(null);
@@ -359,17 +334,18 @@ describe('<esign-uploader>', function () {
   });
 
   it('offline: files in flight and queued wait (shown, announced, localized), then resume by themselves online with one FileId each', async () => {
-    const el = await mount();
-    const zh = await mount(html`<esign-uploader connect=${SESSION_ID} multiple lang="zh-CN"></esign-uploader>`);
+    const el = await mountUploader();
+    const zh = await mountUploader({ lang: 'zh-CN' });
     await ready(el);
     await ready(zh);
-    const errors = record(el, 'esign-error');
+    const errors = record(el, ['esign-error']);
     const live = () => el.shadowRoot!.querySelector('[aria-live]')!.textContent ?? '';
     // the service holds the first two uploads, so they are still in flight when the connection goes
     await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 3000, times: 2 });
     const before = await uploadCount();
+    await executeServerCommand('esign-watch-requests', { contains: '/openapi/v1/files/upload', method: 'POST' });
     const settled = el.upload([pdf('on-the-way-1.pdf'), pdf('on-the-way-2.pdf'), pdf('queued.pdf')]);
-    await waitUntil(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
+    await until(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
     let completes = 0;
     el.addEventListener('esign-upload-complete', () => (completes += 1));
     try {
@@ -380,7 +356,7 @@ describe('<esign-uploader>', function () {
         () => false,
       );
       expect(reached, 'a request to the service fails while offline').to.equal(false);
-      await waitUntil(() => el.files.every((f) => f.status === 'offline'), 'every file waits for the connection');
+      await until(() => el.files.every((f) => f.status === 'offline'), 'every file waits for the connection');
       await el.updateComplete;
       for (const name of ['on-the-way-1.pdf', 'on-the-way-2.pdf', 'queued.pdf']) {
         expect(row(el, name)!.textContent, name).to.contain('Waiting for the connection');
@@ -390,12 +366,19 @@ describe('<esign-uploader>', function () {
       expect(live()).to.contain('You are offline: 3 uploads waiting for the connection');
       // a file added while offline waits too, here in Chinese
       void zh.upload([pdf('离线.pdf')]);
-      await waitUntil(() => zh.files[0]?.status === 'offline', 'the new file waits');
+      await until(() => zh.files[0]?.status === 'offline', 'the new file waits');
       await zh.updateComplete;
       expect(row(zh, '离线.pdf')!.textContent).to.contain('等待网络连接');
       await expect(el).shadowDom.to.be.accessible();
-      // nothing fails while offline, even past the service's delay
-      await new Promise((resolve) => setTimeout(resolve, 3500));
+      // the requests that were on their way ended in this page (aborted, not answered): no answer of the service can
+      // still arrive, so what the files show now is what they keep until the connection returns
+      type Watched = { url: string; outcome: 'pending' | 'answered' | 'failed'; error?: string };
+      const onTheWay = await until(async () => {
+        const watched = (await executeServerCommand('esign-watched-requests')) as Watched[];
+        return watched.every((r) => r.outcome !== 'pending') && watched;
+      }, 'the upload requests on their way to end');
+      expect(onTheWay.filter((r) => r.outcome === 'answered'), 'no upload answered while offline').to.deep.equal([]);
+      await el.updateComplete;
       expect(el.files.map((f) => f.status)).to.deep.equal(['offline', 'offline', 'offline']);
       expect(errors).to.deep.equal([]);
       expect(completes).to.equal(0);
@@ -408,7 +391,7 @@ describe('<esign-uploader>', function () {
     expect(el.files.map((f) => f.status)).to.deep.equal(['done', 'done', 'done']);
     expect(errors).to.deep.equal([]);
     expect(completes).to.equal(1);
-    await waitUntil(() => zh.files[0]?.status === 'done', 'the Chinese uploader resumes too');
+    await until(() => zh.files[0]?.status === 'done', 'the Chinese uploader resumes too');
     // the two restarted requests, the queued one and the Chinese one went out after the connection came back
     expect((await uploadCount()) - before).to.be.greaterThanOrEqual(4);
     await el.updateComplete;
@@ -416,11 +399,11 @@ describe('<esign-uploader>', function () {
   });
 
   it('without multiple holds one file: a second is refused with too_many_files', async () => {
-    const el = await mount(html`<esign-uploader connect=${SESSION_ID}></esign-uploader>`);
+    const el = await mountUploader({ multiple: null });
     await ready(el);
-    const errors = record(el, 'esign-error');
+    const errors = record(el, ['esign-error']);
     const uploaded = await el.upload([pdf('only.pdf'), pdf('second.pdf')]);
     expect(uploaded.map((f) => f.FileName)).to.deep.equal(['only.pdf']);
-    expect(errors.map((d) => [d.file?.FileName, d.error.code])).to.deep.equal([['second.pdf', 'too_many_files']]);
+    expect(errors.map(({ detail: d }) => [d.file?.FileName, d.error.code])).to.deep.equal([['second.pdf', 'too_many_files']]);
   });
 });

@@ -1,8 +1,8 @@
 /** Every element, given malformed attributes: a clear invalid_config esign-error, a visible error, no throw; fixed, it recovers. */
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/index.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg } from './helpers.js';
+import { cfg, once, until } from './helpers.js';
 
 interface Case {
   tag: string;
@@ -36,19 +36,19 @@ describe('malformed attributes', () => {
       }
       wrapper.append(el);
       await el.updateComplete;
-      const reported = oneEvent(el, 'esign-error');
+      const reported = once(el, 'esign-error');
       expect(() => Object.entries(bad).forEach(([name, value]) => el.setAttribute(name, value))).not.to.throw();
       const { detail } = (await reported) as CustomEvent<{ error: EsignError }>;
       expect(detail.error.code).to.equal('invalid_config');
       expect(detail.error.message).to.match(mention);
       await el.updateComplete;
       const alert = () => el.shadowRoot!.querySelector('[role="alert"]');
-      await waitUntil(() => alert() !== null, 'an error is visible');
+      await until(() => alert() !== null, 'an error is visible');
       expect(alert()!.textContent).to.match(mention);
       await expect(el).shadowDom.to.be.accessible();
 
       Object.entries(fix).forEach(([name, value]) => el.setAttribute(name, value));
-      await waitUntil(() => alert() === null, 'the error clears once the attribute is fixed');
+      await until(() => alert() === null, 'the error clears once the attribute is fixed');
     });
   }
 });

@@ -1,11 +1,11 @@
 /** Offline and back online, as when a laptop leaves the Wi-Fi: the elements say so, keep the session and resume. */
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-contract-list.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
-import { cfg, connectAs, shadowText } from './helpers.js';
+import { cfg, connectAs, once, shadowText, until } from './helpers.js';
 
 describe('offline and back online', () => {
   afterEach(async () => {
@@ -20,22 +20,22 @@ describe('offline and back online', () => {
     const connect = wrapper.querySelector('esign-connect') as EsignConnect;
     const list = wrapper.querySelector('esign-contract-list') as EsignContractList;
     await connectAs(connect, { spaceId: 'space_acme' });
-    await waitUntil(() => list.status === 'loaded', 'the list loads', { timeout: 15000 });
+    await until(() => list.status === 'loaded', 'the list loads', { timeout: 15000 });
 
     await executeServerCommand('esign-offline', { offline: true });
-    await waitUntil(() => shadowText(connect).includes('You are offline'), 'esign-connect shows it is offline');
-    const failed = oneEvent(list, 'esign-error');
+    await until(() => shadowText(connect).includes('You are offline'), 'esign-connect shows it is offline');
+    const failed = once(list, 'esign-error');
     void list.refresh().catch(() => undefined);
     expect((await failed).detail.error.code).to.equal('network_error');
     await list.updateComplete;
     expect(list.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('You are offline');
     expect(connect.status).to.equal('connected');
 
-    const loaded = oneEvent(list, 'esign-view-loaded');
+    const loaded = once(list, 'esign-view-loaded');
     await executeServerCommand('esign-offline', { offline: false });
     await loaded;
     expect(list.status).to.equal('loaded');
-    await waitUntil(() => !shadowText(connect).includes('You are offline'), 'the offline note goes away');
+    await until(() => !shadowText(connect).includes('You are offline'), 'the offline note goes away');
     expect(connect.session?.spaceId).to.equal('space_acme');
   });
 });

@@ -1,10 +1,10 @@
-import { expect, fixture, html as fhtml, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html as fhtml } from '@open-wc/testing';
 import { html, LitElement } from 'lit';
 import { property } from 'lit/decorators.js';
 import '../../src/esign-connect.js';
 import { SessionController } from '../../src/elements/session-controller.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
-import { cfg } from './helpers.js';
+import { cfg, until } from './helpers.js';
 
 /** A minimal element that uses a session the way the other esign elements do. */
 class SessionProbe extends LitElement {
@@ -23,7 +23,7 @@ describe('finding the session', () => {
       ><session-probe></session-probe
     ></esign-connect>`);
     const probe = el.querySelector('session-probe') as SessionProbe;
-    await waitUntil(() => probe.session.provider === el, 'probe finds its ancestor');
+    await until(() => probe.session.provider === el, 'probe finds its ancestor');
     expect(probe.shadowRoot!.textContent).to.contain(`provider:${cfg.baseUrl}`);
   });
 
@@ -40,7 +40,7 @@ describe('finding the session', () => {
     connect.setAttribute('token-endpoint', cfg.tokenEndpoint);
     connect.setAttribute('storage', 'memory');
     wrapper.append(connect);
-    await waitUntil(() => probe.session.provider === connect, "probe finds the named element");
+    await until(() => probe.session.provider === connect, "probe finds the named element");
   });
 
   it('prefers connect="ID" over an ancestor', async () => {
@@ -51,6 +51,6 @@ describe('finding the session', () => {
       </esign-connect>
     </div>`);
     const probe = wrapper.querySelector('session-probe') as SessionProbe;
-    await waitUntil(() => probe.session.provider?.baseUrl === 'https://named.example.com', 'named wins');
+    await until(() => probe.session.provider?.baseUrl === 'https://named.example.com', 'named wins');
   });
 });

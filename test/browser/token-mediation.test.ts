@@ -3,18 +3,14 @@
  * (RFC 10017 token-mediating backend); the page holds short-lived access tokens in memory only.
  * Against the real emulator and proxy, the page on http://localhost and the proxy on the same site.
  */
-import { expect, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, shadowText } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, once, shadowText, until } from './helpers.js';
 
-type Attrs = Partial<Record<'storage' | 'space-id' | 'login-hint' | 'token-endpoint' | 'refresh-tokens', string>>;
 
-function mount(attrs: Attrs = {}): Promise<EsignConnect> {
-  return mountConnect(attrs);
-}
 
 /** Whether the service accepts `token` for a business call. */
 async function tokenWorks(token: string): Promise<boolean> {
@@ -85,7 +81,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
   });
 
   it('after connect, no string that page script can read is a refresh token the service honours', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     const session = await connectAs(el, { spaceId: 'space_acme' });
     expect(session.refreshTokens).to.equal('proxy');
     const token = await el.getAccessToken();
@@ -102,29 +98,29 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
   });
 
   it('a reload and a second page get an access token through the cookie, with no login and no rotation', async () => {
-    const first = await mount();
+    const first = await mountConnect();
     await connectAs(first, { spaceId: 'space_acme' });
     await first.getAccessToken();
     first.remove();
     const before = await refreshCount();
 
     // a reload: a new document's element, nothing in memory
-    const reloaded = await mount();
-    await waitUntil(() => reloaded.status === 'connected', 'restored without a popup');
+    const reloaded = await mountConnect();
+    await until(() => reloaded.status === 'connected', 'restored without a popup');
     expect(await tokenWorks(await reloaded.getAccessToken())).to.equal(true);
 
     const other = secondPage();
-    await waitUntil(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
+    await until(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
     expect(await tokenWorks(await other.element()!.getAccessToken())).to.equal(true);
     expect(await refreshCount(), 'the proxy answered from its cookie, the service was not asked').to.equal(before);
   });
 
   it('two pages forcing a refresh at once make one refresh at the service and share its token', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     await connectAs(el, { spaceId: 'space_acme' });
     const old = await el.getAccessToken();
     const other = secondPage();
-    await waitUntil(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
+    await until(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
     const before = await refreshCount();
     const [a, b] = await Promise.all([el.getAccessToken({ forceRefresh: true }), other.element()!.getAccessToken({ forceRefresh: true })]);
     expect((await refreshCount()) - before).to.equal(1);
@@ -136,14 +132,14 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
   it('five pages whose tokens expire together make exactly one refresh, and all keep working', async () => {
     // short-lived access tokens: each page refreshes once less than half the lifetime is left
     await executeServerCommand('esign-set-limits', { accessTokenTtlSeconds: 8 });
-    const el = await mount();
+    const el = await mountConnect();
     await connectAs(el, { spaceId: 'space_acme' });
     const pages = Array.from({ length: 5 }, () => secondPage());
-    await waitUntil(() => pages.every((p) => p.element()?.status === 'connected'), 'five pages restored', { timeout: 10_000 });
+    await until(() => pages.every((p) => p.element()?.status === 'connected'), 'five pages restored', { timeout: 10_000 });
     const first = await Promise.all(pages.map((p) => p.element()!.getAccessToken()));
     expect(new Set(first).size, 'every page got the same access token from the cookie').to.equal(1);
     // wait until every page's token is due (no fixed sleep: the condition every page will act on)
-    await waitUntil(() => pages.every((p) => p.element()!.session!.expiresAt.getTime() - 3000 <= Date.now()), 'tokens due', { timeout: 10_000, interval: 100 });
+    await until(() => pages.every((p) => p.element()!.session!.expiresAt.getTime() - 3000 <= Date.now()), 'tokens due', { timeout: 10_000, interval: 100 });
     const before = await refreshCount();
     const tokens = await Promise.all(pages.map((p) => p.element()!.getAccessToken()));
     expect((await refreshCount()) - before).to.equal(1);
@@ -153,28 +149,28 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
   });
 
   it('disconnect in one page ends the session in every page, at the service and at the proxy', async () => {
-    const el = await mount();
+    const el = await mountConnect();
     await connectAs(el, { spaceId: 'space_acme' });
     const token = await el.getAccessToken();
     const other = secondPage();
-    await waitUntil(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
-    const otherGone = oneEvent(other.element()!, 'esign-disconnected');
+    await until(() => other.element()?.status === 'connected', 'second page restored', { timeout: 10_000 });
+    const otherGone = once(other.element()!, 'esign-disconnected');
     await el.disconnect();
     expect((await otherGone).detail.reason).to.equal('other-tab');
-    await waitUntil(() => other.element()!.status === 'idle', 'the other page shows it is disconnected');
+    await until(() => other.element()!.status === 'idle', 'the other page shows it is disconnected');
     expect(await tokenWorks(token)).to.equal(false);
     // the proxy's cookie is gone too: a page that still believed in the session cannot resume it
     el.remove();
-    const again = await mount();
+    const again = await mountConnect();
     await again.updateComplete;
     const error = await again.getAccessToken().catch((e: EsignError) => e);
     expect((error as EsignError).code).to.equal('no_session');
   });
 
   it('a proxy on another site (its cookie blocked) fails with cookie_blocked, visibly, without another popup', async () => {
-    const el = await mount({ 'token-endpoint': cfg.crossSiteTokenEndpoint, storage: 'memory' });
+    const el = await mountConnect({ 'token-endpoint': cfg.crossSiteTokenEndpoint, storage: 'memory' });
     const exchangesBefore = (await emulatorCounters())['grant:authorization_code'] ?? 0;
-    const failed = oneEvent(el, 'esign-error');
+    const failed = once(el, 'esign-error');
     await clickIn(el, 'button');
     await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
     const { detail } = await failed;
@@ -190,7 +186,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
   });
 
   it('keeps an Open Mode and a Designated Space Mode session side by side', async () => {
-    const admin = await mount({ storage: 'memory' });
+    const admin = await mountConnect({ storage: 'memory' });
     await connectAs(admin, { spaceId: 'space_acme' });
     const added = await fetch(`${cfg.baseUrl}/openapi/v1/members/add`, {
       method: 'POST',
@@ -198,7 +194,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
       body: JSON.stringify({ Email: 'carol@example.com', Name: 'Carol Wong' }),
     });
     expect(added.status).to.equal(200);
-    const designated = await mount({ 'space-id': 'space_acme', 'login-hint': 'carol@example.com' });
+    const designated = await mountConnect({ 'space-id': 'space_acme', 'login-hint': 'carol@example.com' });
     await connectAs(designated, { email: 'carol@example.com', password: 'carol-password' });
     // each refreshes through its own cookie; neither overwrites the other
     const [a, b] = await Promise.all([admin.getAccessToken({ forceRefresh: true }), designated.getAccessToken({ forceRefresh: true })]);
@@ -221,7 +217,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
       el.setAttribute('token-endpoint', cfg.tokenEndpoint);
       el.setAttribute('storage', 'memory');
       el.setAttribute(attr, value);
-      const failed = oneEvent(el, 'esign-error');
+      const failed = once(el, 'esign-error');
       document.body.append(el);
       const { detail } = await failed;
       expect(detail.error.code).to.equal('invalid_config');
@@ -247,7 +243,7 @@ describe('browser-held refresh tokens (opt-in: refresh-tokens="browser")', () =>
   });
 
   it('still connects, refreshes and disconnects, and keeps its refresh token where page script can read it, as documented', async () => {
-    const el = await mount({ 'refresh-tokens': 'browser' });
+    const el = await mountConnect({ 'refresh-tokens': 'browser' });
     const session = await connectAs(el, { spaceId: 'space_acme' });
     expect(session.refreshTokens).to.equal('browser');
     const before = await refreshCount();

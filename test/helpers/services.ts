@@ -2,13 +2,16 @@
  * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
  * page on localhost), plus commands that act as a person in windows a test page cannot script.
  */
-import type { Frame, HTTPRequest, Page } from 'puppeteer-core';
+import type { Frame, HTTPRequest, KeyInput, Page } from 'puppeteer-core';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { serveTokenProxy } from '../../src/proxy/node.js';
 
 /** Pages the esign-offline command has cut off, with their request handler. */
 const offlinePages = new Map<Page, (request: HTTPRequest) => void>();
+
+/** Requests the esign-watch-requests command follows, per page. */
+const watchedRequests = new Map<Page, { list: () => unknown[]; stop: () => void }>();
 
 export const TEST_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret-never-in-a-browser' };
 
@@ -150,7 +153,17 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const { tmpdir } = await import('node:os');
         const { join } = await import('node:path');
         const { randomBytes } = await import('node:crypto');
-        const chooser = await page.waitForFileChooser({ timeout: timeoutMs });
+        // with `press`, the key that opens it is pressed here once the browser intercepts choosers, so the test needs no
+        // pause between starting the wait and the key: the interception request, sent again on the page's own session
+        // and answered, proves it is on (pressing while waitForFileChooser's own request was on its way lost the chooser)
+        const press = typeof payload?.['press'] === 'string' ? (payload['press'] as KeyInput) : undefined;
+        const chosen = page.waitForFileChooser({ timeout: timeoutMs });
+        if (press) {
+          const session = (page as unknown as { _client(): { send(method: string, params: object): Promise<unknown> } })._client();
+          await session.send('Page.setInterceptFileChooserDialog', { enabled: true });
+          await page.keyboard.press(press);
+        }
+        const chooser = await chosen;
         const dir = await mkdtemp(join(tmpdir(), 'esign-chooser-'));
         const files = (payload?.['files'] as Array<{ name: string; size: number }> | undefined) ?? [{ name: 'picked.pdf', size: 1024 }];
         const paths = await Promise.all(
@@ -189,6 +202,30 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         );
         return true;
       }
+      case 'esign-watch-requests': {
+        // from now on, the page's `method` requests whose URL contains `contains`, and how each ended
+        const contains = String(payload?.['contains'] ?? '');
+        const method = String(payload?.['method'] ?? 'POST');
+        watchedRequests.get(page)?.stop();
+        const seen = new Map<HTTPRequest, { url: string; outcome: 'pending' | 'answered' | 'failed'; error?: string }>();
+        const onRequest = (r: HTTPRequest): void => void (r.method() === method && r.url().includes(contains) && seen.set(r, { url: r.url(), outcome: 'pending' }));
+        const onFinished = (r: HTTPRequest): void => void (seen.has(r) && (seen.get(r)!.outcome = 'answered'));
+        const onFailed = (r: HTTPRequest): void => void (seen.has(r) && Object.assign(seen.get(r)!, { outcome: 'failed', error: r.failure()?.errorText }));
+        page.on('request', onRequest);
+        page.on('requestfinished', onFinished);
+        page.on('requestfailed', onFailed);
+        watchedRequests.set(page, {
+          list: () => [...seen.values()],
+          stop: () => {
+            page.off('request', onRequest);
+            page.off('requestfinished', onFinished);
+            page.off('requestfailed', onFailed);
+          },
+        });
+        return true;
+      }
+      case 'esign-watched-requests':
+        return watchedRequests.get(page)?.list() ?? [];
       case 'esign-reset':
         emulator.reset();
         return true;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '../../src/core/errors.js';
-import { DEFAULT_MAX_FILE_BYTES, isAccepted, parseAccept, parseLimits, validateFiles } from '../../src/core/upload/validate.js';
+import { isAccepted, validateFiles } from '../../src/core/upload/check-files.js';
+import { DEFAULT_MAX_FILE_BYTES, parseAccept, parseLimits } from '../../src/core/upload/validate.js';
 
 const f = (name: string, size: number, type = '') => ({ name, size, type });
 

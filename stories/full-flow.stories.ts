@@ -49,6 +49,14 @@ export const DarkHostPage: StoryObj = {
   render: connectedPage,
 };
 
+/**
+ * A right-to-left page (`dir="rtl"`): the elements follow the page's direction (their styles use logical
+ * properties: start and end, not left and right), so icons, buttons, file rows and cards mirror.
+ */
+export const RightToLeftPage: StoryObj = {
+  render: () => html`<div dir="rtl">${connectedPage()}</div>`,
+};
+
 /** The same elements on a light page (no color-scheme), whatever the operating system prefers. */
 export const LightHostPage: StoryObj = {
   parameters: { host: 'light' },

@@ -18,12 +18,16 @@ import { sessionContext, type SessionProvider } from './session-context.js';
 import { icon, alertIcon, checkIcon, linkIcon } from './icons.js';
 import { buttonStyles } from './shared-styles.js';
 import { visuallyHiddenStyles } from './visually-hidden.js';
+import { OnlineController } from './online.js';
 import { openPopup } from './popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
 const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
+
+/** A pointer or the focus on Connect: the sign-in's code starts loading (the click still opens the window first). */
+const preloadLogin = (): void => void import('../core/session/login-flow.js').catch(() => undefined);
 
 /** Whether this document was loaded as an authorization callback: `state` with `code` or `error` (the login flow reads it). */
 const isCallbackPage = (): boolean => {
@@ -88,7 +92,6 @@ export class EsignConnect extends LitElement implements SessionProvider {
     _error: { state: true, attribute: false },
     _popupBlocked: { state: true, attribute: false },
     _notice: { state: true, attribute: false },
-    _offline: { state: true, attribute: false },
   };
 
   static override styles = [
@@ -219,17 +222,13 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   readonly #t = new LocalizeController(this, connectMessages);
 
-  /** @internal True while the browser says it has no network (reactive state). */
-  private _offline = typeof navigator !== 'undefined' && navigator.onLine === false;
-
-  readonly #onNetwork = (): void => {
-    this._offline = navigator.onLine === false;
+  readonly #network = new OnlineController(this, (online) => {
     // back online: a failure that was only the network is over
-    if (!this._offline && this.status === 'error' && this._error?.code === 'network_error') {
+    if (online && this.status === 'error' && this._error?.code === 'network_error') {
       this._error = undefined;
       this.status = this.session ? 'connected' : 'idle';
     }
-  };
+  });
 
   constructor() {
     super();
@@ -249,16 +248,11 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    window.addEventListener('online', this.#onNetwork);
-    window.addEventListener('offline', this.#onNetwork);
-    this._offline = navigator.onLine === false;
     void this.#init();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('online', this.#onNetwork);
-    window.removeEventListener('offline', this.#onNetwork);
     this.#pending?.cancel(new EsignError('aborted', 'The element was removed.'));
     this.#pending = undefined;
     this.#manager?.removeEventListener('change', this.#onChange);
@@ -489,7 +483,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     return html`
       <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
-        ${this._offline ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
+        ${!this.#network.online ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
         <span role="status" aria-live="polite" class="visually-hidden">${this.#liveText()}</span>
       </div>
       <slot></slot>
@@ -548,7 +542,9 @@ export class EsignConnect extends LitElement implements SessionProvider {
       }
       default:
         return html`
-          <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${icon(linkIcon)}${t('connect')}</button>
+          <button part="button" @click=${() => void this.connect().catch(() => undefined)} @pointerenter=${preloadLogin} @focus=${preloadLogin}>
+            ${icon(linkIcon)}${t('connect')}
+          </button>
           ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
         `;
     }

@@ -12,6 +12,7 @@ import { buttonStyles } from './shared-styles.js';
 import { visuallyHiddenStyles } from './visually-hidden.js';
 import { SessionController } from './session-controller.js';
 import type { UploadList } from './uploader/list.js';
+import { OnlineController } from './online.js';
 
 
 const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
@@ -126,7 +127,7 @@ export class EsignUploader extends LitElement {
         place-items: center;
         width: 2.5rem;
         height: 2.5rem;
-        margin-bottom: calc(var(--_space) / 2);
+        margin-block-end: calc(var(--_space) / 2);
         border-radius: 50%;
         background: var(--_accent-tint);
         color: var(--_accent);
@@ -233,6 +234,8 @@ export class EsignUploader extends LitElement {
   readonly #internals: ElementInternals | undefined;
   /** Completed FileIds kept across reloads, under this uploader's record. */
   readonly #kept = new KeptUploads();
+  /** Uploads on their way wait while the browser is offline, and go on by themselves when it is back. */
+  readonly #network = new OnlineController(this, (online) => this.#list?.queue.setOnline(online));
   #limits: UploaderLimits | undefined;
   #configError: EsignError | undefined;
   #reportedConfigError = '';
@@ -249,10 +252,6 @@ export class EsignUploader extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    window.addEventListener('online', this.#onConnectivity);
-    window.addEventListener('offline', this.#onConnectivity);
-    // the state may have changed while detached
-    this.#list?.queue.setOnline(navigator.onLine !== false);
     // a signing frame anywhere in this tree reports a sent envelope: its files are done with
     this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
     this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
@@ -260,8 +259,6 @@ export class EsignUploader extends LitElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    window.removeEventListener('online', this.#onConnectivity);
-    window.removeEventListener('offline', this.#onConnectivity);
     this.#eventRoot?.removeEventListener('esign-envelope-sent', this.#onEnvelopeSent);
     this.#eventRoot = undefined;
   }
@@ -337,14 +334,55 @@ export class EsignUploader extends LitElement {
     this._input?.click();
   }
 
-  // ---- form-associated callbacks ----
+  // ---- form-associated: the validity API of native controls, and the form callbacks ----
 
+  /** The validity states, as a native control's: `valueMissing` (required, no file uploaded), `customError` (uploads on their way). */
+  get validity(): ValidityState | undefined {
+    return this.#internals?.validity;
+  }
+
+  /** Why the element is invalid, in the user's language ('' when valid). */
+  get validationMessage(): string {
+    return this.#internals?.validationMessage ?? '';
+  }
+
+  /** Whether a form checks this element when it is submitted (false when disabled or without a form). */
+  get willValidate(): boolean {
+    return this.#internals?.willValidate ?? false;
+  }
+
+  /** True when valid; otherwise fires `invalid` on the element and returns false, as a native control. */
+  checkValidity(): boolean {
+    return this.#internals?.checkValidity() ?? true;
+  }
+
+  /** As `checkValidity()`, and the browser shows the message at the drop zone. */
+  reportValidity(): boolean {
+    return this.#internals?.reportValidity() ?? true;
+  }
+
+  /** The form was reset: the list empties and the kept FileIds are forgotten. */
   formResetCallback(): void {
     this.reset();
   }
 
   formDisabledCallback(disabled: boolean): void {
     this._formDisabled = disabled;
+  }
+
+  /**
+   * The browser gives back the form's state (back/forward navigation, autofill restore): the uploaded files come back
+   * as done, from the state saved with the form value (FileIds and names, never content).
+   */
+  formStateRestoreCallback(state: unknown): void {
+    let files: UploadedFile[] = [];
+    try {
+      const parsed: unknown = typeof state === 'string' ? JSON.parse(state) : [];
+      if (Array.isArray(parsed)) files = parsed.filter((f): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
+    } catch {
+      return; // not a state this element saved
+    }
+    if (files.length > 0) void this.#loadList().then((list) => list.restore(files), () => undefined);
   }
 
   // ---- lifecycle ----
@@ -411,7 +449,7 @@ export class EsignUploader extends LitElement {
           changed: () => this.#syncForm(),
           kept: this.#kept,
         });
-        this.#list.queue.setOnline(navigator.onLine !== false);
+        this.#list.queue.setOnline(this.#network.online);
         return this.#list;
       },
       (cause: unknown) => {
@@ -425,11 +463,13 @@ export class EsignUploader extends LitElement {
   #syncForm(): void {
     const internals = this.#internals;
     if (!internals || typeof internals.setFormValue !== 'function') return;
-    const ids = this.fileIds;
+    const files = this.uploadedFiles;
+    const ids = files.map((f) => f.FileId);
     if (this.name && ids.length > 0) {
       const data = new FormData();
       for (const id of ids) data.append(this.name, id);
-      internals.setFormValue(data);
+      // the state the browser gives back to formStateRestoreCallback
+      internals.setFormValue(data, JSON.stringify(files.map((f) => ({ FileId: f.FileId, FileName: f.FileName }))));
     } else {
       internals.setFormValue(null);
     }
@@ -472,6 +512,8 @@ export class EsignUploader extends LitElement {
           aria-disabled=${this.#canTakeFiles() ? 'false' : 'true'}
           aria-describedby="hint"
           @click=${this.#onClick}
+          @pointerenter=${this.#onIntent}
+          @focus=${this.#onIntent}
           @dragenter=${this.#onDragOver}
           @dragover=${this.#onDragOver}
           @dragleave=${this.#onDragLeave}
@@ -513,10 +555,6 @@ export class EsignUploader extends LitElement {
     if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
   };
 
-  readonly #onConnectivity = (): void => {
-    this.#list?.queue.setOnline(navigator.onLine !== false);
-  };
-
   readonly #onClick = (): void => {
     this.showPicker();
   };
@@ -529,9 +567,15 @@ export class EsignUploader extends LitElement {
     if (picked.length > 0) this.upload(picked).catch(() => undefined);
   };
 
+  /** A pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading. */
+  readonly #onIntent = (): void => {
+    if (!this.#list && this.#canTakeFiles()) void this.#loadList().catch(() => undefined);
+  };
+
   readonly #onDragOver = (event: DragEvent): void => {
     // always claim the drop here, so a file dropped on a disabled zone is not opened by the browser
     event.preventDefault();
+    this.#onIntent();
     if (event.dataTransfer) event.dataTransfer.dropEffect = this.#canTakeFiles() ? 'copy' : 'none';
     this._dragging = this.#canTakeFiles();
   };

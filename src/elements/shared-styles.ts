@@ -119,7 +119,7 @@ export const buttonStyles = css`
     flex: none;
     border-radius: 50%;
     border: 2px solid currentColor;
-    border-right-color: transparent;
+    border-inline-end-color: transparent;
     animation: esign-spin 0.8s linear infinite;
   }
   @keyframes esign-spin {
@@ -193,7 +193,7 @@ export const stateStyles = css`
     flex-wrap: wrap;
     justify-content: center;
     gap: var(--_space);
-    margin-top: calc(var(--_space) / 2);
+    margin-block-start: calc(var(--_space) / 2);
   }
 
 `;

@@ -314,6 +314,38 @@ describe('<esign-uploader>', function () {
     expect(new FormData(form).getAll('contract')).to.deep.equal([]);
   });
 
+  it('has the validity API of a native control, and gets its files back from a restored form state', async () => {
+    const form = fixtureSync<HTMLFormElement>(html`<form></form>`);
+    const el = await mountUploader({ name: 'contract', required: '' }, form);
+    await ready(el);
+    expect(el.willValidate, 'validated with its form').to.equal(true);
+    expect(el.validity?.valueMissing).to.equal(true);
+    expect(el.validationMessage).to.contain('Upload at least one file');
+    let invalid = 0;
+    el.addEventListener('invalid', () => invalid++);
+    expect(el.checkValidity()).to.equal(false);
+    expect(invalid, 'checkValidity fires invalid').to.equal(1);
+    expect(el.reportValidity()).to.equal(false);
+    const uploaded = await el.upload([pdf('valid.pdf')]);
+    expect(el.validity?.valid).to.equal(true);
+    expect(el.validationMessage).to.equal('');
+    expect(el.checkValidity()).to.equal(true);
+
+    // the state saved with the form value (FileIds and names) brings the files back to a fresh element, as after back/forward
+    const state = JSON.stringify(uploaded);
+    const other = await mountUploader({ name: 'contract' }, fixtureSync<HTMLFormElement>(html`<form></form>`));
+    await ready(other);
+    const restored = once(other, 'esign-upload-complete');
+    other.formStateRestoreCallback(state);
+    expect((await restored).detail.fileIds).to.deep.equal(uploaded.map((f) => f.FileId));
+    await other.updateComplete;
+    expect(shadowText(other)).to.contain('valid.pdf');
+    // anything else is ignored
+    other.formStateRestoreCallback('not json');
+    other.formStateRestoreCallback(null);
+    expect(other.fileIds).to.deep.equal(uploaded.map((f) => f.FileId));
+  });
+
   it('refuses bad settings with invalid_config and a visible error, without throwing from setters', async () => {
     let errors: Array<Recorded<'esign-error'>> = [];
     const el = await mount('esign-uploader', { connect: SESSION_ID, 'max-size': '-5' }, { before: (created) => (errors = record(created, ['esign-error'])) });

@@ -6,9 +6,8 @@ import {
   fileIdsConverter,
   listChanged,
   parseList,
-  configProblem,
 } from '../../src/elements/embedded-view/rules.js';
-import { allowedOriginsFor, checkEmbeddedUrl, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/page-rules.js';
+import { allowedOriginsFor, checkEmbeddedUrl, configProblem, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/page-rules.js';
 
 describe('embedded view rules', () => {
   it('reads space- or comma-separated lists, without empties or repeats', () => {

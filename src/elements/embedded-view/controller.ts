@@ -19,9 +19,9 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EsignClient } from '../../core/client.js';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
 import { emit } from '../events.js';
+import { OnlineController } from '../online.js';
 import type { SessionController } from '../session-controller.js';
 import {
-  configProblem,
   DEFAULT_LOAD_TIMEOUT_MS,
   EXPIRY_MARGIN_MS,
   FRAME_SANDBOX,
@@ -29,7 +29,7 @@ import {
   type ViewDisplay,
   type ViewStatus,
 } from './rules.js';
-import { allowedOriginsFor, checkEmbeddedUrl, isEsignMessage, isExpired, parseInstant } from './page-rules.js';
+import { allowedOriginsFor, checkEmbeddedUrl, configProblem, isEsignMessage, isExpired, parseInstant } from './page-rules.js';
 
 // what the element needs once this module is loaded: the later states' look and words
 export { renderEmbeddedView } from './states.js';
@@ -133,8 +133,8 @@ export class EmbeddedViewController implements ReactiveController {
   #resizeObserver: ResizeObserver | undefined;
   #configProblem: string | undefined;
   #resumeOnline = false;
-  readonly #onOnline = (): void => {
-    if (!this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
+  readonly #onOnline = (online: boolean): void => {
+    if (!online || !this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
     this.#resumeOnline = false;
     void this.#start('inline', null).catch(() => undefined);
   };
@@ -145,6 +145,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.operateType = options.operateType;
     this.#fileIds = options.fileIds ?? (() => []);
     this.session = session;
+    new OnlineController(host, this.#onOnline);
     host.addController(this);
   }
 
@@ -159,7 +160,6 @@ export class EmbeddedViewController implements ReactiveController {
 
   hostConnected(): void {
     window.addEventListener('message', this.#onMessage);
-    window.addEventListener('online', this.#onOnline);
     document.addEventListener('visibilitychange', this.#onVisibility);
     if (typeof ResizeObserver === 'function') {
       // a host that goes from display:none to shown changes size: time to use or renew a held Url
@@ -171,7 +171,6 @@ export class EmbeddedViewController implements ReactiveController {
 
   hostDisconnected(): void {
     window.removeEventListener('message', this.#onMessage);
-    window.removeEventListener('online', this.#onOnline);
     document.removeEventListener('visibilitychange', this.#onVisibility);
     this.#resizeObserver?.disconnect();
     // moved in the DOM, an iframe reloads its src: the used Url must not be fetched again, so a re-attached element asks for a new one

@@ -15,7 +15,7 @@ import { openPopup } from '../popup.js';
 import { SessionController } from '../session-controller.js';
 import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
 import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
-import { autoConverter, configProblem, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
+import { autoConverter, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
 
 /** The words each element has of its own (the shared ones are embeddedViewMessages). */
 export interface OwnTerms extends Record<string, string> {
@@ -82,7 +82,7 @@ export abstract class EmbeddedViewElement extends LitElement {
     this.#own = new LocalizeController(this, ownMessages);
   }
 
-  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */
+  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. Mirrored as the `status` attribute, for page styles such as `esign-signing-frame[status='error']`. */
   get status(): ViewStatus {
     return this.#view?.status ?? (this.#loadError ? 'error' : 'idle');
   }
@@ -99,7 +99,7 @@ export abstract class EmbeddedViewElement extends LitElement {
   open(options: { display?: ViewDisplay } = {}): Promise<void> {
     const display: ViewDisplay = (options.display ?? this.display) === 'popup' ? 'popup' : 'inline';
     // opened now, inside the click, even when the controller's module still has to load
-    const popup = display === 'popup' && configProblem(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
+    const popup = display === 'popup' && settingsFault(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
     return this.#controller().then(
       (view) => view.open(display, popup),
       (error: EsignError) => {
@@ -125,9 +125,12 @@ export abstract class EmbeddedViewElement extends LitElement {
   }
 
   protected override updated(): void {
+    // mirrored as an attribute, for page styles such as esign-signing-frame[status='error'] (as <esign-connect>)
+    const status = this.status;
+    if (this.getAttribute('status') !== status) this.setAttribute('status', status);
     // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
     // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
-    if (!this.#view && !this.#loadError && (this.hasSession || configProblem(this) !== undefined)) void this.#controller().catch(() => undefined);
+    if (!this.#view && !this.#loadError && (this.hasSession || settingsFault(this) !== undefined)) void this.#controller().catch(() => undefined);
   }
 
   protected override render() {

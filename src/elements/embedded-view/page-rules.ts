@@ -3,13 +3,33 @@
  * messages are the page's. Loaded with the view's controller; unit-tested in test/node/embedded-view.test.ts.
  */
 import { isAllowedServiceUrl } from '../../core/url.js';
-import { EXPIRY_MARGIN_MS, hostPageOrigin, originOf, parseList } from './rules.js';
+import { EXPIRY_MARGIN_MS, hostPageOrigin, originOf, parseList, settingsFault } from './rules.js';
 
 /** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
 export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
   const listed = parseList(allowedOrigins);
   const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
   return [...new Set(origins)];
+}
+
+/** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
+export function configProblem(
+  settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
+  pageOrigin: string | undefined = hostPageOrigin(),
+): string | undefined {
+  const fault = settingsFault(settings, pageOrigin);
+  switch (fault?.kind) {
+    case undefined:
+      return undefined;
+    case 'display':
+      return `display must be "inline" or "popup", not "${String(settings.display)}".`;
+    case 'timeout':
+      return `load-timeout must be a number of milliseconds, 0 or more, not "${String(settings.loadTimeout)}".`;
+    case 'origins':
+      return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${fault.bad.map((b) => `"${b}"`).join(', ')}.`;
+    case 'self':
+      return `allowed-origins must not include this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox. Serve the service on another origin.`;
+  }
 }
 
 export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: string };

@@ -43,25 +43,21 @@ export function originOf(value: string): string | undefined {
   }
 }
 
-/** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
-export function configProblem(
+/** What is wrong with the element's settings (messages in page-rules.ts `configProblem`), or undefined. Never throws. */
+export type SettingsFault = { kind: 'display' | 'timeout' | 'self' } | { kind: 'origins'; bad: string[] };
+
+export function settingsFault(
   settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
   pageOrigin: string | undefined = hostPageOrigin(),
-): string | undefined {
-  if (settings.display !== 'inline' && settings.display !== 'popup') {
-    return `display must be "inline" or "popup", not "${String(settings.display)}".`;
-  }
+): SettingsFault | undefined {
+  if (settings.display !== 'inline' && settings.display !== 'popup') return { kind: 'display' };
   const timeout = Number(settings.loadTimeout);
-  if (!Number.isFinite(timeout) || timeout < 0) {
-    return `load-timeout must be a number of milliseconds, 0 or more, not "${String(settings.loadTimeout)}".`;
-  }
+  if (!Number.isFinite(timeout) || timeout < 0) return { kind: 'timeout' };
   const listed = parseList(typeof settings.allowedOrigins === 'string' || Array.isArray(settings.allowedOrigins) ? settings.allowedOrigins : []);
   const bad = listed.filter((entry) => originOf(entry) === undefined);
-  if (bad.length) return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${bad.map((b) => `"${b}"`).join(', ')}.`;
-  if (pageOrigin !== undefined && listed.some((entry) => originOf(entry) === pageOrigin)) {
-    // allow-scripts + allow-same-origin on a frame of the page's own origin lets it remove its own sandbox
-    return `allowed-origins must not include this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox. Serve the service on another origin.`;
-  }
+  if (bad.length) return { kind: 'origins', bad };
+  // allow-scripts + allow-same-origin on a frame of the page's own origin lets it remove its own sandbox
+  if (pageOrigin !== undefined && listed.some((entry) => originOf(entry) === pageOrigin)) return { kind: 'self' };
   return undefined;
 }
 

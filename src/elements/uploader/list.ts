@@ -51,6 +51,10 @@ const progressStyles = css`
     background-size: 200% 100%;
     animation: esign-sweep 1.4s ease-in-out infinite;
   }
+  /* the stripe runs the way the page reads */
+  progress:indeterminate:dir(rtl) {
+    animation-direction: reverse;
+  }
   progress:indeterminate::-webkit-progress-bar {
     background: transparent;
   }

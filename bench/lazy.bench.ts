@@ -1,0 +1,168 @@
+/**
+ * The paths that load their code when first needed (issue 13), cold against warm, in Chromium, with the package
+ * built as a page gets it (esbuild bundle + minify + splitting: an entry and the chunks it imports) and served with
+ * an emulated round trip per chunk (0 ms: loopback; 40 ms: a CDN far away; the page's HTML is not delayed):
+ *
+ * - Connect click -> popup open: the window must open inside the click, before the login flow's code is loaded.
+ *   Measured in the page from the click (capture listener) to `window.open` returning a window.
+ * - Connect click -> consent page shown in the popup: includes loading the login flow and the session manager's login
+ *   part, building the authorization URL (PKCE) and storing the attempt.
+ * - File -> upload start: `upload([file])` to `esign-upload-start`; cold includes loading the upload pipeline.
+ *
+ * Each cold sample is a fresh page (nothing cached: a new browser context), each warm sample the same action again
+ * on that page. Medians over ROUNDS; the run prints the load average.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { build } from 'esbuild';
+import { chromium, type Page } from 'playwright-core';
+import { cdnOptions } from '../scripts/cdn-options.mjs';
+import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { createEmulator } from '../src/emulator/index.js';
+import { printTable, recordResults } from './results.js';
+
+const ROUNDS = Number(process.env['LAZY_BENCH_ROUNDS'] ?? 15);
+const LATENCIES = [0, 40];
+
+const pageScript = `
+import './src/index.ts';
+
+/** A session provider holding a token minted in Node (the public connect="ID" interface), so no sign-in is timed. */
+class BenchSession extends HTMLElement {
+  get baseUrl() { return window.bench.baseUrl; }
+  get session() { return { scope: ['envelope:create'], spaceId: 'space_acme', expiresAt: new Date(Date.now() + 3600e3), connectedAt: new Date() }; }
+  get operatorUserId() { return undefined; }
+  async getAccessToken() { return window.bench.accessToken; }
+}
+customElements.define('bench-session', BenchSession);
+
+const connect = document.querySelector('esign-connect');
+window.popupAt = [];
+const open = window.open.bind(window);
+window.open = (...args) => { const w = open(...args); if (w) window.popupAt.push(performance.now()); return w; };
+window.clickAt = [];
+connect.addEventListener('click', () => window.clickAt.push(performance.now()), { capture: true });
+
+window.uploadOnce = async (name) => {
+  const el = document.querySelector('esign-uploader');
+  await el.updateComplete;
+  const started = new Promise((resolve) => el.addEventListener('esign-upload-start', () => resolve(performance.now()), { once: true }));
+  const t0 = performance.now();
+  const done = el.upload([new File(['%PDF-1.4\\n%%EOF\\n'], name, { type: 'application/pdf' })]);
+  const t1 = await started;
+  await done;
+  return t1 - t0;
+};
+window.ready = true;
+`;
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function main(): Promise<void> {
+  // devRedirects: any loopback page may be a return address, so the consent page shows for this one
+  const emulator = await createEmulator({ port: 0, filePort: 0, devRedirects: true, limits: { requestsPerMinute: 100_000 } });
+  const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId: 'space_acme' });
+  const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
+  form.set('client_secret', DEMO_LOGIN.clientSecret);
+  const tokenRes = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
+
+  const bundle = await build({
+    ...cdnOptions,
+    stdin: { contents: pageScript, resolveDir: process.cwd(), loader: 'js' },
+    splitting: true,
+    format: 'esm',
+    write: false,
+    outdir: '/lazy',
+    legalComments: 'none',
+    sourcemap: false,
+    logLevel: 'silent',
+  });
+  const files = new Map(bundle.outputFiles.filter((f) => f.path.endsWith('.js')).map((f) => [f.path.replace('/lazy', ''), f.text]));
+  const entry = [...files.keys()].find((path) => path.includes('stdin'))!;
+  let latency = 0;
+  const config = { baseUrl: emulator.baseUrl, accessToken };
+  const site = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const script = files.get(path);
+    if (script !== undefined) {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(script), latency);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lazy paths</title><link rel="icon" href="data:,">
+<script>window.bench = ${JSON.stringify(config)};</script><script type="module" src="${entry}"></script></head>
+<body><bench-session id="bench-session"></bench-session>
+<esign-connect client-id="${DEMO_LOGIN.clientId}" base-url="${emulator.baseUrl}" token-endpoint="${emulator.baseUrl}/token" storage="memory"></esign-connect>
+<esign-uploader connect="bench-session" multiple></esign-uploader></body></html>`);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  const browser = await chromium.launch(chromiumLaunchOptions());
+  const loadBefore = loadavg()[0]!;
+  const rows: Array<Record<string, string | number>> = [];
+  const recorded: Record<string, unknown> = {};
+  try {
+    for (const ms of LATENCIES) {
+      latency = ms;
+      const samples = { popupCold: [] as number[], popupWarm: [] as number[], consentCold: [] as number[], consentWarm: [] as number[], uploadCold: [] as number[], uploadWarm: [] as number[] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(origin);
+        await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+        for (const kind of ['Cold', 'Warm'] as const) {
+          const { inPage, consent } = await clickConnect(page);
+          samples[`popup${kind}`].push(inPage);
+          samples[`consent${kind}`].push(consent);
+        }
+        samples.uploadCold.push(await page.evaluate(() => (window as unknown as { uploadOnce(n: string): Promise<number> }).uploadOnce('cold.pdf')));
+        samples.uploadWarm.push(await page.evaluate(() => (window as unknown as { uploadOnce(n: string): Promise<number> }).uploadOnce('warm.pdf')));
+        await context.close();
+      }
+      for (const [path, cold, warm] of [
+        ['Connect click -> popup open (in the click)', samples.popupCold, samples.popupWarm],
+        ['Connect click -> consent page shown in the popup', samples.consentCold, samples.consentWarm],
+        ['file -> esign-upload-start', samples.uploadCold, samples.uploadWarm],
+      ] as const) {
+        rows.push({ 'chunk latency': `${ms} ms`, path, 'cold median ms': median(cold).toFixed(1), 'warm median ms': median(warm).toFixed(1), 'cold - warm ms': (median(cold) - median(warm)).toFixed(1) });
+      }
+      recorded[`latency${ms}ms`] = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Number(median(v).toFixed(2))]));
+    }
+  } finally {
+    await browser.close();
+    site.close();
+    await emulator.close();
+  }
+  printTable(`lazy paths, cold (first time, its code not loaded) and warm, medians of ${ROUNDS} rounds (Chromium; load average ${loadBefore.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`, rows);
+  recordResults('lazyPaths', { rounds: ROUNDS, ...recorded });
+}
+
+/** Clicks Connect as a person: the popup's opening time in the page, and the time until it shows the consent page. */
+async function clickConnect(page: Page): Promise<{ inPage: number; consent: number }> {
+  const before = await page.evaluate(() => (window as unknown as { popupAt: number[] }).popupAt.length);
+  // "Connect e-signature account", or "Try again" after the previous sign-in was cancelled: both start one
+  const box = (await page.locator('esign-connect').getByRole('button', { name: /Connect e-signature account|Try again/ }).boundingBox())!;
+  const popupEvent = page.waitForEvent('popup');
+  const t0 = Date.now();
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const popup = await popupEvent;
+  await popup.waitForURL(/\/consent\?/);
+  const consent = Date.now() - t0;
+  const inPage = await page.evaluate((n) => {
+    const w = window as unknown as { popupAt: number[]; clickAt: number[] };
+    return w.popupAt[n]! - w.clickAt[w.clickAt.length - 1]!;
+  }, before);
+  // end this try (the element shows "Try again")
+  if (!popup.isClosed()) await popup.close();
+  await page.evaluate(() => (document.querySelector('esign-connect') as unknown as { cancel(): void }).cancel());
+  await page.locator('esign-connect').getByRole('button', { name: 'Try again' }).waitFor();
+  return { inPage, consent };
+}
+
+await main();

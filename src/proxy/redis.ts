@@ -114,6 +114,9 @@ export class RedisStore implements ProxyStore {
       url: resolved.url,
       // fail fast while disconnected instead of queueing (the caller gets a 503 and retries)
       disableOfflineQueue: true,
+      // no AbortSignal timer per command: the client's timeout only covers the wait before a command is
+      // written, which disableOfflineQueue makes moot; #run times the whole command, reply included
+      commandOptions: { timeout: 0 },
       socket: {
         connectTimeout: 2_000,
         reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1_000),

@@ -156,6 +156,26 @@ describe('RedisStore: a refresh in two round trips', () => {
     }
   });
 
+  test('a command Redis does not answer within commandTimeoutMs fails as StoreUnavailableError', async () => {
+    const s = await store('slow:');
+    assert.equal((await s.hit('c', 5_000)).count, 1);
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    try {
+      await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']);
+      const started = Date.now();
+      await assert.rejects(s.claimOrGet('k', 'v', 5_000), (error: Error) => error.name === 'StoreUnavailableError' && /in time/.test(error.message));
+      const took = Date.now() - started;
+      assert.ok(took >= 400 && took < 1_400, `failed after the 500 ms command timeout (${took} ms)`);
+    } finally {
+      await admin.sendCommand(['CLIENT', 'UNPAUSE']);
+      admin.destroy();
+    }
+    // the late reply does not shift the answers of later commands
+    assert.equal((await s.hit('c', 5_000)).count, 2);
+    assert.equal((await s.claimOrGet('k', 'v2', 5_000)).value, 'v');
+  });
+
   test('scripts are loaded again after SCRIPT FLUSH (EVALSHA falls back to EVAL)', async () => {
     const s = await store('flush:');
     assert.equal((await s.hit('c', 5_000)).count, 1);

@@ -12,7 +12,7 @@ import { isLoopbackHost } from '../core/url.js';
 import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyEventType, type TokenProxyOptions } from './config.js';
 import { RefreshCoordinator } from './refresh.js';
 import { base64url, webCryptoSealer, type Sealer } from './seal.js';
-import { StoreUnavailableError } from './store.js';
+import { StoreUnavailableError, type RateHit } from './store.js';
 import { isRecord, Upstream, type Answer, type TokenResult } from './upstream.js';
 
 /** The header browsers must send; a cross-site HTML form cannot set it. */
@@ -268,10 +268,19 @@ export function callerAddress(ctx: Ctx, c: C): string {
 }
 
 async function rateLimited(ctx: Ctx, key: string): Promise<Answer | undefined> {
+  const hit = rateHit(ctx, key);
+  if (!hit) return undefined;
+  const { count, resetMs } = await guard(ctx.config.store.hit(hit.key, hit.windowMs));
+  return count <= hit.max ? undefined : tooMany(resetMs);
+}
+
+/** The caller's rate-limit hit, for a refresh to count in the same store step as its claim. */
+function rateHit(ctx: Ctx, key: string): RateHit | undefined {
   const rate = ctx.config.rateLimit;
-  if (!rate) return undefined;
-  const { count, resetMs } = await guard(ctx.config.store.hit(`rl:${key}`, rate.windowMs));
-  if (count <= rate.max) return undefined;
+  return rate ? { key: `rl:${key}`, windowMs: rate.windowMs, max: rate.max } : undefined;
+}
+
+function tooMany(resetMs: number): Answer {
   return { ...oauthError(429, 'temporarily_unavailable', 'Too many token requests; retry later.'), headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } };
 }
 
@@ -423,19 +432,24 @@ async function handleToken(ctx: Ctx, c: C, form: URLSearchParams): Promise<Answe
   }
   if (!config.browserHeld) return oauthError(400, 'invalid_request', BROWSER_HELD_OFF);
   state.mode = 'browser-held';
-  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
-  if (limited) return limited;
+  const address = `addr:${callerAddress(ctx, c)}`;
+  const refreshToken = values.get('refresh_token');
+  if (grantType === 'authorization_code' || !refreshToken) {
+    const limited = await rateLimited(ctx, address);
+    if (limited) return limited;
+  }
   if (grantType === 'authorization_code') {
     const missing = checkCodeFields(config, values);
     if (missing) return missing;
     const result = await ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal);
     return result.ok ? { status: 200, body: result.tokens } : result.answer;
   }
-  const refreshToken = values.get('refresh_token');
   if (!refreshToken) return oauthError(400, 'invalid_request', 'refresh_token is required.');
   const scope = values.get('scope');
-  const owner = `addr:${callerAddress(ctx, c)}|${c.req.header('origin') ?? ''}`;
-  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, () => ctx.upstream.refresh(refreshToken, scope)));
+  const owner = `${address}|${c.req.header('origin') ?? ''}`;
+  // the rate-limit hit goes with the refresh's claim: one store step
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, address)));
+  if ('limitedMs' in run) return tooMany(run.limitedMs);
   if (run.replayed) state.replayed = true;
   return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
 }
@@ -520,28 +534,39 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   if (!values.has('redirect_uri')) return oauthError(400, 'invalid_request', 'redirect_uri is required (the session is bound to it).');
   const spec = await cookieSpec(ctx.sealer, c, slot);
   const session = await boundSession(ctx, c, spec, slot, values);
-  const limited = await rateLimited(ctx, 'status' in session ? `addr:${callerAddress(ctx, c)}` : `session:${session.sid}`);
-  if (limited) return limited;
+  const rateKey = 'status' in session ? `addr:${callerAddress(ctx, c)}` : `session:${session.sid}`;
+  // every request counts against the caller's limit; one that refreshes counts in the same store step as its claim
+  const cached = !('status' in session) && cachedAnswer(session, values);
+  const refreshing = !('status' in session) && !cached && session.rt !== undefined;
+  if (!refreshing) {
+    const limited = await rateLimited(ctx, rateKey);
+    if (limited) return limited;
+  }
   if ('status' in session) return session;
 
-  const force = values.get('force') === '1';
   const scope = values.get('scope');
-  if (!force && session.at && session.exp !== undefined && (scope === undefined || scope === session.sc)) {
-    const left = session.exp - Date.now();
-    const lifetime = (session.life ?? 0) * 1000;
-    if (left > Math.min(60_000, lifetime / 2)) {
-      state.cached = true;
-      return sessionAnswer(session);
-    }
+  if (cached) {
+    state.cached = true;
+    return sessionAnswer(session);
   }
   if (!session.rt) {
     clearSession(ctx, c, spec);
     return oauthError(400, 'invalid_grant', 'The service issued no refresh token for this session; connect again.');
   }
   const refreshToken = session.rt;
-  const run = await guard(ctx.refreshes.run(refreshToken, scope, `session:${session.sid}`, () => ctx.upstream.refresh(refreshToken, scope)));
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, `session:${session.sid}`, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, rateKey)));
+  if ('limitedMs' in run) return tooMany(run.limitedMs);
   if (run.replayed) state.replayed = true;
   return afterRefresh(ctx, c, spec, session, run.result);
+}
+
+/** The session's access token still serves this request (not forced, same scope, enough time left). */
+function cachedAnswer(session: Session, values: Map<string, string>): boolean {
+  const scope = values.get('scope');
+  if (values.get('force') === '1' || !session.at || session.exp === undefined || (scope !== undefined && scope !== session.sc)) return false;
+  const left = session.exp - Date.now();
+  const lifetime = (session.life ?? 0) * 1000;
+  return left > Math.min(60_000, lifetime / 2);
 }
 
 async function afterRefresh(ctx: Ctx, c: C, spec: CookieSpec, session: Session, result: TokenResult): Promise<Answer> {

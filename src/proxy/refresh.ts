@@ -11,9 +11,16 @@
  *
  * Store entries: `p:<owner>` while a call is in flight (its TTL bounds a replica that died mid-call),
  * `d:<owner>:<sealed>` after a success, the tokens sealed with the cookie key (never plaintext in a store).
+ *
+ * Round trips to a shared store per refresh: one before the call (the caller's rate-limit hit and the claim,
+ * or the value another request left, in one `claimOrGet`), and one after it that the answer does not wait
+ * for (`settle`: the replay entry, or the claim removed). Until the settle lands the claim is still there,
+ * so a request presenting the same token meanwhile waits for it like any other waiter: nothing is lost by
+ * answering first. Waiters wake on the store's `settled` notification (Redis: pub/sub), else look again
+ * every `pollMs`.
  */
 import type { Sealer } from './seal.js';
-import { MemoryStore, type ProxyStore } from './store.js';
+import { claimOrGet, MemoryStore, settle, type ProxyStore, type RateHit } from './store.js';
 import { unavailable, type TokenResult } from './upstream.js';
 
 export interface RefreshCoordinatorOptions {
@@ -25,8 +32,10 @@ export interface RefreshCoordinatorOptions {
   callMs: number;
   /** Store key prefix, e.g. 'rf:'. */
   prefix?: string;
-  /** How often a waiting replica looks at the claim. Default 20 ms. */
+  /** How often a waiting replica looks at the claim when the store cannot notify (`settled`). Default 20 ms. */
   pollMs?: number;
+  /** How often it looks anyway when the store notifies (a notification lost in a reconnect). Default 250 ms. */
+  notifiedPollMs?: number;
 }
 
 export interface RefreshRun {
@@ -35,28 +44,43 @@ export interface RefreshRun {
   replayed: boolean;
 }
 
+/** The caller's rate-limit hit put the counter over its max: nothing was claimed or called. */
+export interface RateLimitedRun {
+  limitedMs: number;
+}
+
 export class RefreshCoordinator {
   readonly #o: Required<RefreshCoordinatorOptions>;
-  readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun> }>();
+  readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun> }>();
   /** The store is this process's memory: replay entries need no sealing. */
   readonly #local_: boolean;
 
   constructor(options: RefreshCoordinatorOptions) {
-    this.#o = { prefix: 'rf:', pollMs: 20, ...options };
+    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, ...options };
     this.#local_ = options.store instanceof MemoryStore;
   }
 
-  async run(refreshToken: string, scope: string | undefined, owner: string, call: () => Promise<TokenResult>): Promise<RefreshRun> {
+  /**
+   * Refreshes once per refresh token (see above). `hit`: the caller's rate-limit counter, counted here in
+   * the same store step as the claim; over its max the answer is `{limitedMs}` and nothing else happens.
+   */
+  async run(refreshToken: string, scope: string | undefined, owner: string, call: () => Promise<TokenResult>, hit?: RateHit): Promise<RefreshRun | RateLimitedRun> {
     const key = this.#o.prefix + (await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`));
     // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
     const ownerId = owner.startsWith('session:') ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
     const local = this.#local.get(key);
     if (local) {
+      if (hit) {
+        const counted = await this.#o.store.hit(hit.key, hit.windowMs);
+        if (counted.count > hit.max) return { limitedMs: counted.resetMs };
+      }
       if (local.owner !== ownerId) return { result: await call(), replayed: false };
       const shared = await local.promise;
+      // the request this one waited for was turned away by its own rate limit: this one goes on by itself
+      if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call);
       return { result: shared.result, replayed: true };
     }
-    const promise = this.#coordinate(key, ownerId, call);
+    const promise = this.#coordinate(key, ownerId, call, hit);
     this.#local.set(key, { owner: ownerId, promise });
     try {
       return await promise;
@@ -65,34 +89,18 @@ export class RefreshCoordinator {
     }
   }
 
-  async #coordinate(key: string, owner: string, call: () => Promise<TokenResult>): Promise<RefreshRun> {
-    const { store, replayMs, callMs, pollMs } = this.#o;
+  async #coordinate(key: string, owner: string, call: () => Promise<TokenResult>, hit: RateHit | undefined): Promise<RefreshRun | RateLimitedRun> {
+    const { store, replayMs, callMs } = this.#o;
     // a claim outlives the longest call by a margin; a replica that died mid-call frees it at that point
     const claimMs = callMs + 1_000;
     const deadline = Date.now() + claimMs + 1_000;
     for (;;) {
-      if (await store.claim(key, `p:${owner}`, claimMs)) {
-        let result: TokenResult;
-        try {
-          result = await call();
-        } catch (error) {
-          await store.delete(key).catch(() => undefined);
-          throw error;
-        }
-        try {
-          if (result.ok && replayMs > 0) {
-            // sealed with the cookie key for a shared store; one process's memory needs no sealing
-            const tokens = JSON.stringify(result.tokens);
-            await store.set(key, `d:${owner}:${this.#local_ ? `m${tokens}` : `s${await this.#o.sealer.seal(tokens, key)}`}`, replayMs);
-          } else {
-            await store.delete(key);
-          }
-        } catch {
-          // the answer is still this request's; only the replay for a later one is lost
-        }
-        return { result, replayed: false };
-      }
-      const value = await store.get(key);
+      const got = await claimOrGet(store, key, `p:${owner}`, claimMs, hit);
+      if (hit && got.hit && got.hit.count > hit.max) return { limitedMs: got.hit.resetMs };
+      // one hit per request, however often it looks again
+      hit = undefined;
+      if (got.claimed) return this.#call(key, owner, call, replayMs);
+      const value = got.value;
       if (value === undefined) continue;
       const state = value.slice(0, 2);
       const entryOwner = value.slice(2, 2 + owner.length);
@@ -109,7 +117,40 @@ export class RefreshCoordinator {
       if (Date.now() > deadline) {
         return { result: { ok: false, answer: unavailable(504, 'Another replica is still refreshing this session; retry.', '1') }, replayed: false };
       }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      if (store.settled) await store.settled(key, Math.min(this.#o.notifiedPollMs, Math.max(1, deadline - Date.now())));
+      else await new Promise((resolve) => setTimeout(resolve, this.#o.pollMs));
     }
+  }
+
+  /** This request holds the claim: the call, then the replay entry (or the claim removed) without waiting for the store. */
+  async #call(key: string, owner: string, call: () => Promise<TokenResult>, replayMs: number): Promise<RefreshRun> {
+    const { store } = this.#o;
+    let result: TokenResult;
+    try {
+      result = await call();
+    } catch (error) {
+      background(() => settle(store, key, undefined, 0));
+      throw error;
+    }
+    if (result.ok && replayMs > 0) {
+      // sealed with the cookie key for a shared store; one process's memory needs no sealing
+      const tokens = JSON.stringify(result.tokens);
+      const sealed = this.#local_ ? `m${tokens}` : this.#o.sealer.seal(tokens, key).then((s) => `s${s}`);
+      // the answer does not wait for the store: a request for this token meanwhile still finds the claim and
+      // waits; a failure loses only the replay for a later request (the claim then runs out with its TTL)
+      background(async () => settle(store, key, `d:${owner}:${await sealed}`, replayMs));
+    } else {
+      background(() => settle(store, key, undefined, 0));
+    }
+    return { result, replayed: false };
+  }
+}
+
+/** A store write the answer does not wait for; its failure is dropped (see #call). */
+function background(write: () => Promise<void>): void {
+  try {
+    write().catch(() => undefined);
+  } catch {
+    // a store that threw instead of rejecting: the same
   }
 }

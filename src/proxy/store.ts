@@ -31,8 +31,65 @@ export interface ProxyStore {
   set(key: string, value: string, ttlMs: number): Promise<void>;
   /** Removes `key` (no error when absent). */
   delete(key: string): Promise<void>;
+  /**
+   * Optional, for a remote store (one round trip instead of up to three): counts `hit` when given and,
+   * unless that puts the counter over `hit.max` (then nothing else happens), claims `key` as `claim` does
+   * or, when it is already set, returns its value and notes that the caller will wait for it to settle.
+   * Without it the proxy calls `hit`, `claim` and `get` (see `claimOrGet` below).
+   */
+  claimOrGet?(key: string, value: string, ttlMs: number, hit?: RateHit): Promise<ClaimResult>;
+  /**
+   * Optional: replaces `key` with `value` for `ttlMs` (or removes it when `value` is undefined) and wakes
+   * the callers waiting in `settled` on any replica. Without it the proxy calls `set` or `delete`.
+   */
+  settle?(key: string, value: string | undefined, ttlMs: number): Promise<void>;
+  /**
+   * Optional: resolves when `key` was settled (on any replica sharing the store) after this caller's
+   * failed `claimOrGet`, or after `timeoutMs` at the latest (the caller then looks again). Without it the
+   * proxy looks again every 20 ms.
+   */
+  settled?(key: string, timeoutMs: number): Promise<void>;
   /** Releases connections; the proxy never calls it (the owner of the store does). */
   close?(): Promise<void>;
+}
+
+/** A rate-limit hit made in the same step as a claim: the counter `key`, its window, the most it may reach. */
+export interface RateHit {
+  key: string;
+  windowMs: number;
+  max: number;
+}
+
+export interface ClaimResult {
+  /** The counter after the hit, when one was asked for. Over its max: nothing was claimed or read. */
+  hit?: { count: number; resetMs: number };
+  /** True when this call set the key. */
+  claimed: boolean;
+  /** Not claimed (and not over the limit): the value found, or undefined when it went away meanwhile. */
+  value?: string;
+}
+
+/** `store.claimOrGet` when the store has it, else the same with `hit`, `claim` and `get` (separate steps). */
+export async function claimOrGet(store: ProxyStore, key: string, value: string, ttlMs: number, hit?: RateHit): Promise<ClaimResult> {
+  if (store.claimOrGet) return store.claimOrGet(key, value, ttlMs, hit);
+  let counted: ClaimResult['hit'];
+  if (hit) {
+    counted = await store.hit(hit.key, hit.windowMs);
+    if (counted.count > hit.max) return { hit: counted, claimed: false };
+  }
+  const result: ClaimResult = { claimed: await store.claim(key, value, ttlMs) };
+  if (counted) result.hit = counted;
+  if (!result.claimed) {
+    const found = await store.get(key);
+    if (found !== undefined) result.value = found;
+  }
+  return result;
+}
+
+/** `store.settle` when the store has it, else `set` or `delete`. */
+export function settle(store: ProxyStore, key: string, value: string | undefined, ttlMs: number): Promise<void> {
+  if (store.settle) return store.settle(key, value, ttlMs);
+  return value === undefined ? store.delete(key) : store.set(key, value, ttlMs);
 }
 
 interface Entry {

@@ -193,6 +193,28 @@ describe('token proxy + emulator', () => {
     assert.equal((await requests())['grant:refresh_token'], 1, 'one refresh at the service for three requests');
   });
 
+  test('a refresh over the rate limit is refused before the service (the hit counted with the claim)', async () => {
+    const limited = await serveDemoProxy(emulator.baseUrl, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: { windowMs: 60_000, max: 3 } });
+    try {
+      // the code exchange is the first hit of this address
+      const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
+      const first = await proxyPost('token', codeExchangeForm(login, DEMO_LOGIN.clientId), limited.url);
+      assert.equal(first.status, 200, first.text);
+      let token = first.json.refresh_token as string;
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const answer = await proxyPost('token', new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }), limited.url);
+        statuses.push(answer.status);
+        if (answer.status === 200) token = answer.json.refresh_token as string;
+        else assert.ok(Number(answer.headers.get('retry-after')) >= 1, 'Retry-After');
+      }
+      assert.deepEqual(statuses, [200, 200, 429]);
+      assert.equal((await requests())['grant:refresh_token'], 2, 'the refused refresh did not reach the service');
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('after the replay window, the old refresh token is reuse again', async () => {
     const short = await serveDemoProxy(emulator.baseUrl, {
     ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 1_000 });

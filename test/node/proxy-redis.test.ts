@@ -104,6 +104,90 @@ describe('RedisStore', () => {
   });
 });
 
+describe('RedisStore: a refresh in two round trips', () => {
+  test('claimOrGet counts the hit and claims in one step; over the limit it claims nothing', async () => {
+    const s = await store('one:');
+    const hit = { key: 'rl:x', windowMs: 10_000, max: 2 };
+    const first = await s.claimOrGet('k1', 'p:a', 5_000, hit);
+    assert.equal(first.claimed, true);
+    assert.equal(first.hit?.count, 1);
+    assert.ok(first.hit!.resetMs > 0 && first.hit!.resetMs <= 10_000);
+    const second = await s.claimOrGet('k1', 'p:b', 5_000, hit);
+    assert.deepEqual({ claimed: second.claimed, value: second.value, count: second.hit?.count }, { claimed: false, value: 'p:a', count: 2 });
+    const third = await s.claimOrGet('k2', 'p:c', 5_000, hit);
+    assert.deepEqual({ claimed: third.claimed, value: third.value, count: third.hit?.count }, { claimed: false, value: undefined, count: 3 });
+    assert.equal(await s.get('k2'), undefined, 'over the limit: nothing claimed');
+    const noHit = await s.claimOrGet('k3', 'p:d', 5_000);
+    assert.equal(noHit.claimed, true);
+    assert.equal(noHit.hit, undefined);
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => s.claimOrGet('race', String(i), 5_000)));
+    assert.equal(claims.filter((c) => c.claimed).length, 1, 'exactly one claim wins a race');
+    const winner = String(claims.findIndex((c) => c.claimed));
+    assert.ok(claims.every((c) => c.claimed || c.value === winner), "the others read the winner's value");
+  });
+
+  test('settle wakes a waiter on another connection (pub/sub), and publishes only when someone waits', async () => {
+    const owner = await store('wake:');
+    const waiter = await store('wake:');
+    const listener = createClient({ url: redis.url });
+    await listener.connect();
+    const messages: string[] = [];
+    await listener.subscribe('wake:settled', (message) => messages.push(message));
+    try {
+      assert.equal((await owner.claimOrGet('k', 'p:a', 5_000)).claimed, true);
+      await owner.settle('k', 'd:quiet', 5_000);
+      assert.equal(await owner.get('k'), 'd:quiet');
+      assert.equal((await owner.claimOrGet('k2', 'p:a', 5_000)).claimed, true);
+      const found = await waiter.claimOrGet('k2', 'p:b', 5_000);
+      assert.equal(found.value, 'p:a');
+      const started = Date.now();
+      const woke = waiter.settled('k2', 5_000);
+      setTimeout(() => void owner.settle('k2', 'd:done', 5_000), 50);
+      await woke;
+      assert.ok(Date.now() - started < 2_000, `woken by the settle, not the 5 s timeout (${Date.now() - started} ms)`);
+      assert.equal(await waiter.get('k2'), 'd:done');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(messages, ['wake:k2'], 'one message, for the key someone waited on');
+      // settle without a value removes the key
+      await owner.settle('k2', undefined, 0);
+      assert.equal(await owner.get('k2'), undefined);
+    } finally {
+      listener.destroy();
+    }
+  });
+
+  test('a command Redis does not answer within commandTimeoutMs fails as StoreUnavailableError', async () => {
+    const s = await store('slow:');
+    assert.equal((await s.hit('c', 5_000)).count, 1);
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    try {
+      await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']);
+      const started = Date.now();
+      await assert.rejects(s.claimOrGet('k', 'v', 5_000), (error: Error) => error.name === 'StoreUnavailableError' && /in time/.test(error.message));
+      const took = Date.now() - started;
+      assert.ok(took >= 400 && took < 1_400, `failed after the 500 ms command timeout (${took} ms)`);
+    } finally {
+      await admin.sendCommand(['CLIENT', 'UNPAUSE']);
+      admin.destroy();
+    }
+    // the late reply does not shift the answers of later commands
+    assert.equal((await s.hit('c', 5_000)).count, 2);
+    assert.equal((await s.claimOrGet('k', 'v2', 5_000)).value, 'v');
+  });
+
+  test('scripts are loaded again after SCRIPT FLUSH (EVALSHA falls back to EVAL)', async () => {
+    const s = await store('flush:');
+    assert.equal((await s.hit('c', 5_000)).count, 1);
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await admin.scriptFlush();
+    admin.destroy();
+    assert.equal((await s.hit('c', 5_000)).count, 2);
+    assert.equal((await s.claimOrGet('k', 'v', 5_000, { key: 'c', windowMs: 5_000, max: 10 })).hit?.count, 3);
+  });
+});
+
 describe('token proxy on Redis: two replicas', () => {
   test('concurrent forced refreshes of one session through two replicas: one refresh at the service, same tokens, grant alive', async () => {
     const shared = await store();
@@ -134,6 +218,26 @@ describe('token proxy on Redis: two replicas', () => {
       assert.ok(!value.includes(String(refreshed.json.access_token)), 'no access token');
       assert.ok(!/rt_|at_/.test(value), 'no token of the emulator in plaintext');
     }
+  });
+
+  test('a refresh over the rate limit claims nothing and calls nothing; the limit counts each request once', async () => {
+    const prefix = `limit${Date.now()}:`;
+    const shared = await store(prefix);
+    const options = { rateLimit: { windowMs: 60_000, max: 3 } };
+    const a = await replica(shared, options);
+    const b = await replica(shared, options);
+    // the code exchange counts against the address, the refreshes against the session
+    const { jar } = await connectSession(emulator.baseUrl, a);
+    const statuses: number[] = [];
+    for (const url of [a, b, a, b]) statuses.push((await post(`${url}/token`, refreshFields({ force: '1' }), jar)).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    assert.equal(await refreshCount(emulator.baseUrl), 3);
+    const entries = await dump(prefix);
+    const counter = [...entries].find(([k]) => k.startsWith(`${prefix}rl:session:`));
+    assert.equal(counter?.[1], '4', 'four requests of the session counted');
+    const refreshes = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`) && !k.endsWith(':w'));
+    assert.equal(refreshes.length, 3, 'a replay entry for each refresh, no claim for the refused one');
+    assert.ok(refreshes.every(([, v]) => v.startsWith('d:')), 'no claim left in flight');
   });
 
   test('a rate limit holds across replicas for one caller, and another caller is unaffected', async () => {

@@ -1,7 +1,8 @@
 /**
  * Time to frame: from `esign-upload-complete` to `esign-view-loaded` with <esign-signing-frame uploader="up" auto>,
  * against a hand-written page that makes the same embedded/views call and loads the same kind of Url, in the
- * same Chromium, same run, alternating (target: element ≤ 1.1 × hand-written).
+ * same Chromium, same run, alternating (target: element ≤ 1.05 × hand-written; the package built with code splitting,
+ * as a page loads it).
  *
  * Both count "loaded" the same way: the embedded page's `ready` message. The session comes from a minimal
  * provider element (the public `connect="ID"` interface: getAccessToken, baseUrl, session) holding a token
@@ -32,7 +33,8 @@ import { printTable, recordResults } from './results.js';
 
 const ITERATIONS = Number(process.env['FRAME_BENCH_ITERATIONS'] ?? 60);
 const WARMUP = 3;
-const TARGET = 1.1;
+/** Issue 13: the lazy loading must not cost the time to frame more than 5 %. */
+const TARGET = 1.05;
 
 const pageScript = `
 import './src/esign-signing-frame.ts';
@@ -163,9 +165,12 @@ async function main(): Promise<void> {
   });
   const files = ((await uploadRes.json()) as { Response: { Data: { Files: Array<{ FileId: string; FileName: string }> } } }).Response.Data.Files;
 
+  // as a page gets the package: an entry and the chunks it loads when first needed (the view's controller among them)
   const bundle = await build({
     stdin: { contents: pageScript, resolveDir: process.cwd(), loader: 'js' },
     bundle: true,
+    splitting: true,
+    outdir: '/frame',
     format: 'esm',
     write: false,
     minify: true,
@@ -173,17 +178,19 @@ async function main(): Promise<void> {
     conditions: ['production'],
     tsconfig: 'tsconfig.json',
   });
-  const script = bundle.outputFiles[0]!.text;
+  const scripts = new Map(bundle.outputFiles.map((f) => [f.path.replace('/frame', ''), f.text]));
+  const entry = [...scripts.keys()].find((path) => path.includes('stdin'))!;
   const config = { baseUrl: emulator.baseUrl, accessToken, files, fileIds: files.map((f) => f.FileId) };
   const site = createServer((req, res) => {
-    if (req.url === '/bench.js') {
+    const script = scripts.get(req.url ?? '');
+    if (script !== undefined) {
       res.writeHead(200, { 'content-type': 'text/javascript' });
       res.end(script);
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>time to frame</title><link rel="icon" href="data:,">
-<script>window.bench = ${JSON.stringify(config)};</script><script type="module" src="/bench.js"></script></head>
+<script>window.bench = ${JSON.stringify(config)};</script><script type="module" src="${entry}"></script></head>
 <body><bench-session id="bench-session"></bench-session><div id="stage"></div></body></html>`);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));

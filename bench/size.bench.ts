@@ -72,7 +72,10 @@ async function measure(name: string, entry: string | { contents: string }, optio
     const meta = result.metafile!;
     const relative = (path: string): string => path.replace(`${root}`, '').replace(/^\/+/, '');
     const outputs = new Map((result.outputFiles ?? []).filter((f) => f.path.endsWith('.js')).map((f) => [relative(f.path), f.contents]));
-    const entryFile = Object.entries(meta.outputs).find(([, o]) => o.entryPoint !== undefined || Object.keys(o.inputs).some((i) => i.startsWith('<stdin>')))?.[0];
+    // the page's entry: the stdin module, or the named file (a dynamic import's chunk is an entry point too: not it)
+    const entryFile = Object.entries(meta.outputs).find(([, o]) =>
+      o.entryPoint === (typeof entry === 'string' ? entry : `${name}.ts`),
+    )?.[0];
     const initial = new Set<string>();
     const visit = (file: string): void => {
       if (initial.has(file)) return;

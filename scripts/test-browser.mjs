@@ -1,7 +1,8 @@
-// `npm run test:browser`: the browser suite in Chromium (web-test-runner.config.mjs). Known defect: now and then a
-// test file's page stops answering and the runner reports "did not finish within …" with no test result (seen in
-// the signing-frame file, not yet explained; see the issue notes). Such a run, and only such a run, is repeated
-// once and says so; a failed assertion is never repeated.
+// `npm run test:browser`: the browser suite in Chromium (web-test-runner.config.mjs). A test file that "did not finish
+// within …" with no test result was, when traced, a failed assertion whose value (a DOM node) the runner
+// could not send back (structuredClone in @web/dev-server-core 0.7.5, modernweb-dev/web#2967); test/browser/helpers.ts
+// now turns such values into text, so the failure is reported. Should a file still stop answering, that run, and only
+// such a run, is repeated once and says so; a failed assertion is never repeated.
 import { spawnSync } from 'node:child_process';
 
 const args = ['--import', 'tsx', 'node_modules/@web/test-runner/dist/bin.js', ...process.argv.slice(2)];

@@ -299,6 +299,27 @@ describe('<esign-uploader>', function () {
     expect(detail.files.map((f) => f.FileName).sort()).to.deep.equal(['picked-2.pdf', 'picked.pdf']);
   });
 
+  it('follows the page direction: on a right-to-left page a file row reads from the right', async () => {
+    const rtl = fixtureSync<HTMLDivElement>(html`<div dir="rtl" style="width: 40rem"></div>`);
+    const ltr = fixtureSync<HTMLDivElement>(html`<div style="width: 40rem"></div>`);
+    const right = await mountUploader({}, rtl);
+    const left = await mountUploader({}, ltr);
+    await ready(right);
+    await ready(left);
+    await right.upload([pdf('rtl.pdf')]);
+    await left.upload([pdf('ltr.pdf')]);
+    await right.updateComplete;
+    await left.updateComplete;
+    const sides = (el: EsignUploader, name: string) => {
+      const li = row(el, name)!;
+      const icon = li.querySelector('[part~="file-icon"]')!.getBoundingClientRect();
+      const actions = li.querySelector('.actions')!.getBoundingClientRect();
+      return { iconFirst: icon.left < actions.left, iconLast: icon.right > actions.right };
+    };
+    expect(sides(left, 'ltr.pdf'), 'left to right: the icon starts the row').to.deep.equal({ iconFirst: true, iconLast: false });
+    expect(sides(right, 'rtl.pdf'), 'right to left: the icon starts the row on the right').to.deep.equal({ iconFirst: false, iconLast: true });
+  });
+
   it('is a form control: submits its FileIds under its name, is invalid while required and empty', async () => {
     const form = fixtureSync<HTMLFormElement>(html`<form></form>`);
     const el = await mountUploader({ name: 'contract', required: '' }, form);

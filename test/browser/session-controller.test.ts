@@ -27,6 +27,22 @@ describe('finding the session', () => {
     expect(probe.shadowRoot!.textContent).to.contain(`provider:${cfg.baseUrl}`);
   });
 
+  it('answers a context request keyed by the string "esign-session", as a second copy of the library sends it', async () => {
+    const el = await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
+      ><div></div
+    ></esign-connect>`);
+    // a consumer that shares no module with this copy: the community context protocol, plain DOM, the key by value
+    const provided: unknown[] = [];
+    const request = Object.assign(new Event('context-request', { bubbles: true, composed: true }), {
+      context: 'esign-session',
+      contextTarget: el.querySelector('div'),
+      callback: (value: unknown) => provided.push(value),
+      subscribe: false,
+    });
+    el.querySelector('div')!.dispatchEvent(request);
+    expect(provided).to.deep.equal([el]);
+  });
+
   it('uses the element named by connect="ID", even when it is added later', async () => {
     const wrapper = await fixture(fhtml`<div><session-probe connect="later"></session-probe></div>`);
     const probe = wrapper.querySelector('session-probe') as SessionProbe;

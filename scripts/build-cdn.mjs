@@ -3,6 +3,7 @@
 // opt-in browser-held session, …) is split into chunks under chunks/, which the entry imports relative to its own
 // URL: serve the folder as it is (any npm CDN does), and one <script> tag still loads everything it needs.
 import { build } from 'esbuild';
+import { minify } from 'terser';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -22,6 +23,20 @@ await build({
   sourcemap: true,
 });
 const files = [entry, ...readdirSync(join(outdir, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => join(outdir, 'chunks', f))];
+// a second pass of terser over esbuild's output: -1.6 KB gzip over all files (docs/bundle-size.md) for about 1.5 s;
+// the source maps are carried through, and the comments that point to the licence files stay
+for (const file of files) {
+  const name = file.split('/').pop();
+  const result = await minify(readFileSync(file, 'utf8'), {
+    module: true,
+    compress: { passes: 2 },
+    mangle: true,
+    format: { comments: /license information/i },
+    sourceMap: { content: readFileSync(`${file}.map`, 'utf8'), url: `${name}.map` },
+  });
+  writeFileSync(file, result.code);
+  writeFileSync(`${file}.map`, typeof result.map === 'string' ? result.map : JSON.stringify(result.map));
+}
 const sizes = files.map((file) => {
   const bytes = readFileSync(file);
   return { file, min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };

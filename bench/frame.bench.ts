@@ -29,6 +29,7 @@ import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { createEmulator } from '../src/emulator/index.js';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { BENCH_SESSION } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 
 const ITERATIONS = Number(process.env['FRAME_BENCH_ITERATIONS'] ?? 60);
@@ -39,13 +40,7 @@ const TARGET = 1.05;
 const pageScript = `
 import './src/esign-signing-frame.ts';
 
-class BenchSession extends HTMLElement {
-  get baseUrl() { return window.bench.baseUrl; }
-  get session() { return { scope: ['envelope:create'], spaceId: 'space_acme', expiresAt: new Date(Date.now() + 3600e3), connectedAt: new Date() }; }
-  get operatorUserId() { return undefined; }
-  async getAccessToken() { return window.bench.accessToken; }
-}
-customElements.define('bench-session', BenchSession);
+${BENCH_SESSION}
 
 /** An empty stage, the previous round's frame gone and two frames painted. */
 async function clearStage() {

@@ -22,6 +22,7 @@ import { cdnOptions } from '../scripts/cdn-options.mjs';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
 import { createEmulator } from '../src/emulator/index.js';
+import { BENCH_SESSION } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 
 const ROUNDS = Number(process.env['LAZY_BENCH_ROUNDS'] ?? 15);
@@ -30,14 +31,7 @@ const LATENCIES = [0, 40];
 const pageScript = `
 import './src/index.ts';
 
-/** A session provider holding a token minted in Node (the public connect="ID" interface), so no sign-in is timed. */
-class BenchSession extends HTMLElement {
-  get baseUrl() { return window.bench.baseUrl; }
-  get session() { return { scope: ['envelope:create'], spaceId: 'space_acme', expiresAt: new Date(Date.now() + 3600e3), connectedAt: new Date() }; }
-  get operatorUserId() { return undefined; }
-  async getAccessToken() { return window.bench.accessToken; }
-}
-customElements.define('bench-session', BenchSession);
+${BENCH_SESSION}
 
 const connect = document.querySelector('esign-connect');
 window.popupAt = [];

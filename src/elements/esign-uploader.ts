@@ -161,7 +161,8 @@ export class EsignUploader extends LitElement {
         font-size: 0.875em;
         font-weight: 400;
       }
-      [part~='error'] {
+      [part~='error'],
+      [part~='offline'] {
         display: flex;
         align-items: flex-start;
         gap: var(--_space);

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,12 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { connectThroughPopup } from '../helpers/person.js';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
 
 const SECRET = 'e2e-secret-must-never-reach-the-browser';
-let emulator: RunningEmulator;
-let proxy: ServedTokenProxy;
+let services: SiteServices;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
@@ -55,33 +52,16 @@ before(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   // localhost here, 127.0.0.1 for the emulator and proxy: every call is cross-origin
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  const redirectUri = `${siteOrigin}/`;
-  emulator = await createEmulator({
-    port: 0,
-    filePort: 0,
-    seed: { apps: [{ clientId: 'e2e-app', clientSecret: SECRET, name: 'E2E integrator', scopes: ['envelope:create', 'envelope:read'], redirectUris: [redirectUri] }] },
-  });
-  proxy = await serveTokenProxy({
-    port: 0,
-    host: '127.0.0.1',
-    clientId: 'e2e-app',
-    clientSecret: SECRET,
-    baseUrl: emulator.baseUrl,
-    allowedOrigins: [siteOrigin],
-    redirectUris: [redirectUri],
-    cookieKeys: [randomBytes(32).toString('base64url')],
-  });
-  // the proxy on the page's own site (another port of localhost): its SameSite=Strict cookie comes back
-  const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
+  services = await startSiteServices({ clientId: 'e2e-app', clientSecret: SECRET, name: 'E2E integrator', siteOrigin });
+  const { emulator, tokenEndpoint } = services;
   markup = `<h1>Contracts</h1>
-<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${proxyUrl}/token"></esign-connect>`;
+<esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${tokenEndpoint}"></esign-connect>`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {
   await browser?.close();
-  await proxy?.close();
-  await emulator?.close();
+  await services?.close();
   await new Promise((resolve) => site?.close(resolve));
 });
 

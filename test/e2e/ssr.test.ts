@@ -4,7 +4,6 @@
  * kept (no re-render), no hydration error, and the elements work (a person connects; the uploader sees the session).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,14 +17,12 @@ import { html } from 'lit';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { connectThroughPopup } from '../helpers/person.js';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
 // registers the four tags in Node (Lit's DOM shim), as a server that renders them does
 import '../../src/index.js';
 
 const SECRET = 'ssr-secret-must-never-reach-the-browser';
-let emulator: RunningEmulator;
-let proxy: ServedTokenProxy;
+let services: SiteServices;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
@@ -81,30 +78,14 @@ before(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  const redirectUri = `${siteOrigin}/`;
-  emulator = await createEmulator({
-    port: 0,
-    filePort: 0,
-    seed: { apps: [{ clientId: 'ssr-app', clientSecret: SECRET, name: 'SSR integrator', scopes: ['envelope:create', 'envelope:read'], redirectUris: [redirectUri] }] },
-  });
-  proxy = await serveTokenProxy({
-    port: 0,
-    host: '127.0.0.1',
-    clientId: 'ssr-app',
-    clientSecret: SECRET,
-    baseUrl: emulator.baseUrl,
-    allowedOrigins: [siteOrigin],
-    redirectUris: [redirectUri],
-    cookieKeys: [randomBytes(32).toString('base64url')],
-  });
-  rendered = await renderPage(emulator.baseUrl, `${proxy.url.replace('127.0.0.1', 'localhost')}/token`);
+  services = await startSiteServices({ clientId: 'ssr-app', clientSecret: SECRET, name: 'SSR integrator', siteOrigin });
+  rendered = await renderPage(services.emulator.baseUrl, services.tokenEndpoint);
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {
   await browser?.close();
-  await proxy?.close();
-  await emulator?.close();
+  await services?.close();
   await new Promise((resolve) => site?.close(resolve));
   if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 });

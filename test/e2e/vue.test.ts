@@ -14,14 +14,11 @@ import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { connectThroughPopup } from '../helpers/person.js';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
 
 const SECRET = 'vue-e2e-secret-must-never-reach-the-browser';
 const APP_DIR = fileURLToPath(new URL('./fixtures/vue-app/', import.meta.url));
-let emulator: RunningEmulator;
-let proxy: ServedTokenProxy;
+let services: SiteServices;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
@@ -59,31 +56,15 @@ before(async () => {
   // the page on localhost, the service on 127.0.0.1 (cross-origin); the proxy is reached as localhost too, the same
   // site as the page, as a proxy that keeps its refresh token in a SameSite=Strict cookie needs
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  const redirectUri = `${siteOrigin}/`;
-  emulator = await createEmulator({
-    port: 0,
-    filePort: 0,
-    seed: { apps: [{ clientId: 'vue-app', clientSecret: SECRET, name: 'Vue integrator', scopes: ['envelope:create', 'envelope:read'], redirectUris: [redirectUri] }] },
-  });
-  proxy = await serveTokenProxy({
-    port: 0,
-    host: '127.0.0.1',
-    clientId: 'vue-app',
-    clientSecret: SECRET,
-    baseUrl: emulator.baseUrl,
-    allowedOrigins: [siteOrigin],
-    redirectUris: [redirectUri],
-    cookieKeys: [generateCookieKey()],
-  });
-  const tokenEndpoint = `http://localhost:${new URL(proxy.url).port}/token`;
+  services = await startSiteServices({ clientId: 'vue-app', clientSecret: SECRET, name: 'Vue integrator', siteOrigin });
+  const { emulator, tokenEndpoint } = services;
   configScript = `window.config = ${JSON.stringify({ clientId: 'vue-app', baseUrl: emulator.baseUrl, tokenEndpoint })};`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {
   await browser?.close();
-  await proxy?.close();
-  await emulator?.close();
+  await services?.close();
   await new Promise((resolve) => site?.close(resolve));
 });
 

@@ -156,12 +156,6 @@ const listStyles = css`
         gap: calc(var(--_space) / 2) calc(var(--_space) * 1.5);
       }
       [part~='offline'] {
-        display: flex;
-        align-items: flex-start;
-        gap: var(--_space);
-        margin: 0;
-        padding: var(--_space) calc(var(--_space) * 1.5);
-        border-radius: var(--_radius);
         background: var(--_tint);
         font-weight: 550;
       }

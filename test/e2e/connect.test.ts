@@ -79,7 +79,13 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await tab.goto(siteOrigin);
 
     const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
+    await connectButton.waitFor();
+    // what runs only after a person acts is not loaded with the page: the sign-in, other languages, the opt-in mode
+    const lazy = (pattern: RegExp) => cdnRequests.filter((path) => pattern.test(path));
+    assert.deepEqual(lazy(/\/(login-flow|login|zh-CN|ms|browser-tokens)-/), [], `first render loads no after-action chunk: ${cdnRequests.join(' ')}`);
     await connectThroughPopup(tab);
+    // this tab's first Connect, and the popup's return to this page (which relays the answer) load it
+    assert.equal(lazy(/\/login-flow-/).length, 2, `the sign-in loads with the first Connect: ${cdnRequests.join(' ')}`);
 
     await tab.getByText('Connected as Alice Tan').waitFor();
     assert.equal(new URL(tab.url()).search, '');

@@ -110,6 +110,11 @@ export interface SerializedEsignError {
   retryAfter?: number | undefined;
 }
 
+/** A part of the library that loads on first use (a chunk) could not be loaded: offline, or a deploy removed it. */
+export function partNotLoaded(cause: unknown): EsignError {
+  return new EsignError('network_error', 'Part of esign-elements could not be loaded (offline, or the files changed on the server). Try again.', { cause });
+}
+
 export function isAbortError(error: unknown): boolean {
   return (
     typeof error === 'object' &&

@@ -26,10 +26,16 @@ export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
 
-/** A pointer or the focus on Connect: the sign-in's code starts loading (the click still opens the window first). */
-const preloadLogin = (): void => void import('../core/session/login-flow.js').catch(() => undefined);
+/** The login flow's module, loaded with the first sign-in or on a callback page. */
+const loginFlow = () => import('../core/session/login-flow.js');
 
-/** Whether this document was loaded as an authorization callback: `state` with `code` or `error` (the login flow reads it). */
+/** A pointer or the focus on Connect: the sign-in's code starts loading (the click still opens the window first). */
+const preloadLogin = (): void => void loginFlow().catch(() => undefined);
+
+/**
+ * Whether this document was loaded as an authorization callback: `state` with `code` or `error` (the login flow reads
+ * it). The same one-line check stands in the login flow: shared through a module, it would cost a chunk of its own.
+ */
 const isCallbackPage = (): boolean => {
   const query = new URLSearchParams(location.search);
   return query.has('state') && (query.has('code') || query.has('error'));
@@ -412,7 +418,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
   async #handleCallback(manager: SessionManager): Promise<boolean> {
     this.status = 'connecting';
     try {
-      const { handlePageCallback } = await import('../core/session/login-flow.js');
+      const { handlePageCallback } = await loginFlow();
       const outcome = await handlePageCallback(manager);
       if (outcome === 'relayed') this._notice = 'signedInClose';
       else if (outcome === 'not-ours') this.status = manager.session ? 'connected' : 'idle';
@@ -432,7 +438,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     }
     let pending: PendingLogin;
     try {
-      const { startLogin } = await import('../core/session/login-flow.js');
+      const { startLogin } = await loginFlow();
       pending = await startLogin(manager, mode, popup);
     } catch (error) {
       popup?.close();

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError } from '../core/errors.js';
+import { EsignError, partNotLoaded } from '../core/errors.js';
 import type { UploadedFile } from '../core/service-types.js';
 import { KeptUploads, uploadRecordKey } from '../core/upload/persist.js';
 import type { UploadItem } from '../core/upload/queue.js';
@@ -304,7 +304,7 @@ export class EsignUploader extends LitElement {
     if (this.#configError) throw this.#fail(this.#configError);
     if (this.disabled || this._formDisabled) throw this.#fail(new EsignError('invalid_argument', 'The uploader is disabled.'));
     if (list.length === 0) return [];
-    return (await this.#loadList()).upload(list, (error) => this.#fail(error), noSession);
+    return (await this.#loadList()).upload(list, (error) => this.#fail(error));
   }
 
   /** Cancels one file's upload by its `key`, or every upload on its way. */
@@ -455,7 +455,7 @@ export class EsignUploader extends LitElement {
       },
       (cause: unknown) => {
         this.#loading = undefined;
-        throw this.#fail(new EsignError('network_error', 'Part of esign-elements could not be loaded (offline, or the files changed on the server). Try again.', { cause }));
+        throw this.#fail(partNotLoaded(cause));
       },
     );
     return this.#loading;

@@ -83,20 +83,13 @@ export type CallbackOutcome = 'relayed' | 'completed' | 'not-ours';
 const callbacks = new WeakMap<Document, { params: URLSearchParams | null; claimed: boolean }>();
 const CALLBACK_KEYS = ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'session_state'];
 
-/** Whether this document was loaded as an authorization callback (it has `state` and `code` or `error`). */
-export function isCallbackPage(): boolean {
-  const cached = callbacks.get(document);
-  if (cached) return cached.params !== null;
-  const params = new URLSearchParams(location.search);
-  return params.has('state') && (params.has('code') || params.has('error'));
-}
-
 function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
   let entry = callbacks.get(document);
   if (entry) return entry;
   const url = new URL(location.href);
   const query = url.searchParams;
   entry = { params: null, claimed: false };
+  // an authorization response: `state` with `code` or `error` (esign-connect makes the same check before loading this)
   if (query.has('state') && (query.has('code') || query.has('error'))) {
     entry.params = new URLSearchParams();
     for (const key of CALLBACK_KEYS) {

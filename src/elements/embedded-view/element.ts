@@ -7,7 +7,7 @@
  * then the element shows its first state from here: the empty card, or the "connect first" one.
  */
 import { LitElement, type SVGTemplateResult, type PropertyDeclarations } from 'lit';
-import { EsignError } from '../../core/errors.js';
+import { partNotLoaded, type EsignError } from '../../core/errors.js';
 import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from '../embedded-view.messages.js';
 import { emit } from '../events.js';
 import { LocalizeController, type Messages } from '../localize.js';
@@ -172,7 +172,7 @@ export abstract class EmbeddedViewElement extends LitElement {
       },
       (cause: unknown) => {
         this.#loading = undefined;
-        const error = new EsignError('network_error', 'Part of esign-elements could not be loaded (offline, or the files changed on the server). Try again.', { cause });
+        const error = partNotLoaded(cause);
         this.#loadError = error;
         this.requestUpdate();
         emit(this, 'esign-error', { error });

@@ -5,7 +5,7 @@
  * a page that only shows the drop zone never loads it.
  */
 import { css, html, nothing, supportsAdoptingStyleSheets, svg, type CSSResult, type ReactiveControllerHost, type TemplateResult } from 'lit';
-import type { EsignError } from '../../core/errors.js';
+import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import type { KeptUploads } from '../../core/upload/persist.js';
 import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
@@ -241,10 +241,7 @@ export class UploadList {
           options.announce(t.term('liveProgress', { percent: Math.floor((overall.loaded / overall.total) * 100) }));
         }
       },
-      onError: (item, error) => {
-        options.announce(t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }));
-        emit(host, 'esign-error', { error, file: ref(item) });
-      },
+      onError: (item, error) => this.#fileError(item, error),
       onComplete: () => {
         const files = this.uploaded;
         options.announce(t.plural('liveDone', files.length));
@@ -263,20 +260,16 @@ export class UploadList {
    * this call that were uploaded. Throws `no_session` (after reporting it) when some file passed the checks and there
    * is no session.
    */
-  async upload(files: File[], fail: (error: EsignError) => EsignError, noSession: () => EsignError): Promise<UploadedFile[]> {
+  async upload(files: File[], fail: (error: EsignError) => EsignError): Promise<UploadedFile[]> {
     const { host } = this.#o;
-    const t = this.#t;
     const { accepted, rejected } = validateFiles(files, this.#o.limits()!, this.queue.held);
-    for (const { file, error } of rejected) {
-      const item = this.queue.reject(file, error);
-      this.#o.announce(t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }));
-      emit(host, 'esign-error', { error, file: ref(item) });
-    }
+    for (const { file, error } of rejected) this.#fileError(this.queue.reject(file, error), error);
     if (accepted.length === 0) return [];
     try {
       this.#o.session();
-    } catch {
-      throw fail(noSession());
+    } catch (error) {
+      // the session hook throws the element's no_session
+      throw fail(EsignError.from(error, 'no_session'));
     }
     const { items, settled } = this.queue.add(accepted);
     emit(host, 'esign-upload-start', { files: items.map(ref) });
@@ -397,6 +390,12 @@ export class UploadList {
       default:
         return t.term(item.status);
     }
+  }
+
+  /** A file was refused or failed: said in the live region, and reported (`esign-error` with the file). */
+  #fileError(item: UploadItem, error: EsignError): void {
+    this.#o.announce(this.#t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }));
+    emit(this.#o.host, 'esign-error', { error, file: ref(item) });
   }
 
   /** The user's words for why a file was refused or failed. */

@@ -1,15 +1,9 @@
 import { ContextProvider } from '@lit/context';
 import { css, html, LitElement, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError } from '../core/errors.js';
+import { EsignError, partNotLoaded } from '../core/errors.js';
 import type { PendingLogin } from '../core/session/login-flow.js';
-import {
-  SessionManager,
-  type ConnectMode,
-  type SessionChange,
-  type SessionConfig,
-  type RefreshTokenHolder,
-  type SessionInfo,
-} from '../core/session/session-manager.js';
+import type { ConnectMode, SessionChange, SessionConfig, RefreshTokenHolder, SessionInfo, SessionManager } from '../core/session/session-manager.js';
+import { peekSession } from '../core/session/stored.js';
 import type { StorageKind } from '../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
@@ -25,6 +19,9 @@ export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
 const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
+
+/** The session manager's module: loaded as the element starts, without holding up its first state. */
+const sessionManagerPart = () => import('../core/session/session-manager.js');
 
 /** The login flow's module, loaded with the first sign-in or on a callback page. */
 const loginFlow = () => import('../core/session/login-flow.js');
@@ -233,6 +230,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
     if (online && this.status === 'error' && this._error?.code === 'network_error') {
       this._error = undefined;
       this.status = this.session ? 'connected' : 'idle';
+      // the session manager's code could not be loaded: try again
+      if (!this.#manager && this.isConnected) void this.#init();
     }
   });
 
@@ -243,13 +242,18 @@ export class EsignConnect extends LitElement implements SessionProvider {
   }
 
   #manager: SessionManager | undefined;
+  /** The configuration (JSON) of the manager that is, or is being, set up. */
   #managerKey = '';
+  /** Its setup, while under way and once done. */
+  #starting: Promise<SessionManager | undefined> | undefined;
+  /** The stored session read as the element starts, shown until the manager has loaded its own. */
+  #peeked: SessionInfo | undefined;
   /** The sign-in on its way (login flow), while `connecting` from a click. */
   #pending: PendingLogin | undefined;
 
   /** The current session (scope, Space id, expiry), never a token; undefined when not connected. */
   get session(): SessionInfo | undefined {
-    return this.#manager?.session;
+    return this.#manager?.session ?? this.#peeked;
   }
 
   override connectedCallback(): void {
@@ -261,10 +265,17 @@ export class EsignConnect extends LitElement implements SessionProvider {
     super.disconnectedCallback();
     this.#pending?.cancel(new EsignError('aborted', 'The element was removed.'));
     this.#pending = undefined;
+    this.#drop();
+  }
+
+  /** Lets go of the manager (and of a setup under way: it sees the key change and stops). */
+  #drop(): void {
     this.#manager?.removeEventListener('change', this.#onChange);
     this.#manager?.close();
     this.#manager = undefined;
     this.#managerKey = '';
+    this.#starting = undefined;
+    this.#peeked = undefined;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -351,26 +362,57 @@ export class EsignConnect extends LitElement implements SessionProvider {
   async #setup(): Promise<SessionManager | undefined> {
     const config = this.#config();
     const key = JSON.stringify(config);
-    if (this.#manager && key === this.#managerKey) {
+    if (this.#starting && key === this.#managerKey) {
+      const manager = await this.#starting;
       // a corrected attribute clears the configuration error it caused
-      if (this._error?.code === 'invalid_config') {
+      if (manager && manager === this.#manager && this._error?.code === 'invalid_config') {
         this._error = undefined;
-        this.status = this.#manager.session ? 'connected' : 'idle';
+        this.status = manager.session ? 'connected' : 'idle';
       }
-      return this.#manager;
+      return manager;
     }
     if (this._error?.code === 'invalid_config') this._error = undefined;
     if (this.status === 'error') this.status = 'idle';
-    this.#manager?.removeEventListener('change', this.#onChange);
-    this.#manager?.close();
-    this.#manager = undefined;
+    this.#drop();
     this.#managerKey = key;
-    const manager = new SessionManager(config);
+    const starting = this.#start(config, key);
+    this.#starting = starting;
+    // a failed setup (bad settings, the manager's code not loaded) is tried again by the next one
+    starting.catch(() => {
+      if (this.#starting === starting) this.#drop();
+    });
+    return starting;
+  }
+
+  /**
+   * The first state from storage alone (a returning user sees "connected" at once), then the session manager,
+   * whose code loads meanwhile, takes over. Returns undefined when another setup replaced this one.
+   */
+  async #start(config: SessionConfig, key: string): Promise<SessionManager | undefined> {
+    const part = sessionManagerPart();
+    // an unhandled rejection would be reported before the await below sees it
+    part.catch(() => undefined);
+    const callback = isCallbackPage();
+    if (!callback) {
+      const peeked = await peekSession(config);
+      if (key !== this.#managerKey) return undefined;
+      this.#peeked = peeked;
+      if (peeked && this.status === 'idle') this.status = 'connected';
+    }
+    let SessionManagerClass: typeof SessionManager;
+    try {
+      SessionManagerClass = (await part).SessionManager;
+    } catch (cause) {
+      throw partNotLoaded(cause);
+    }
+    if (key !== this.#managerKey) return undefined;
+    const manager = new SessionManagerClass(config);
     this.#manager = manager;
     manager.addEventListener('change', this.#onChange);
     await manager.load();
     if (manager !== this.#manager) return manager;
-    if (isCallbackPage() && (await this.#handleCallback(manager))) return manager;
+    this.#peeked = undefined;
+    if (callback && (await this.#handleCallback(manager))) return manager;
     const session = manager.session;
     if (session) {
       this.status = 'connected';

@@ -20,6 +20,8 @@ let site: Server;
 let siteOrigin: string;
 /** The CDN files the page asked for. */
 const cdnRequests: string[] = [];
+/** While set, the CDN files matching `pattern` are answered only once `released` settles (a slow network for them). */
+let holdBack: { pattern: RegExp; released: Promise<void>; held: string[] } | undefined;
 
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
@@ -42,8 +44,16 @@ before(async () => {
         return;
       }
       cdnRequests.push(path);
-      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
-      res.end(script);
+      const answer = (): void => {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+        res.end(script);
+      };
+      if (holdBack?.pattern.test(path)) {
+        holdBack.held.push(path);
+        void holdBack.released.then(answer);
+      } else {
+        answer();
+      }
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -91,7 +101,17 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     assert.equal(new URL(tab.url()).search, '');
     assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible(), 'a Disconnect button is shown');
 
+    // a returning person sees who is connected from what the page kept, before the session manager's code has
+    // arrived (held back here as on a slow network); once it has, the page goes on as before
+    let release!: () => void;
+    holdBack = { pattern: /\/session-manager-/, released: new Promise<void>((resolve) => (release = resolve)), held: [] };
     await tab.reload();
+    await tab.getByText('Connected as Alice Tan').waitFor();
+    assert.equal(holdBack.held.length, 1, `the session manager's code was asked for and is still held back: ${cdnRequests.join(' ')}`);
+    release();
+    holdBack = undefined;
+    const token = await tab.evaluate(() => (document.querySelector('esign-connect') as HTMLElement & { getAccessToken(): Promise<string> }).getAccessToken());
+    assert.ok(token.length > 0, 'the restored session gives an access token once the manager is there');
     await tab.getByText('Connected as Alice Tan').waitFor();
     // a second tab of the site: connected through the proxy's cookie, no login, no popup
     const second = await context.newPage();

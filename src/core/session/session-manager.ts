@@ -11,6 +11,7 @@ import { isLoopbackHost } from '../url.js';
 import { openStore, type KeyValueStore, type StorageKind } from '../kv.js';
 import type { LoginAttempts } from './login.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
+import { readSessionRecord, sessionInfoOf, sessionKeyOf, sessionRecordKey, type StoredSession } from './stored.js';
 
 export type { RefreshTokenHolder } from './tokens.js';
 
@@ -61,30 +62,6 @@ export interface SessionInfo {
   connectedAt: Date;
 }
 
-/**
- * A session as this window knows it. In the default mode only the non-secret part is ever written to
- * storage (so a reload knows there is a session to resume); the access token lives in memory only.
- */
-interface StoredSession {
-  v: 2;
-  holder: RefreshTokenHolder;
-  /** In memory only, unless the browser holds the tokens. */
-  accessToken: string | undefined;
-  /** Only when the browser holds the tokens. */
-  refreshToken: string | undefined;
-  scope: string;
-  spaceId: string | undefined;
-  spaceName: string | undefined;
-  userName: string | undefined;
-  userEmail: string | undefined;
-  /** ms since epoch, computed from expires_in when the response arrived (0: no access token yet). */
-  expiresAt: number;
-  /** expires_in of the last token response, in seconds. */
-  lifetime?: number;
-  connectedAt: number;
-  generation: number;
-}
-
 export type SessionChange =
   | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
@@ -92,11 +69,7 @@ export type SessionChange =
 
 export { PROXY_HEADER } from './tokens.js';
 
-/** Sessions never mix across base URLs or client ids; a Designated Space Mode session is kept apart from the Open Mode one. */
-export function sessionKeyOf(config: Pick<SessionConfig, 'baseUrl' | 'clientId' | 'spaceId'>): string {
-  const base = `${new URL(config.baseUrl).href.replace(/\/+$/, '')}|${config.clientId}`;
-  return config.spaceId ? `${base}|space:${config.spaceId}` : base;
-}
+export { sessionKeyOf } from './stored.js';
 
 export class SessionManager extends EventTarget {
   readonly config: Readonly<SessionConfig>;
@@ -125,7 +98,7 @@ export class SessionManager extends EventTarget {
 
   /** Read-only view of the current session, or undefined. */
   get session(): SessionInfo | undefined {
-    return this.#session ? toInfo(this.#session) : undefined;
+    return this.#session ? sessionInfoOf(this.#session) : undefined;
   }
 
   get connected(): boolean {
@@ -231,8 +204,8 @@ export class SessionManager extends EventTarget {
     const stored = this.#fromTokens(tokens, undefined, (previous?.generation ?? 0) + 1);
     await this.#save(stored);
     this.#post({ type: 'session' });
-    this.#emit({ type: 'connected', session: toInfo(stored), byOtherTab: false });
-    return toInfo(stored);
+    this.#emit({ type: 'connected', session: sessionInfoOf(stored), byOtherTab: false });
+    return sessionInfoOf(stored);
   }
 
   // ---- tokens ----
@@ -296,7 +269,7 @@ export class SessionManager extends EventTarget {
       if (byOtherTab && this.#holder === 'browser' && latest.accessToken && !this.#needsRefresh(latest)) {
         // the browser-held mode shares its tokens through storage
         this.#session = latest;
-        this.#emit({ type: 'refreshed', session: toInfo(latest), byOtherTab: true });
+        this.#emit({ type: 'refreshed', session: sessionInfoOf(latest), byOtherTab: true });
         return latest;
       }
       // in the default mode another tab's fresh token is the proxy's to hand out: ask without forcing a new one
@@ -322,7 +295,7 @@ export class SessionManager extends EventTarget {
         const latest = await this.#readStored();
         if (latest && latest.refreshToken !== current.refreshToken) {
           this.#session = latest;
-          this.#emit({ type: 'refreshed', session: toInfo(latest), byOtherTab: true });
+          this.#emit({ type: 'refreshed', session: sessionInfoOf(latest), byOtherTab: true });
           return latest;
         }
       }
@@ -332,7 +305,7 @@ export class SessionManager extends EventTarget {
     const stored = this.#fromTokens(tokens, current, current.generation + 1);
     await this.#save(stored);
     this.#post({ type: 'session' });
-    this.#emit({ type: 'refreshed', session: toInfo(stored), byOtherTab: false });
+    this.#emit({ type: 'refreshed', session: sessionInfoOf(stored), byOtherTab: false });
     return stored;
   }
 
@@ -352,7 +325,7 @@ export class SessionManager extends EventTarget {
       const latest = await this.#readStored();
       if (!latest) return;
       this.#session = latest;
-      this.#emit(had ? { type: 'refreshed', session: toInfo(latest), byOtherTab: true } : { type: 'connected', session: toInfo(latest), byOtherTab: true });
+      this.#emit(had ? { type: 'refreshed', session: sessionInfoOf(latest), byOtherTab: true } : { type: 'connected', session: sessionInfoOf(latest), byOtherTab: true });
     } else if (type === 'disconnected') {
       if (!this.#session) return;
       this.#session = undefined;
@@ -370,23 +343,18 @@ export class SessionManager extends EventTarget {
 
   // ---- storage ----
 
-  #sessionKey(): string {
-    return `${this.key}|session`;
-  }
-
   /**
    * The stored session of this mode, with this window's in-memory access token when it is the same
    * session. A session of the other mode (or an older format) is not this one's.
    */
   async #readStored(): Promise<StoredSession | undefined> {
-    const stored = await this.#store.get<StoredSession | { v: 1 }>(this.#sessionKey());
-    if (stored?.v === 1) {
+    const stored = await readSessionRecord(this.#store, this.key, this.#holder);
+    if (stored === 'legacy') {
       // written by a version that kept both tokens in the page: never leave them readable
-      await this.#store.delete(this.#sessionKey());
+      await this.#store.delete(sessionRecordKey(this.key));
       return undefined;
     }
-    if (stored?.v !== 2 || stored.holder !== this.#holder) return undefined;
-    if (this.#holder === 'browser') return stored;
+    if (!stored || this.#holder === 'browser') return stored;
     const mine = this.#session;
     const keep = mine?.accessToken && mine.connectedAt === stored.connectedAt;
     return { ...stored, accessToken: keep ? mine.accessToken : undefined, expiresAt: keep ? mine.expiresAt : 0 };
@@ -396,12 +364,12 @@ export class SessionManager extends EventTarget {
     this.#session = session;
     // in the default mode no token ever reaches storage: only what a reload needs to know a session exists
     const persisted = this.#holder === 'proxy' ? { ...session, accessToken: undefined, refreshToken: undefined, expiresAt: 0 } : session;
-    await this.#store.set(this.#sessionKey(), persisted);
+    await this.#store.set(sessionRecordKey(this.key), persisted);
   }
 
   async #clear(): Promise<void> {
     this.#session = undefined;
-    await this.#store.delete(this.#sessionKey());
+    await this.#store.delete(sessionRecordKey(this.key));
   }
 
   #fromTokens(tokens: TokenSet, previous: StoredSession | undefined, generation: number): StoredSession {
@@ -428,20 +396,6 @@ export function defaultRevocationEndpoint(tokenEndpoint: string): string {
   const url = new URL(tokenEndpoint);
   url.pathname = url.pathname.replace(/[^/]*$/, 'revoke');
   return url.href;
-}
-
-function toInfo(session: StoredSession): SessionInfo {
-  const info: SessionInfo = {
-    scope: session.scope.split(/\s+/).filter(Boolean),
-    spaceId: session.spaceId,
-    refreshTokens: session.holder,
-    expiresAt: new Date(session.expiresAt),
-    connectedAt: new Date(session.connectedAt),
-  };
-  if (session.spaceName) info.spaceName = session.spaceName;
-  if (session.userName) info.userName = session.userName;
-  if (session.userEmail) info.userEmail = session.userEmail;
-  return info;
 }
 
 /** Schemes a redirect URI may never use: they run script, embed data or name local files. */

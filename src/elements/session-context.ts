@@ -1,7 +1,7 @@
 /** How elements find their session: nested inside an <esign-connect> (context) or `connect="ID"`. */
 import { createContext } from '@lit/context';
 import type { SessionInfo } from '../core/session/session-manager.js';
-import type { TokenSource } from '../core/client.js';
+import type { TokenSource } from '../core/service-client.js';
 
 /**
  * What an <esign-connect> offers the elements that use it. It is an EventTarget that fires

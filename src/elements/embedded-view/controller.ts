@@ -16,7 +16,7 @@
  * Loaded by the element (embedded-view/element.ts) once it has a session or is opened.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { EsignClient } from '../../core/client.js';
+import { ServiceClient } from '../../core/service-client.js';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
 import { emit } from '../events.js';
 import { OnlineController } from '../online.js';
@@ -266,7 +266,7 @@ export class EmbeddedViewController implements ReactiveController {
     let url: unknown;
     let expiresAt: string;
     try {
-      const client = new EsignClient({
+      const client = new ServiceClient({
         baseUrl: provider.baseUrl,
         tokens: provider,
         operatorUserId: provider.operatorUserId,

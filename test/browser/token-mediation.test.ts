@@ -8,7 +8,7 @@ import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, once, shadowText, until } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mount, mountConnect, once, shadowText, until } from './helpers.js';
 
 
 
@@ -254,5 +254,30 @@ describe('browser-held refresh tokens (opt-in: refresh-tokens="browser")', () =>
     const result = (await executeServerCommand('esign-try-refresh-tokens', { candidates: await pageReadableStrings() })) as { accepted: number };
     expect(result.accepted).to.equal(1);
     await el.disconnect();
+  });
+
+  it('a session the other mode keeps is never shown, not even while the session manager loads; its own mode shows it', async () => {
+    const held = await mountConnect({ 'refresh-tokens': 'browser' });
+    await connectAs(held, { spaceId: 'space_acme' });
+    held.remove();
+
+    // the default mode on the same service and client: every status it takes, from its first render
+    const statuses: string[] = [];
+    const observer = new MutationObserver((records) => records.forEach((r) => statuses.push((r.target as Element).getAttribute('status') ?? '')));
+    const attrs = { 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'indexeddb' };
+    const el = await mount('esign-connect', attrs, { before: (e) => observer.observe(e, { attributes: true, attributeFilter: ['status'] }) });
+    // the manager has loaded once this answers
+    const error = await el.getAccessToken().catch((e: EsignError) => e);
+    observer.disconnect();
+    expect((error as EsignError).code).to.equal('no_session');
+    expect(statuses, 'statuses taken').to.include('idle');
+    expect(statuses, 'statuses taken').not.to.include('connected');
+    expect(el.session).to.equal(undefined);
+    el.remove();
+
+    const again = await mountConnect({ 'refresh-tokens': 'browser' });
+    await until(() => again.status === 'connected', 'the browser-held session restored');
+    expect(again.session?.refreshTokens).to.equal('browser');
+    await again.disconnect();
   });
 });

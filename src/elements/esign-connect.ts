@@ -231,7 +231,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       this._error = undefined;
       this.status = this.session ? 'connected' : 'idle';
       // the session manager's code could not be loaded: try again
-      if (!this.#manager && this.isConnected) void this.#init();
+      if (this.#partMissing && this.isConnected) void this.#ready();
     }
   });
 
@@ -248,6 +248,8 @@ export class EsignConnect extends LitElement implements SessionProvider {
   #starting: Promise<SessionManager | undefined> | undefined;
   /** The stored session read as the element starts, shown until the manager has loaded its own. */
   #peeked: SessionInfo | undefined;
+  /** The manager's code could not be loaded (offline, or the files changed on the server): the next need tries again. */
+  #partMissing = false;
   /** The sign-in on its way (login flow), while `connecting` from a click. */
   #pending: PendingLogin | undefined;
 
@@ -347,11 +349,17 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   #readyPromise: Promise<SessionManager | undefined> = Promise.resolve(undefined);
 
+  /** The manager once set up; when its code could not be loaded, this loads it again (Try again, a token asked for). */
   #ready(): Promise<SessionManager | undefined> {
+    if (this.#partMissing && this.isConnected) {
+      this.#partMissing = false;
+      return this.#init();
+    }
     return this.#readyPromise;
   }
 
   #init(): Promise<SessionManager | undefined> {
+    this.#partMissing = false;
     this.#readyPromise = this.#setup().catch((error: unknown) => {
       this.#fail(EsignError.from(error, 'invalid_config'));
       return undefined;
@@ -403,6 +411,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     try {
       SessionManagerClass = (await part).SessionManager;
     } catch (cause) {
+      if (key === this.#managerKey) this.#partMissing = true;
       throw partNotLoaded(cause);
     }
     if (key !== this.#managerKey) return undefined;

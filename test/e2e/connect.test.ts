@@ -22,6 +22,8 @@ let siteOrigin: string;
 const cdnRequests: string[] = [];
 /** While set, the CDN files matching `pattern` are answered only once `released` settles (a slow network for them). */
 let holdBack: { pattern: RegExp; released: Promise<void>; held: string[] } | undefined;
+/** While set, the next CDN file matching it is refused with a 503 (a deploy replaced it, a flaky network), once. */
+let refuseNext: RegExp | undefined;
 
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Integrator page</title>
@@ -44,6 +46,11 @@ before(async () => {
         return;
       }
       cdnRequests.push(path);
+      if (refuseNext?.test(path)) {
+        refuseNext = undefined;
+        res.writeHead(503).end();
+        return;
+      }
       const answer = (): void => {
         res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
         res.end(script);
@@ -142,6 +149,22 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     assert.ok(cdnRequests.includes('/cdn/esign-elements.min.js'), cdnRequests.join(' '));
     assert.ok(!cdnRequests.some((path) => path.includes('browser-tokens')), `the browser-held chunk stays unloaded: ${cdnRequests.join(' ')}`);
     assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
+    await context.close();
+  });
+
+  it('says so when part of the library cannot be loaded, and Try again loads it and connects', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    refuseNext = /\/session-manager-/;
+    await tab.goto(siteOrigin);
+    const alert = tab.getByRole('alert');
+    await alert.waitFor();
+    assert.equal(refuseNext, undefined, `the session manager's code was asked for and refused: ${cdnRequests.join(' ')}`);
+    assert.match((await alert.textContent()) ?? '', /Could not reach the sign-in service/);
+    await connectThroughPopup(tab, undefined, 'Try again');
+    await tab.getByText('Connected as Alice Tan').waitFor();
+    await tab.getByRole('button', { name: 'Disconnect' }).click();
+    await tab.getByRole('button', { name: 'Connect e-signature account' }).waitFor();
     await context.close();
   });
 

@@ -14,8 +14,8 @@ export const ALICE: Person = { email: 'alice@example.com', password: 'alice-pass
  * Clicks Connect on `page`, then in the popup that opens: logs in, picks the Space and agrees; resolves when the
  * popup has closed (the page then completes the sign-in by itself).
  */
-export async function connectThroughPopup(page: Page, person: Person = ALICE): Promise<void> {
-  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Connect e-signature account' }).click()]);
+export async function connectThroughPopup(page: Page, person: Person = ALICE, button = 'Connect e-signature account'): Promise<void> {
+  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: button }).click()]);
   await popup.waitForURL(/\/consent\?/);
   await popup.getByLabel('Email').fill(person.email);
   await popup.getByLabel('Password').fill(person.password);

@@ -43,7 +43,6 @@ export const UPLOAD_FILE_ACTION = 'UploadFile';
 
 export class EsignClient extends ServiceClient {
   readonly fileUrl: string | undefined;
-  readonly #operatorUserId: string | undefined;
 
   constructor(options: ClientOptions) {
     super(options);
@@ -51,7 +50,6 @@ export class EsignClient extends ServiceClient {
       throw new EsignError('invalid_config', 'fileUrl must be an https URL (or http on localhost/127.0.0.1/[::1]).');
     }
     this.fileUrl = options.fileUrl;
-    this.#operatorUserId = options.operatorUserId || undefined;
   }
 
   /**
@@ -115,7 +113,7 @@ export class EsignClient extends ServiceClient {
   }
 
   async #envelopeCall(path: string, request: unknown, options: CallOptions): Promise<ServiceResult<EnvelopeData>> {
-    const operator = options.operatorUserId || this.#operatorUserId;
+    const operator = this.operatorFor(options);
     if (!operator) {
       throw new EsignError(
         'invalid_argument',

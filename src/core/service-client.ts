@@ -92,6 +92,11 @@ export class ServiceClient {
     return this.send<T>(joinApiPath(this.baseUrl, path), () => ({ body: payload, contentType: 'application/json' }), options);
   }
 
+  /** @internal The member a call acts for (X-Operator-User-Id): the call's, else the client's. */
+  protected operatorFor(options: CallOptions): string | undefined {
+    return options.operatorUserId || this.#operatorUserId;
+  }
+
   /** @internal A request to `url` with a body made for each attempt, through the token, retry and error handling above. */
   protected send<T>(url: string, body: () => RequestBody, options: CallOptions): Promise<ServiceResult<T>> {
     const { signal } = options;
@@ -154,7 +159,7 @@ export class ServiceClient {
     headers['Content-Type'] = payload.contentType;
     headers['Accept'] = 'application/json';
     headers['Authorization'] = `Bearer ${token}`;
-    const operator = options.operatorUserId || this.#operatorUserId;
+    const operator = this.operatorFor(options);
     if (operator) headers['X-Operator-User-Id'] = operator;
 
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;

@@ -55,8 +55,8 @@ export async function peekSession(config: Pick<SessionConfig, 'baseUrl' | 'clien
   const holder = config.refreshTokens ?? 'proxy';
   const key = sessionKeyOf(config);
   const stored = await readSessionRecord(openStore(config.storage, key), key, holder).catch(() => undefined);
-  // the page holds no access token yet in the default mode: as the manager shows it after its own load
-  return stored && stored !== 'legacy' ? sessionInfoOf(holder === 'proxy' ? { ...stored, expiresAt: 0 } : stored) : undefined;
+  // in the default mode the record carries no token and expiresAt 0 (the manager's #save): shown as it is
+  return stored && stored !== 'legacy' ? sessionInfoOf(stored) : undefined;
 }
 
 export function sessionInfoOf(session: StoredSession): SessionInfo {

@@ -1,4 +1,3 @@
-import { ContextProvider } from '@lit/context';
 import { css, html, LitElement, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError, partNotLoaded } from '../core/errors.js';
 import type { PendingLogin } from '../core/session/login-flow.js';
@@ -8,7 +7,7 @@ import type { StorageKind } from '../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';
 import { emit } from './events.js';
 import { LocalizeController } from './localize.js';
-import { sessionContext, type SessionProvider } from './session-context.js';
+import { answerSessionRequests, type SessionProvider } from './session-context.js';
 import { icon, alertIcon, checkIcon, linkIcon } from './icons.js';
 import { buttonStyles } from './shared-styles.js';
 import { visuallyHiddenStyles } from './visually-hidden.js';
@@ -238,7 +237,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
   constructor() {
     super();
     // offers this element as the session of the elements inside it (context)
-    new ContextProvider(this, { context: sessionContext, initialValue: this as SessionProvider });
+    answerSessionRequests(this);
   }
 
   #manager: SessionManager | undefined;

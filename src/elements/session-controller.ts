@@ -2,9 +2,8 @@
  * Finds the SessionProvider of an element (the `connect="ID"` attribute first, else the nearest
  * <esign-connect> ancestor through context) and re-renders the host when the session changes.
  */
-import { ContextConsumer } from '@lit/context';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { sessionContext, type SessionProvider } from './session-context.js';
+import { requestSession, type SessionProvider } from './session-context.js';
 
 type Host = ReactiveControllerHost & HTMLElement & { connect?: string | null | undefined };
 
@@ -21,14 +20,6 @@ export class SessionController implements ReactiveController {
   constructor(host: Host) {
     this.#host = host;
     host.addController(this);
-    new ContextConsumer(host, {
-      context: sessionContext,
-      subscribe: true,
-      callback: (value) => {
-        this.#fromContext = value;
-        this.#sync();
-      },
-    });
   }
 
   /** The session provider in use, if any. */
@@ -37,6 +28,14 @@ export class SessionController implements ReactiveController {
   }
 
   hostConnected(): void {
+    // asked each time the element enters the page: it may have moved under another <esign-connect>, or out of one
+    const before = this.#fromContext;
+    this.#fromContext = undefined;
+    requestSession(this.#host, (provider) => {
+      this.#fromContext = provider;
+      this.#sync();
+    });
+    if (before && !this.#fromContext) this.#sync();
     this.#resolveById();
   }
 

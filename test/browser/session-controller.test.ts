@@ -2,7 +2,9 @@ import { expect, fixture, html as fhtml } from '@open-wc/testing';
 import { html, LitElement } from 'lit';
 import { property } from 'lit/decorators.js';
 import '../../src/esign-connect.js';
+import { ContextConsumer } from '@lit/context';
 import { SessionController } from '../../src/elements/session-controller.js';
+import { sessionContext } from '../../src/elements/session-context.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import { cfg, until } from './helpers.js';
 
@@ -16,6 +18,13 @@ class SessionProbe extends LitElement {
   }
 }
 customElements.define('session-probe', SessionProbe);
+
+/** A consumer as an earlier copy of the library made it: @lit/context's ContextConsumer, subscribing. */
+class ContextProbe extends LitElement {
+  readonly seen: unknown[] = [];
+  readonly consumer = new ContextConsumer(this, { context: sessionContext, subscribe: true, callback: (value) => this.seen.push(value) });
+}
+customElements.define('context-probe', ContextProbe);
 
 describe('finding the session', () => {
   it('uses the nearest <esign-connect> ancestor', async () => {
@@ -41,6 +50,42 @@ describe('finding the session', () => {
     });
     el.querySelector('div')!.dispatchEvent(request);
     expect(provided).to.deep.equal([el]);
+  });
+
+  it('answers a subscribing @lit/context consumer (an earlier copy of the library) with the element', async () => {
+    const el = await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
+      ><context-probe></context-probe
+    ></esign-connect>`);
+    const probe = el.querySelector('context-probe') as ContextProbe;
+    expect(probe.seen).to.deep.equal([el]);
+    expect(probe.consumer.value).to.equal(el);
+    // it may let go of its subscription (it is handed an unsubscribe function) and ask again when it comes back
+    probe.remove();
+    el.append(probe);
+    expect(probe.seen).to.deep.equal([el, el]);
+    expect(probe.consumer.value).to.equal(el);
+  });
+
+  it('follows an element moved to another <esign-connect>, and out of any', async () => {
+    const wrapper = await fixture(fhtml`<div>
+      <esign-connect id="one" client-id="a" base-url="https://one.example.com" token-endpoint="https://one.example.com/token" storage="memory"><session-probe></session-probe></esign-connect>
+      <esign-connect id="two" client-id="b" base-url="https://two.example.com" token-endpoint="https://two.example.com/token" storage="memory"></esign-connect>
+    </div>`);
+    const probe = wrapper.querySelector('session-probe') as SessionProbe;
+    await until(() => probe.shadowRoot!.textContent!.includes('provider:https://one.example.com'), 'the first one');
+    wrapper.querySelector('#two')!.append(probe);
+    await until(() => probe.shadowRoot!.textContent!.includes('provider:https://two.example.com'), 'the second one');
+    wrapper.append(probe);
+    await until(() => probe.shadowRoot!.textContent!.includes('no provider'), 'none');
+    expect(probe.session.provider).to.equal(undefined);
+  });
+
+  it('uses the nearest of two nested <esign-connect>', async () => {
+    const wrapper = await fixture(fhtml`<esign-connect client-id="a" base-url="https://outer.example.com" token-endpoint="https://outer.example.com/token" storage="memory">
+      <esign-connect client-id="b" base-url="https://inner.example.com" token-endpoint="https://inner.example.com/token" storage="memory"><session-probe></session-probe></esign-connect>
+    </esign-connect>`);
+    const probe = wrapper.querySelector('session-probe') as SessionProbe;
+    await until(() => probe.shadowRoot!.textContent!.includes('provider:https://inner.example.com'), 'the inner one');
   });
 
   it('uses the element named by connect="ID", even when it is added later', async () => {

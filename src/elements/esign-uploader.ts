@@ -437,9 +437,10 @@ export class EsignUploader extends LitElement {
   #loadList(): Promise<UploadList> {
     if (this.#list) return Promise.resolve(this.#list);
     this.#loading ??= import('./uploader/list.js').then(
-      ({ UploadList }) => {
+      ({ UploadList, uploadListMessages }) => {
         this.#list ??= new UploadList({
           host: this,
+          t: new CountingLocalizeController(this, uploadListMessages),
           session: () => {
             const provider = this.#session.provider;
             if (!provider?.session) throw noSession();

@@ -4,18 +4,19 @@
  * FileIds (KeptUploads). Loaded by the element with the first file (or when there are kept FileIds to restore), so
  * a page that only shows the drop zone never loads it.
  */
-import { css, html, nothing, supportsAdoptingStyleSheets, svg, type CSSResult, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import { css, html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import { adoptStyles } from '../adopt-styles.js';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import type { KeptUploads } from '../../core/upload/persist.js';
 import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
 import { validateFiles } from '../../core/upload/check-files.js';
-import { DEFAULT_MAX_FILE_BYTES, type UploaderLimits } from '../../core/upload/validate.js';
+import type { UploaderLimits } from '../../core/upload/validate.js';
 import type { UploadListTerms } from '../esign-uploader.messages.js';
-import { uploadListMessages } from '../esign-uploader-list.messages.js';
+export { uploadListMessages } from '../esign-uploader-list.messages.js';
 import { emit, type UploadFileRef } from '../events.js';
 import { alertIcon, checkIcon, icon } from '../icons.js';
-import { CountingLocalizeController } from '../localize-counts.js';
+import type { CountingLocalizeController } from '../localize-counts.js';
 
 const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
 const offlineIcon = svg`<path d="M3 3l18 18"/><path d="M8.5 16.5a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 4.2-2.4M19 12.9a10 10 0 0 0-3-2M2 8.8a15 15 0 0 1 4.3-2.6M22 8.8A15 15 0 0 0 11 5"/><path d="M12 20h.01"/>`;
@@ -170,26 +171,6 @@ const listStyles = css`
       }
 `;
 
-/**
- * Adds styles to a shadow root after its first render, as Lit adopts an element's own: a constructed stylesheet
- * (allowed by a strict style-src), else a `<style>` with the page's `litNonce`.
- */
-function adopt(root: ShadowRoot | null, ...styles: CSSResult[]): void {
-  if (!root) return;
-  if (supportsAdoptingStyleSheets) {
-    const sheets = styles.map((s) => s.styleSheet).filter((s): s is CSSStyleSheet => s !== undefined && !root.adoptedStyleSheets.includes(s));
-    root.adoptedStyleSheets = [...root.adoptedStyleSheets, ...sheets];
-    return;
-  }
-  for (const s of styles) {
-    const style = document.createElement('style');
-    const nonce = (globalThis as { litNonce?: string }).litNonce;
-    if (nonce !== undefined) style.setAttribute('nonce', nonce);
-    style.textContent = s.cssText;
-    root.appendChild(style);
-  }
-}
-
 /** Live-region progress is announced at most this often; screen readers fall behind otherwise. */
 const LIVE_PROGRESS_INTERVAL_MS = 4000;
 const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
@@ -201,6 +182,11 @@ export interface UploadListOptions {
   session(): UploadSession;
   /** The element's checked limits. */
   limits(): UploaderLimits | undefined;
+  /**
+   * The list's words (`uploadListMessages`, exported here) in the element's language. The element makes it: the
+   * localize code is in its first render, and a module imported by both would be a file of its own.
+   */
+  t: CountingLocalizeController<UploadListTerms>;
   /** Says something in the element's live region. */
   announce(text: string): void;
   /** The list changed (form value and validity follow it). */
@@ -222,8 +208,8 @@ export class UploadList {
   constructor(options: UploadListOptions) {
     this.#o = options;
     const { host } = options;
-    const t = (this.#t = new CountingLocalizeController<UploadListTerms>(host, uploadListMessages));
-    adopt(host.shadowRoot, progressStyles, listStyles);
+    const t = (this.#t = options.t);
+    adoptStyles(host.shadowRoot, progressStyles, listStyles);
     this.queue = new UploadQueue({
       session: options.session,
       onChange: () => {
@@ -405,7 +391,8 @@ export class UploadList {
     switch (error.code) {
       case 'file_too_large':
         // the service's own limit may differ from ours: its message says which
-        return error.status === 413 ? error.message : t.term('file_too_large', { size: t.bytes(limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES) });
+        // ours comes from the checks against the limits (there are none with a bad setting: no file goes then)
+        return error.status === 413 || !limits ? error.message : t.term('file_too_large', { size: t.bytes(limits.maxSize) });
       case 'too_many_files':
         return t.plural('too_many_files', limits?.maxFiles ?? 0);
       case 'invalid_argument':

@@ -1,0 +1,26 @@
+/**
+ * Styles a lazily loaded part brings with it (the uploader's list, the embedded views' frame), added to the
+ * element's shadow root when the part loads, so the first render does not carry them. Used by lazy modules only:
+ * imported by the first render too, it would be a file of its own in a page's bundle (docs/bundle-size.md).
+ */
+import { supportsAdoptingStyleSheets, type CSSResult } from 'lit';
+
+/**
+ * Adds styles to a shadow root after its first render, as Lit adopts an element's own: a constructed stylesheet
+ * (allowed by a strict style-src), else a `<style>` with the page's `litNonce`. A sheet already there is not added again.
+ */
+export function adoptStyles(root: ShadowRoot | null, ...styles: CSSResult[]): void {
+  if (!root) return;
+  if (supportsAdoptingStyleSheets) {
+    const sheets = styles.map((s) => s.styleSheet).filter((s): s is CSSStyleSheet => s !== undefined && !root.adoptedStyleSheets.includes(s));
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, ...sheets];
+    return;
+  }
+  for (const s of styles) {
+    const style = document.createElement('style');
+    const nonce = (globalThis as { litNonce?: string }).litNonce;
+    if (nonce !== undefined) style.setAttribute('nonce', nonce);
+    style.textContent = s.cssText;
+    root.appendChild(style);
+  }
+}

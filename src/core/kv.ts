@@ -1,6 +1,7 @@
 /**
  * The one key-value store for everything the library keeps in the browser: the session marker and login attempts
- * (session manager) and the FileIds of completed uploads (upload persistence). IndexedDB through idb-keyval, one
+ * (session manager) and the FileIds of completed uploads (upload persistence). (A redirect sign-in with
+ * `storage="memory"` carries its attempt in sessionStorage: login.ts `TabStore`.) IndexedDB through idb-keyval, one
  * database (`esign-elements`, store `kv`); memory where IndexedDB is missing or `storage="memory"` asks for it.
  * Keys say whose they are: `esign:session:…`, `esign:uploads|…`.
  */
@@ -48,20 +49,6 @@ export class IndexedDbStore implements KeyValueStore {
   }
   delete(key: string): Promise<void> {
     return del(key, this.#store);
-  }
-}
-
-/** sessionStorage-backed store: used only to carry a redirect-mode login attempt across the round trip when storage is "memory". */
-export class TabStore implements KeyValueStore {
-  async get<T>(key: string): Promise<T | undefined> {
-    const raw = sessionStorage.getItem(key);
-    return raw === null ? undefined : (JSON.parse(raw) as T);
-  }
-  async set(key: string, value: unknown): Promise<void> {
-    sessionStorage.setItem(key, JSON.stringify(value));
-  }
-  async delete(key: string): Promise<void> {
-    sessionStorage.removeItem(key);
   }
 }
 

@@ -4,10 +4,24 @@
  * answer before the code is redeemed. A completed login's tokens go back to the manager (`adopt`).
  */
 import { EsignError } from '../errors.js';
-import { TabStore, type KeyValueStore } from '../kv.js';
+import type { KeyValueStore } from '../kv.js';
 import { createCodeChallenge, createCodeVerifier, createState } from '../pkce.js';
 import type { ConnectMode, SessionConfig, SessionInfo } from './session-manager.js';
 import type { TokenBackend, TokenSet } from './tokens.js';
+
+/** sessionStorage-backed store: used only to carry a redirect-mode login attempt across the round trip when storage is "memory". */
+class TabStore implements KeyValueStore {
+  async get<T>(key: string): Promise<T | undefined> {
+    const raw = sessionStorage.getItem(key);
+    return raw === null ? undefined : (JSON.parse(raw) as T);
+  }
+  async set(key: string, value: unknown): Promise<void> {
+    sessionStorage.setItem(key, JSON.stringify(value));
+  }
+  async delete(key: string): Promise<void> {
+    sessionStorage.removeItem(key);
+  }
+}
 
 /** A sign-in on its way, kept until its answer comes back or it expires. */
 interface LoginAttempt {

@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  allowedOriginsFor,
   autoConverter,
-  EXPIRY_MARGIN_MS,
   fileIdsConverter,
   listChanged,
   parseList,
+  settingsFault,
 } from '../../src/elements/embedded-view/rules.js';
-import { allowedOriginsFor, checkEmbeddedUrl, configProblem, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/page-rules.js';
+import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/page-rules.js';
+
+type Settings = { display: unknown; allowedOrigins: unknown; loadTimeout: unknown };
+/** What the view's controller says of these settings on a page of `pageOrigin`: the check (first render), then its words. */
+const problemOf = (settings: Settings, pageOrigin?: string): string | undefined => configProblem(settings, settingsFault(settings, pageOrigin), pageOrigin);
 
 describe('embedded view rules', () => {
   it('reads space- or comma-separated lists, without empties or repeats', () => {
@@ -104,8 +109,8 @@ describe('embedded view rules', () => {
 describe('configProblem: bad settings are reported, never thrown', () => {
   const good = { display: 'inline', allowedOrigins: '', loadTimeout: 15000 };
   it('accepts the defaults, popup display, listed origins and a zero timeout', () => {
-    assert.equal(configProblem(good), undefined);
-    assert.equal(configProblem({ ...good, display: 'popup', allowedOrigins: 'https://a.example.com, http://127.0.0.1:4010', loadTimeout: 0 }), undefined);
+    assert.equal(problemOf(good), undefined);
+    assert.equal(problemOf({ ...good, display: 'popup', allowedOrigins: 'https://a.example.com, http://127.0.0.1:4010', loadTimeout: 0 }), undefined);
   });
   for (const [name, patch, mention] of [
     ['an unknown display', { display: 'sideways' }, 'display'],
@@ -115,18 +120,18 @@ describe('configProblem: bad settings are reported, never thrown', () => {
     ['a non-http origin', { allowedOrigins: 'ftp://files.example.com' }, 'ftp://files.example.com'],
   ] as const) {
     it(`names ${name}`, () => {
-      const problem = configProblem({ ...good, ...patch });
+      const problem = problemOf({ ...good, ...patch });
       assert.ok(problem?.includes(mention), `the problem names ${mention}: ${problem}`);
     });
   }
 
   it("refuses the host page's own origin in allowed-origins: a same-origin frame can lift its sandbox", () => {
     const page = 'https://app.example.com';
-    const problem = configProblem({ ...good, allowedOrigins: 'https://esign.example.com https://app.example.com/' }, page);
+    const problem = problemOf({ ...good, allowedOrigins: 'https://esign.example.com https://app.example.com/' }, page);
     assert.ok(problem?.includes(page) && /sandbox/.test(problem), problem);
-    assert.equal(configProblem({ ...good, allowedOrigins: 'https://esign.example.com' }, page), undefined);
+    assert.equal(problemOf({ ...good, allowedOrigins: 'https://esign.example.com' }, page), undefined);
     // another port is another origin
-    assert.equal(configProblem({ ...good, allowedOrigins: 'https://app.example.com:8443' }, page), undefined);
+    assert.equal(problemOf({ ...good, allowedOrigins: 'https://app.example.com:8443' }, page), undefined);
   });
 
   it("refuses an embedded Url of the host page's own origin even when it is allowed", () => {

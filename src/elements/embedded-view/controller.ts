@@ -2,7 +2,7 @@
  * The one controller behind <esign-signing-frame> and <esign-contract-list>: asks `embedded/views` for a
  * Url, checks it, gives it once to an iframe (or a popup opened from a click), honours ExpiresAt, watches
  * the load and the page's messages, renews, and reports all of it as esign-* events. The states' look is in
- * render.ts, the rules in rules.ts.
+ * render.ts and states.ts, the rules in rules.ts and page-rules.ts.
  *
  * Frame lifecycle (inline display): every Url goes to an iframe that never navigated before, and only by
  * `location.replace` after the Url was checked (never through a `src` attribute). Building an iframe makes
@@ -19,20 +19,25 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ServiceClient } from '../../core/service-client.js';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
 import { emit } from '../events.js';
-import { OnlineController } from '../online.js';
 import type { SessionController } from '../session-controller.js';
+import type { OperateType, ViewDisplay, ViewStatus } from './rules.js';
+import type * as Rules from './rules.js';
+import type * as Render from './render.js';
 import {
+  checkEmbeddedUrl,
+  configProblem,
   DEFAULT_LOAD_TIMEOUT_MS,
   EXPIRY_MARGIN_MS,
   FRAME_SANDBOX,
-  type OperateType,
-  type ViewDisplay,
-  type ViewStatus,
-} from './rules.js';
-import { allowedOriginsFor, checkEmbeddedUrl, configProblem, isEsignMessage, isExpired, parseInstant } from './page-rules.js';
+  isEsignMessage,
+  isExpired,
+  parseInstant,
+} from './page-rules.js';
 
 // what the element needs once this module is loaded: the later states' look and words
 export { renderEmbeddedView } from './states.js';
+import { frameStyles } from './states.js';
+import { adoptStyles } from '../adopt-styles.js';
 export { embeddedViewStateMessages } from '../embedded-view-states.messages.js';
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
@@ -54,10 +59,26 @@ export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
   loadTimeout: number;
 }
 
+/**
+ * The element's first-render modules this one uses too: handed over by the element, not imported. A module imported
+ * both by the first render and by this lazy one would be a file of its own in a page's bundle (esbuild makes one
+ * chunk per set of entry points that reach a module), and that split costs every page about 0.9 KB gzip and a request
+ * (docs/bundle-size.md). Types only are imported from them here.
+ */
+export interface ViewBase {
+  /** Of rules.ts: the settings' check, the allowed origins, the page's origin. */
+  readonly rules: ViewRules;
+  /** Of render.ts: the first states' templates, which the later states keep in place. */
+  readonly render: ViewTemplates;
+}
+export type ViewRules = Pick<typeof Rules, 'allowedOriginsFor' | 'hostPageOrigin' | 'settingsFault'>;
+export type ViewTemplates = Pick<typeof Render, 'autoPending' | 'card' | 'layout' | 'loadingState' | 'opener' | 'renderIdle'>;
+
 export interface EmbeddedViewOptions {
   operateType: OperateType;
   /** FileIds for request_signatures. */
   fileIds?: () => readonly string[];
+  base: ViewBase;
 }
 
 interface HeldUrl {
@@ -133,11 +154,14 @@ export class EmbeddedViewController implements ReactiveController {
   #resizeObserver: ResizeObserver | undefined;
   #configProblem: string | undefined;
   #resumeOnline = false;
-  readonly #onOnline = (online: boolean): void => {
+  readonly #rules: ViewRules;
+  #styled = false;
+  /** The browser's connection came back or went (the element listens, with its OnlineController). */
+  networkChanged(online: boolean): void {
     if (!online || !this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
     this.#resumeOnline = false;
     void this.#start('inline', null).catch(() => undefined);
-  };
+  }
 
   /** Built by the element once it is needed (a session, or a click), with the element's session. */
   constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions, session: SessionController) {
@@ -145,7 +169,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.operateType = options.operateType;
     this.#fileIds = options.fileIds ?? (() => []);
     this.session = session;
-    new OnlineController(host, this.#onOnline);
+    this.#rules = options.base.rules;
     host.addController(this);
   }
 
@@ -159,6 +183,9 @@ export class EmbeddedViewController implements ReactiveController {
   }
 
   hostConnected(): void {
+    // the frame's styles come with this module; the render root exists by now (Lit makes it before hostConnected)
+    if (!this.#styled) adoptStyles(this.#host.shadowRoot, frameStyles);
+    this.#styled = !!this.#host.shadowRoot;
     window.addEventListener('message', this.#onMessage);
     document.addEventListener('visibilitychange', this.#onVisibility);
     if (typeof ResizeObserver === 'function') {
@@ -201,7 +228,7 @@ export class EmbeddedViewController implements ReactiveController {
    * EsignError also sent as `esign-error`.
    */
   async open(display: ViewDisplay, popup: Window | null): Promise<void> {
-    const problem = configProblem(this.#host);
+    const problem = this.#configProblemNow();
     if (problem) {
       popup?.close();
       throw this.#fail(new EsignError('invalid_config', problem));
@@ -297,7 +324,7 @@ export class EmbeddedViewController implements ReactiveController {
     if (abort !== this.#abort) return;
     this.#abort = undefined;
     this.#framePending = false;
-    const check = checkEmbeddedUrl(url, allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl));
+    const check = checkEmbeddedUrl(url, this.#rules.allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl), this.#rules.hostPageOrigin());
     if (!check.ok) {
       popup?.close();
       throw this.#fail(new EsignError('url_rejected', check.reason));
@@ -384,7 +411,7 @@ export class EmbeddedViewController implements ReactiveController {
       (this.status === 'idle' || this.status === 'expired' || this.status === 'sent') &&
       this.#host.display === 'inline' &&
       this.hasSession &&
-      configProblem(this.#host) === undefined
+      this.#configProblemNow() === undefined
     );
   }
 
@@ -628,9 +655,15 @@ export class EmbeddedViewController implements ReactiveController {
     this.#host.requestUpdate();
   }
 
+  /** What is wrong with the element's settings now, in words (undefined: nothing). */
+  #configProblemNow(): string | undefined {
+    const pageOrigin = this.#rules.hostPageOrigin();
+    return configProblem(this.#host, this.#rules.settingsFault(this.#host, pageOrigin), pageOrigin);
+  }
+
   /** Reports a bad setting once (as invalid_config) and clears that error once the setting is fixed. True while it is bad. */
   #checkConfig(): boolean {
-    const problem = configProblem(this.#host);
+    const problem = this.#configProblemNow();
     if (problem) {
       if (problem !== this.#configProblem) {
         this.#configProblem = problem;

@@ -12,10 +12,17 @@ import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from '.
 import { emit } from '../events.js';
 import { LocalizeController, type Messages } from '../localize.js';
 import { openPopup } from '../popup.js';
+import { OnlineController } from '../online.js';
 import { SessionController } from '../session-controller.js';
-import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
-import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
-import { autoConverter, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
+import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
+import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
+import { allowedOriginsFor, autoConverter, hostPageOrigin, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
+
+/** What the view's controller uses of the first render's modules, handed over rather than imported (see ViewBase). */
+const base: ViewBase = {
+  rules: { allowedOriginsFor, hostPageOrigin, settingsFault },
+  render: { autoPending, card, layout, loadingState, opener, renderIdle },
+};
 
 /** The words each element has of its own (the shared ones are embeddedViewMessages). */
 export interface OwnTerms extends Record<string, string> {
@@ -80,6 +87,8 @@ export abstract class EmbeddedViewElement extends LitElement {
   constructor(ownMessages: Messages<OwnTerms>) {
     super();
     this.#own = new LocalizeController(this, ownMessages);
+    // the view resumes by itself when the connection returns (its controller decides whether it should)
+    new OnlineController(this, (online) => this.#view?.networkChanged(online));
   }
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. Mirrored as the `status` attribute, for page styles such as `esign-signing-frame[status='error']`. */
@@ -144,7 +153,7 @@ export abstract class EmbeddedViewElement extends LitElement {
       term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) =>
         key in embeddedViewMessages.en ? this.#shared.term(key, params) : (this.#states?.term(key, params) ?? key),
     };
-    return this.#view && this.#renderStates ? this.#renderStates(this.#view, this, text) : renderFirstState(this.#idle(), this, text);
+    return this.#view && this.#renderStates ? this.#renderStates(this.#view, this, text, base.render) : renderFirstState(this.#idle(), this, text);
   }
 
   /** The state shown before the controller is loaded. */
@@ -166,7 +175,7 @@ export abstract class EmbeddedViewElement extends LitElement {
         this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
         this.#renderStates = renderEmbeddedView;
         // added to the element: it starts at once (hostConnected) when the element is in the page
-        this.#view ??= new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
+        this.#view ??= new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
         this.requestUpdate();
         return this.#view;
       },

@@ -3,21 +3,30 @@
  * messages are the page's. Loaded with the view's controller; unit-tested in test/node/embedded-view.test.ts.
  */
 import { isAllowedServiceUrl } from '../../core/url.js';
-import { EXPIRY_MARGIN_MS, hostPageOrigin, originOf, parseList, settingsFault } from './rules.js';
+import type { SettingsFault } from './rules.js';
 
-/** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
-export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
-  const listed = parseList(allowedOrigins);
-  const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
-  return [...new Set(origins)];
-}
+export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
+/** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
+export const EXPIRY_MARGIN_MS = 5_000;
+/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
+export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+/**
+ * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
+ * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
+ * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
+ */
+export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
+export const FRAME_ALLOW = 'clipboard-write';
 
-/** Why the element's settings cannot work, or undefined when they can. Never throws: bad attribute values are reported, not thrown. */
+/**
+ * Why the element's settings cannot work, in words, or undefined when they can: `fault` is what rules.ts `settingsFault`
+ * found in `settings` on a page of `pageOrigin`. Never throws: bad attribute values are reported, not thrown.
+ */
 export function configProblem(
-  settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
-  pageOrigin: string | undefined = hostPageOrigin(),
+  settings: { display: unknown; loadTimeout: unknown },
+  fault: SettingsFault | undefined,
+  pageOrigin?: string,
 ): string | undefined {
-  const fault = settingsFault(settings, pageOrigin);
   switch (fault?.kind) {
     case undefined:
       return undefined;
@@ -36,9 +45,10 @@ export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: strin
 
 /**
  * Whether the service's Url may be shown: absolute (never resolved against anything, the client does not
- * build it), https or loopback http, no credentials, and from an allowed origin. The reason never holds the Url.
+ * build it), https or loopback http, no credentials, from an allowed origin and not of the page's own origin
+ * (`pageOrigin`, when there is a page). The reason never holds the Url.
  */
-export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[], pageOrigin: string | undefined = hostPageOrigin()): UrlCheck {
+export function checkEmbeddedUrl(url: unknown, allowedOrigins: readonly string[], pageOrigin?: string): UrlCheck {
   if (typeof url !== 'string' || url === '') return { ok: false, reason: 'The service returned no Url.' };
   let parsed: URL;
   try {

@@ -1,7 +1,7 @@
 /**
  * The look of the embedded views: their styles, and their first states (empty, connect first, loading) that the
  * element shows before the view's controller is loaded. The later states (error, expired, sent, popup, the frame)
- * are in states.ts, loaded with the controller.
+ * and the frame's styles are in states.ts, loaded with the controller.
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import type { EsignError } from '../../core/errors.js';
@@ -28,43 +28,9 @@ export const embeddedViewStyles = [
       flex: 1 1 auto;
       box-sizing: border-box;
     }
-    [part~='base'].framed {
-      min-height: var(--esign-frame-min-height, 32rem);
-    }
-    /* the page said how tall it is: fit it (a short contract list is not a tall empty panel); a host height still fills */
-    [part~='base'].framed.sized {
-      min-height: 12rem;
-    }
-    [part~='frame'] {
-      display: block;
-      flex: 1 0 auto;
-      width: 100%;
-      min-height: inherit;
-      box-sizing: border-box;
-      border: 1px solid var(--_border);
-      border-radius: var(--_radius);
-      background: var(--_surface);
-    }
-    [part~='frame'].pending {
-      visibility: hidden;
-    }
-    /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
-    iframe.prebuilt {
-      position: absolute;
-      inset: 0;
-      width: 100%;
-      height: 100%;
-      border: 0;
-      visibility: hidden;
-      pointer-events: none;
-    }
     .state {
       flex: 1 1 auto;
       min-height: 14rem;
-    }
-    [part~='loading'].overlay {
-      position: absolute;
-      inset: 0;
     }
     [part~='spinner'] {
       width: 1.75rem;

@@ -1,7 +1,8 @@
 /**
  * The rules of the embedded views' settings (<esign-signing-frame>, <esign-contract-list>), free of the DOM: types,
- * limits, the check of the settings, and the attribute converters. The rules of Urls and pages are in page-rules.ts.
- * Unit-tested in test/node/embedded-view.test.ts.
+ * the check of the settings, and the attribute converters. Part of the first render; the view's controller gets this
+ * module from the element (`ViewBase`) rather than importing it, so that it stays in the first render's file
+ * (docs/bundle-size.md). The rules of Urls and pages are in page-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
  */
 export type OperateType = 'request_signatures' | 'signature_status';
 export type ViewDisplay = 'inline' | 'popup';
@@ -13,20 +14,8 @@ export type ViewDisplay = 'inline' | 'popup';
  */
 export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'sent' | 'error';
 
-export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
-/** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
-export const EXPIRY_MARGIN_MS = 5_000;
 /** The window of `display="popup"`. */
 export const VIEW_POPUP_FEATURES = 'popup,width=1000,height=800';
-/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
-export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
-/**
- * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
- * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
- * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
- */
-export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
-export const FRAME_ALLOW = 'clipboard-write';
 
 /** Splits an attribute value on spaces and commas; drops empties and repeats. */
 export function parseList(value: string | readonly string[] | null | undefined): string[] {
@@ -41,6 +30,13 @@ export function originOf(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
+export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
+  const listed = parseList(allowedOrigins);
+  const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
+  return [...new Set(origins)];
 }
 
 /** What is wrong with the element's settings (messages in page-rules.ts `configProblem`), or undefined. Never throws. */
@@ -86,4 +82,3 @@ export function listChanged(value: readonly string[] | undefined, old: readonly 
   return (value ?? []).join('\u0000') !== (old ?? []).join('\u0000');
 }
 
-// ---- the controller ----

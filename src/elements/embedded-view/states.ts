@@ -1,15 +1,59 @@
 /** The later states of the embedded views (loading, popup, error, expired, sent) and the frame, loaded with the controller. */
-import { html, nothing, svg, type TemplateResult } from 'lit';
+import { css, html, nothing, svg, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
 import { alertIcon, checkIcon, icon } from '../icons.js';
-import { autoPending, card, layout, loadingState, opener, renderIdle, type ViewHost, type ViewState, type ViewText } from './render.js';
-import { FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewDisplay } from './rules.js';
+import type { card as Card, ViewHost, ViewState, ViewText } from './render.js';
+import type { ViewTemplates } from './controller.js';
+import type { ViewDisplay } from './rules.js';
+import { FRAME_ALLOW, FRAME_SANDBOX_BLANK } from './page-rules.js';
+
+/** The frame's styles (and the loading state over it), added to the element's own when the controller loads. */
+export const frameStyles = css`
+    [part~='base'].framed {
+      min-height: var(--esign-frame-min-height, 32rem);
+    }
+    /* the page said how tall it is: fit it (a short contract list is not a tall empty panel); a host height still fills */
+    [part~='base'].framed.sized {
+      min-height: 12rem;
+    }
+    [part~='frame'] {
+      display: block;
+      flex: 1 0 auto;
+      width: 100%;
+      min-height: inherit;
+      box-sizing: border-box;
+      border: 1px solid var(--_border);
+      border-radius: var(--_radius);
+      background: var(--_surface);
+    }
+    [part~='frame'].pending {
+      visibility: hidden;
+    }
+    /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
+    iframe.prebuilt {
+      position: absolute;
+      inset: 0;
+      width: 100%;
+      height: 100%;
+      border: 0;
+      visibility: hidden;
+      pointer-events: none;
+    }
+    [part~='loading'].overlay {
+      position: absolute;
+      inset: 0;
+    }
+`;
 
 const clockIcon = svg`<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>`;
 const windowIcon = svg`<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 9h18"/>`;
 
-/** Both elements' template once the controller is loaded: states with their slots, then the frame. */
-export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewText): TemplateResult {
+/**
+ * Both elements' template once the controller is loaded: states with their slots, then the frame. `render` is the
+ * first states' templates (of render.ts), handed over by the element (see `ViewBase` in controller.ts).
+ */
+export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewText, render: ViewTemplates): TemplateResult {
+  const { autoPending, card, layout, loadingState, opener, renderIdle } = render;
   const { status } = view;
   // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
   // (hidden); the Url only ever arrives by navigation
@@ -33,7 +77,7 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
           actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
         })
       : status === 'error'
-        ? renderError(view, text, open)
+        ? renderError(view, text, open, card)
         : status === 'expired'
           ? card({
               part: 'expired',
@@ -76,7 +120,7 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
   );
 }
 
-function renderError(view: ViewState, text: ViewText, open: (display?: ViewDisplay) => () => void) {
+function renderError(view: ViewState, text: ViewText, open: (display?: ViewDisplay) => () => void, card: typeof Card) {
   const code = view.error?.code;
   const [title, detail] = ((): [string, unknown] => {
     switch (code) {

@@ -10,86 +10,9 @@
  * - where the bytes go (minified bytes per package or folder, all chunks).
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { cdnOptions } from '../scripts/cdn-options.mjs';
+import type { BuildOptions, Metafile } from 'esbuild';
 import { printTable, recordResults } from './results.js';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** hellosign-embedded 2.12.4, which only shows a signing page, with these settings. */
-const PEER_BUDGET = 'hellosign-embedded';
-const FIRST_STATE_BUDGET = 20 * 1024;
-const SIGNING_FRAME_BUDGET = 12 * 1024;
-
-const OPTIONS: BuildOptions = {
-  ...cdnOptions,
-  logLevel: 'silent',
-  absWorkingDir: root,
-  write: false,
-  metafile: true,
-  splitting: true,
-  format: 'esm',
-  outdir: 'bench/tmp/size',
-  // the licence texts are a separate file (legalComments: 'linked' in the CDN build); leave them out here
-  legalComments: 'none',
-  sourcemap: false,
-};
-
-const gzip = (bytes: Uint8Array): number => gzipSync(bytes, { level: 9 }).byteLength;
-
-interface Chunk {
-  file: string;
-  min: number;
-  gzip: number;
-  /** Loaded before the first render (the entry, or imported statically from a chunk that is). */
-  initial: boolean;
-}
-
-interface Measured {
-  name: string;
-  chunks: Chunk[];
-  /** Sums over the chunks. */
-  initial: { min: number; gzip: number };
-  all: { min: number; gzip: number };
-  metafile: Metafile | undefined;
-  error?: string;
-}
-
-const sum = (chunks: Chunk[]): { min: number; gzip: number } => ({
-  min: chunks.reduce((s, c) => s + c.min, 0),
-  gzip: chunks.reduce((s, c) => s + c.gzip, 0),
-});
-
-/** Builds one entry with splitting; marks the chunks a page loads before the first render. */
-async function measure(name: string, entry: string | { contents: string }, options: BuildOptions = OPTIONS): Promise<Measured> {
-  try {
-    const result = await build({
-      ...options,
-      ...(typeof entry === 'string' ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, loader: 'ts', sourcefile: `${name}.ts` } }),
-    });
-    const meta = result.metafile!;
-    const relative = (path: string): string => path.replace(`${root}`, '').replace(/^\/+/, '');
-    const outputs = new Map((result.outputFiles ?? []).filter((f) => f.path.endsWith('.js')).map((f) => [relative(f.path), f.contents]));
-    // the page's entry: the stdin module, or the named file (a dynamic import's chunk is an entry point too: not it)
-    const entryFile = Object.entries(meta.outputs).find(([, o]) =>
-      o.entryPoint === (typeof entry === 'string' ? entry : `${name}.ts`),
-    )?.[0];
-    const initial = new Set<string>();
-    const visit = (file: string): void => {
-      if (initial.has(file)) return;
-      initial.add(file);
-      for (const imported of meta.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
-    };
-    if (entryFile) visit(entryFile);
-    const chunks = [...outputs].map(([file, bytes]) => ({ file, min: bytes.byteLength, gzip: gzip(bytes), initial: initial.has(file) }));
-    return { name, chunks, initial: sum(chunks.filter((c) => c.initial)), all: sum(chunks), metafile: meta };
-  } catch (error) {
-    // another engineer may be mid-edit on an element: report it, keep measuring the rest
-    return { name, chunks: [], initial: { min: 0, gzip: 0 }, all: { min: 0, gzip: 0 }, metafile: undefined, error: (error as Error).message.split('\n')[0] ?? 'build failed' };
-  }
-}
+import { FIRST_STATE_BUDGET, measure, OPTIONS, PEER_BUDGET, root, sideEffectImport, SIGNING_FRAME_BUDGET, type Measured } from './size-measure.js';
 
 /** Groups an input path into a package (node_modules/<pkg>) or a source folder. */
 function ownerOf(input: string): string {
@@ -113,7 +36,6 @@ const PEER_OPTIONS: BuildOptions = { ...OPTIONS, plugins: [], define: { 'process
 const elements = ['src/esign-connect.ts', 'src/esign-uploader.ts', 'src/esign-signing-frame.ts', 'src/esign-contract-list.ts'].filter((f) => existsSync(`${root}${f}`));
 
 // as a page does: `import 'esign-elements'` (or one tag's module) for its tags, the programmatic exports unused
-const sideEffectImport = (file: string) => ({ contents: `import './${file}';` });
 const all = await measure("import 'esign-elements' (all four tags)", sideEffectImport('src/index.ts'));
 const singles = await Promise.all(elements.map((f) => measure(f.replace(/^src\/|\.ts$/g, ''), sideEffectImport(f))));
 // the CDN file keeps every export of the entry (EsignClient, SessionManager, …): its own row

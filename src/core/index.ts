@@ -8,7 +8,6 @@ export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
 export { base64url, createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './pkce.js';
 export {
   SessionManager,
-  PROXY_HEADER,
   defaultRevocationEndpoint,
   sessionKeyOf,
   validateConfig,
@@ -18,4 +17,5 @@ export {
   type SessionInfo,
 } from './session/session-manager.js';
 export { callbackMessage, type CallbackMessage } from './session/login.js';
+export { PROXY_HEADER } from './session/tokens.js';
 export type { StorageKind } from './kv.js';

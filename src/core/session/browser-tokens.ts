@@ -5,8 +5,7 @@
  * (callProxy). Loaded only when chosen.
  */
 import { EsignError } from '../errors.js';
-import { callProxy, postForm } from './proxy-tokens.js';
-import type { ExchangeInput, TokenBackend, TokenSet } from './tokens.js';
+import { callProxy, postForm, type ExchangeInput, type TokenBackend, type TokenSet } from './tokens.js';
 
 export interface BrowserTokenConfig {
   clientId: string;

@@ -67,8 +67,6 @@ export type SessionChange =
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab' };
 
-export { PROXY_HEADER } from './tokens.js';
-
 export { sessionKeyOf } from './stored.js';
 
 export class SessionManager extends EventTarget {

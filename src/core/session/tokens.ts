@@ -1,7 +1,11 @@
 /**
  * What a session needs from a token backend, whichever party holds the refresh token: the token proxy
- * (default, token-mediating backend of RFC 10017) or the browser (opt-in).
+ * (default, token-mediating backend of RFC 10017) or the browser (opt-in); and what both backends share, the calls
+ * to the token proxy (callProxy, postForm). Each backend is its own lazy module that imports this one: a backend
+ * importing the other would leave a re-export stub and one more file on the way to the first token.
  */
+import { EsignError, isAbortError } from '../errors.js';
+
 /** Who holds the refresh token. */
 export type RefreshTokenHolder = 'proxy' | 'browser';
 
@@ -58,3 +62,66 @@ export function tokenSetFrom(body: Record<string, unknown>): TokenSet {
 
 /** Header the token proxy requires, so that a cross-site form cannot use it. */
 export const PROXY_HEADER = { 'X-Esign-Proxy': '1' } as const;
+
+/**
+ * A token answer of the proxy, checked as an OAuth client checks one (RFC 6749 section 5.1): a Bearer
+ * `token_type`, a non-empty `access_token`, and every optional field of its type.
+ */
+export async function callProxy(url: string, code: 'token_exchange_failed' | 'refresh_failed', fields: URLSearchParams): Promise<TokenSet> {
+  const body = await postForm(url, code, fields);
+  const problem =
+    typeof body['access_token'] !== 'string' || body['access_token'] === ''
+      ? 'without an access token'
+      : typeof body['token_type'] !== 'string' || body['token_type'].toLowerCase() !== 'bearer'
+        ? 'with a token_type other than Bearer'
+        : (['refresh_token', 'scope', 'space_id'] as const).find((name) => body[name] !== undefined && typeof body[name] !== 'string')
+          ? 'with a malformed field'
+          : body['expires_in'] !== undefined && (typeof body['expires_in'] !== 'number' || !(body['expires_in'] > 0))
+            ? 'with a malformed expires_in'
+            : undefined;
+  if (problem) throw new EsignError(code, `The token proxy answered ${problem}.`);
+  return tokenSetFrom(body);
+}
+
+/** POSTs a form to the proxy with its header and the cookie; the JSON answer, or the error it means. */
+export async function postForm(url: string, code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', fields: URLSearchParams): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      credentials: 'include',
+      cache: 'no-store',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...PROXY_HEADER },
+      body: fields,
+    });
+  } catch (cause) {
+    if (isAbortError(cause)) throw new EsignError('aborted', 'The request was aborted.', { cause });
+    throw new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause });
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (cause) {
+    throw new EsignError(code, `The token proxy gave an unexpected answer (HTTP ${response.status}).`, { status: response.status, cause });
+  }
+  if (response.ok && isRecord(body)) return body;
+  throw proxyError(code, response, body);
+}
+
+/** An error answer of the proxy as an EsignError; the codes that end a session become `session_expired`. */
+function proxyError(code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', response: Response, body: unknown): EsignError {
+  const status = response.status;
+  const error = isRecord(body) && typeof body['error'] === 'string' ? body['error'] : undefined;
+  const description = isRecord(body) && typeof body['error_description'] === 'string' ? body['error_description'] : undefined;
+  const retryAfter = Number(response.headers.get('retry-after')) || undefined;
+  const options = { status, serviceCode: error, retryAfter };
+  if (status === 429) return new EsignError('rate_limited', description ?? 'Too many token requests; retry later.', options);
+  if (code === 'refresh_failed' && (error === 'session_missing' || error === 'session_invalid' || error === 'invalid_grant')) {
+    return new EsignError('session_expired', 'The session was revoked or expired: connect again.', options);
+  }
+  return new EsignError(code, description ?? `The token proxy answered HTTP ${status}${error ? ` (${error})` : ''}.`, options);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -34,10 +34,11 @@ import {
   parseInstant,
 } from './page-rules.js';
 
-// what the element needs once this module is loaded: the later states' look and words
-export { renderEmbeddedView } from './states.js';
 import { frameStyles } from './states.js';
 import { adoptStyles } from '../adopt-styles.js';
+
+// what the element needs once this module is loaded: the later states' look and words
+export { renderEmbeddedView } from './states.js';
 export { embeddedViewStateMessages } from '../embedded-view-states.messages.js';
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
@@ -155,7 +156,6 @@ export class EmbeddedViewController implements ReactiveController {
   #configProblem: string | undefined;
   #resumeOnline = false;
   readonly #rules: ViewRules;
-  #styled = false;
   /** The browser's connection came back or went (the element listens, with its OnlineController). */
   networkChanged(online: boolean): void {
     if (!online || !this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
@@ -183,9 +183,8 @@ export class EmbeddedViewController implements ReactiveController {
   }
 
   hostConnected(): void {
-    // the frame's styles come with this module; the render root exists by now (Lit makes it before hostConnected)
-    if (!this.#styled) adoptStyles(this.#host.shadowRoot, frameStyles);
-    this.#styled = !!this.#host.shadowRoot;
+    // the frame's styles come with this module (added once); the render root exists by now (Lit makes it before hostConnected)
+    adoptStyles(this.#host.shadowRoot, frameStyles);
     window.addEventListener('message', this.#onMessage);
     document.addEventListener('visibilitychange', this.#onVisibility);
     if (typeof ResizeObserver === 'function') {

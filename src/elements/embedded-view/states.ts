@@ -9,40 +9,40 @@ import { FRAME_ALLOW, FRAME_SANDBOX_BLANK } from './page-rules.js';
 
 /** The frame's styles (and the loading state over it), added to the element's own when the controller loads. */
 export const frameStyles = css`
-    [part~='base'].framed {
-      min-height: var(--esign-frame-min-height, 32rem);
-    }
-    /* the page said how tall it is: fit it (a short contract list is not a tall empty panel); a host height still fills */
-    [part~='base'].framed.sized {
-      min-height: 12rem;
-    }
-    [part~='frame'] {
-      display: block;
-      flex: 1 0 auto;
-      width: 100%;
-      min-height: inherit;
-      box-sizing: border-box;
-      border: 1px solid var(--_border);
-      border-radius: var(--_radius);
-      background: var(--_surface);
-    }
-    [part~='frame'].pending {
-      visibility: hidden;
-    }
-    /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
-    iframe.prebuilt {
-      position: absolute;
-      inset: 0;
-      width: 100%;
-      height: 100%;
-      border: 0;
-      visibility: hidden;
-      pointer-events: none;
-    }
-    [part~='loading'].overlay {
-      position: absolute;
-      inset: 0;
-    }
+  [part~='base'].framed {
+    min-height: var(--esign-frame-min-height, 32rem);
+  }
+  /* the page said how tall it is: fit it (a short contract list is not a tall empty panel); a host height still fills */
+  [part~='base'].framed.sized {
+    min-height: 12rem;
+  }
+  [part~='frame'] {
+    display: block;
+    flex: 1 0 auto;
+    width: 100%;
+    min-height: inherit;
+    box-sizing: border-box;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    background: var(--_surface);
+  }
+  [part~='frame'].pending {
+    visibility: hidden;
+  }
+  /* built ahead of need: out of the flow (no layout shift), unseen, untouchable; it has no part, so no page style reaches it */
+  iframe.prebuilt {
+    position: absolute;
+    inset: 0;
+    width: 100%;
+    height: 100%;
+    border: 0;
+    visibility: hidden;
+    pointer-events: none;
+  }
+  [part~='loading'].overlay {
+    position: absolute;
+    inset: 0;
+  }
 `;
 
 const clockIcon = svg`<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>`;

@@ -5,13 +5,13 @@
  * a page that only shows the drop zone never loads it.
  */
 import { css, html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
-import { adoptStyles } from '../adopt-styles.js';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import type { KeptUploads } from '../../core/upload/persist.js';
 import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
 import { validateFiles } from '../../core/upload/check-files.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
+import { adoptStyles } from '../adopt-styles.js';
 import type { UploadListTerms } from '../esign-uploader.messages.js';
 export { uploadListMessages } from '../esign-uploader-list.messages.js';
 import { emit, type UploadFileRef } from '../events.js';

@@ -174,6 +174,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
       checkLimits({ ...limits, ...changes });
       Object.assign(limits, changes);
     },
+    registerRedirectUri: (clientId, redirectUri) => {
+      const seeded = seed.apps.find((app) => app.clientId === clientId);
+      const live = store.apps.get(clientId);
+      if (!seeded || !live) throw new Error(`registerRedirectUri: no app ${clientId}`);
+      for (const app of [seeded, live]) if (!app.redirectUris.includes(redirectUri)) app.redirectUris.push(redirectUri);
+    },
     close: () => (closed ??= Promise.all([closeServer(business.server), closeServer(files.server)]).then(() => undefined)),
   };
 }

@@ -138,5 +138,10 @@ export interface RunningEmulator {
   now(): Date;
   /** Changes limits from now on (e.g. a short access-token lifetime in a test); `reset()` does not undo it. */
   setLimits(limits: Partial<EmulatorLimits>): void;
+  /**
+   * Registers one more redirect URI for an app (e.g. a token proxy's callback, known once it listens); kept by
+   * `reset()`. Throws for an unknown client_id.
+   */
+  registerRedirectUri(clientId: string, redirectUri: string): void;
   close(): Promise<void>;
 }

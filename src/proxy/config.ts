@@ -5,7 +5,7 @@ import { isAllowedServiceUrl, isLoopbackHost } from '../core/url.js';
 import { decodeCookieKey } from './seal.js';
 import { MemoryStore, type ProxyStore } from './store.js';
 
-export type TokenProxyEventType = 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
+export type TokenProxyEventType = 'login' | 'callback' | 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
 
 /** What `onEvent` sees: never a token, code, secret, cookie, key or body. */
 export interface TokenProxyEvent {
@@ -28,8 +28,20 @@ export interface TokenProxyOptions {
   baseUrl: string;
   /** Exact browser origins (scheme://host[:port]) allowed to call the proxy with CORS. No wildcards. */
   allowedOrigins: string[];
-  /** Exact redirect URIs an authorization_code exchange may carry (and a session is bound to). */
-  redirectUris: string[];
+  /**
+   * The proxy's own public origin as browsers reach it (`https://app.example.com`), behind any reverse proxy or
+   * load balancer. The default mode's callback is `${publicOrigin}${basePath}/callback` (register it at the service
+   * exactly), and the cookies are Secure with the `__Host-` prefix whenever it is https. Required for the
+   * token-mediating mode; plain http only on a loopback host (development: cookies without Secure).
+   */
+  publicOrigin?: string;
+  /**
+   * Browser-held mode only: the exact redirect URIs (pages of your site) a page's authorization_code exchange may
+   * carry. The default mode needs none: its redirect URI is the proxy's own callback.
+   */
+  redirectUris?: string[];
+  /** The service's authorization page. Default `${baseUrl}/openapi/v1/oauth/auth`, or the issuer metadata's. */
+  authorizationEndpoint?: string;
   /** Default `${baseUrl}/openapi/v1/oauth/token`. */
   tokenEndpoint?: string;
   /** (assumption) Default `${baseUrl}/openapi/v1/oauth/revoke` (RFC 7009). */
@@ -51,9 +63,13 @@ export interface TokenProxyOptions {
   cookieKeys?: string[];
   /** `Domain` attribute of the session cookie (default: none, the proxy's host only). */
   cookieDomain?: string;
-  /** Absolute lifetime of a session (cookie Max-Age from the code exchange). Default 30 days. */
+  /** Absolute lifetime of a session (cookie Max-Age from the sign-in). Default 30 days. */
   sessionMaxAgeSeconds?: number;
-  /** Path prefix of the routes: `${basePath}/token`, `${basePath}/revoke`; also the cookie's Path. Default ''. */
+  /** A session unused this long ends (revoked at the service first). Default 24 hours; at most the absolute lifetime. */
+  sessionIdleSeconds?: number;
+  /** How long a sign-in may take from the login route to the callback (pre-login cookie Max-Age). Default 600. */
+  loginTimeoutSeconds?: number;
+  /** Path prefix of the routes: `${basePath}/login`, `/callback`, `/token`, `/revoke`. Default ''. */
   basePath?: string;
   /**
    * Opt-in: also serve requests without a `session` the way the proxy did before the token-mediating mode,
@@ -98,8 +114,20 @@ export interface ResolvedConfig {
   tokenEndpointSet: boolean;
   revocationEndpointSet: boolean;
   issuer: string | undefined;
+  /** The issuer an `iss` in an authorization answer must name: `issuer`, else the base URL without a trailing slash. */
+  baseIssuer: string;
   allowedOrigins: Set<string>;
   redirectUris: Set<string>;
+  /** The proxy's public origin (token-mediating mode), e.g. `https://app.example.com`. */
+  publicOrigin: string | undefined;
+  /** `${publicOrigin}${basePath}/callback`: the default mode's redirect URI. */
+  callbackUrl: string | undefined;
+  /** Cookies are Secure (and prefixed): the public origin is https. */
+  secureCookies: boolean;
+  authorizationEndpoint: string;
+  authorizationEndpointSet: boolean;
+  sessionIdleSeconds: number;
+  loginTimeoutSeconds: number;
   clientAuth: 'post' | 'basic';
   cookieKeys: Uint8Array[];
   cookieDomain: string | undefined;
@@ -125,6 +153,8 @@ const DEFAULT_MAX_UPSTREAM = 64 * 1024;
 const DEFAULT_RATE_LIMIT = { windowMs: 60_000, max: 60 };
 const DEFAULT_REFRESH_REPLAY_MS = 10_000;
 const DEFAULT_SESSION_MAX_AGE = 30 * 24 * 3600;
+const DEFAULT_SESSION_IDLE = 24 * 3600;
+const DEFAULT_LOGIN_TIMEOUT = 600;
 const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'blob:', 'vbscript:', 'about:', 'ws:', 'wss:', 'ftp:']);
 
 /** Checks the options; throws `EsignError('invalid_config')` on unsafe or missing ones (never quoting a secret or key). */
@@ -141,7 +171,8 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   const base = options.baseUrl.replace(/\/+$/, '');
   const tokenEndpoint = options.tokenEndpoint ?? `${base}${API_PREFIX}/oauth/token`;
   const revocationEndpoint = options.revocationEndpoint ?? `${base}${API_PREFIX}/oauth/revoke`;
-  for (const [name, url] of [['tokenEndpoint', tokenEndpoint], ['revocationEndpoint', revocationEndpoint]] as const) {
+  const authorizationEndpoint = options.authorizationEndpoint ?? `${base}${API_PREFIX}/oauth/auth`;
+  for (const [name, url] of [['tokenEndpoint', tokenEndpoint], ['revocationEndpoint', revocationEndpoint], ['authorizationEndpoint', authorizationEndpoint]] as const) {
     if (!isAllowedServiceUrl(url, { allowLoopbackHttp: true })) fail(`${name} must be an https URL (or http on loopback).`);
   }
 
@@ -168,7 +199,6 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     }
     redirectUris.add(uri);
   }
-  if (redirectUris.size === 0) fail('redirectUris must list at least one redirect URI.');
 
   const clientAuth = options.clientAuth ?? 'post';
   if (clientAuth !== 'post' && clientAuth !== 'basic') fail("clientAuth must be 'post' or 'basic'.");
@@ -196,12 +226,22 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   if (cookieKeys.length === 0 && !browserHeld) {
     fail('cookieKeys is required: the token-mediating mode keeps each session in a cookie encrypted with them (make one with esign-token-proxy --generate-cookie-key).');
   }
+  if (browserHeld && redirectUris.size === 0) fail('redirectUris must list at least one redirect URI for the browser-held mode (the pages that receive the code).');
 
   let basePath = options.basePath ?? '';
   if (typeof basePath !== 'string' || (basePath !== '' && (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+\/?$/.test(basePath) || /\/\.\.?(\/|$)/.test(basePath)))) {
     fail('basePath must be empty or a path like /api/esign.');
   }
   basePath = basePath.replace(/\/+$/, '');
+
+  let publicOrigin: string | undefined;
+  if (options.publicOrigin !== undefined) {
+    publicOrigin = normalizeOrigin(options.publicOrigin, (message) => fail(message.replace('allowedOrigins', 'publicOrigin')));
+    const { protocol, hostname } = new URL(publicOrigin);
+    if (protocol !== 'https:' && !isLoopbackHost(hostname)) fail('publicOrigin must be https (plain http only on localhost/127.0.0.1/[::1] for development).');
+  } else if (cookieKeys.length > 0) {
+    fail('publicOrigin is required for the token-mediating mode: the origin browsers reach the proxy at (e.g. https://app.example.com); its callback ${publicOrigin}${basePath}/callback is the redirect URI to register at the service.');
+  }
 
   let cookieDomain = options.cookieDomain;
   if (cookieDomain !== undefined) {
@@ -215,6 +255,8 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     trustedProxies.add(normalizeAddress(address.trim()));
   }
 
+  const sessionMaxAgeSeconds = Math.floor(positive(options.sessionMaxAgeSeconds, DEFAULT_SESSION_MAX_AGE, 'sessionMaxAgeSeconds'));
+  const sessionIdleSeconds = Math.min(sessionMaxAgeSeconds, Math.floor(positive(options.sessionIdleSeconds, DEFAULT_SESSION_IDLE, 'sessionIdleSeconds')));
   return {
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -223,12 +265,20 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     tokenEndpointSet: options.tokenEndpoint !== undefined,
     revocationEndpointSet: options.revocationEndpoint !== undefined,
     issuer: options.issuer,
+    baseIssuer: options.issuer ?? base,
     allowedOrigins,
     redirectUris,
+    publicOrigin,
+    callbackUrl: publicOrigin ? `${publicOrigin}${basePath}/callback` : undefined,
+    secureCookies: publicOrigin !== undefined && publicOrigin.startsWith('https:'),
+    authorizationEndpoint,
+    authorizationEndpointSet: options.authorizationEndpoint !== undefined,
+    sessionIdleSeconds,
+    loginTimeoutSeconds: Math.floor(positive(options.loginTimeoutSeconds, DEFAULT_LOGIN_TIMEOUT, 'loginTimeoutSeconds')),
     clientAuth,
     cookieKeys,
     cookieDomain,
-    sessionMaxAgeSeconds: Math.floor(positive(options.sessionMaxAgeSeconds, DEFAULT_SESSION_MAX_AGE, 'sessionMaxAgeSeconds')),
+    sessionMaxAgeSeconds,
     basePath,
     browserHeld,
     timeoutMs: positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'),

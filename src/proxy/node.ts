@@ -9,7 +9,8 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createTokenProxyApp } from './app.js';
+import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
+import { isLoopbackHost } from '../core/url.js';
 import type { TokenProxyOptions } from './config.js';
 import { nodeCryptoSealer } from './node-crypto.js';
 import { createNodeFetch } from './node-fetch.js';
@@ -20,16 +21,28 @@ export interface ServeTokenProxyOptions extends TokenProxyOptions {
   /** Default 127.0.0.1. */
   host?: string;
   /**
-   * A folder whose files are served at `/` beside the proxy's two routes, so a static page and its token proxy
+   * A folder whose files are served at `/` beside the proxy's routes, so a static page and its token proxy
    * share one origin (the session cookie comes back with no CORS at all). For development and simple sites;
-   * every path other than `${basePath}/token` and `${basePath}/revoke` is a file of this folder or a 404.
+   * every path other than the proxy's routes (`${basePath}/login`, `/callback`, `/login/done`, `/token`,
+   * `/revoke`) is a file of this folder or a 404.
    */
   staticDir?: string;
+}
+
+/**
+ * `publicOrigin` when none is given: on a loopback host only (development), `http://localhost:<port>`, the
+ * address a page on localhost reaches this server at. Anywhere else it must be configured.
+ */
+function developmentOrigin(options: ServeTokenProxyOptions, host: string, port: number): string | undefined {
+  if (options.publicOrigin !== undefined || (options.cookieKeys ?? []).length === 0 || !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) return options.publicOrigin;
+  return `http://localhost:${port}`;
 }
 
 export interface ServedTokenProxy {
   /** e.g. `http://127.0.0.1:4020` (append `${basePath}/token` or `${basePath}/revoke`). */
   url: string;
+  /** The default mode's redirect URI, `${publicOrigin}${basePath}/callback` (register it at the service), when that mode is on. */
+  callbackUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -38,26 +51,30 @@ export function serveTokenProxy(options: ServeTokenProxyOptions): Promise<Served
   // unless a fetch is given: keep-alive node:http for the calls to the service (global fetch cost most of a
   // refresh's CPU on loopback)
   const nodeFetch = options.fetch ? undefined : createNodeFetch();
-  const app = createTokenProxyApp(nodeFetch ? { ...options, fetch: nodeFetch.fetch } : options, {
-    remoteAddress: (c) => getConnInfo(c).remote.address,
-    sealer: nodeCryptoSealer,
-  });
   const host = options.host ?? '127.0.0.1';
-  let fetch: (request: Request, env?: Record<string, unknown>) => Response | Promise<Response> = app.fetch;
-  if (options.staticDir !== undefined) {
-    const files = new Hono().use('/*', serveStatic({ root: options.staticDir }));
-    const routes = new Set(['token', 'revoke'].map((route) => `${(options.basePath ?? '').replace(/\/+$/, '')}/${route}`));
-    fetch = (request, env) => (routes.has(new URL(request.url).pathname) ? app.fetch(request, env) : files.fetch(request, env));
-  }
+  const build = (port: number) =>
+    createTokenProxyApp(
+      { ...options, ...(nodeFetch ? { fetch: nodeFetch.fetch } : {}), ...(developmentOrigin(options, host, port) ? { publicOrigin: developmentOrigin(options, host, port)! } : {}) },
+      { remoteAddress: (c) => getConnInfo(c).remote.address, sealer: nodeCryptoSealer },
+    );
+  // the options are checked before listening; with port 0 the development origin is known only once listening
+  let app = build(options.port || 4020);
+  const routes = new Set(PROXY_ROUTES.map((route) => `${(options.basePath ?? '').replace(/\/+$/, '')}${route}`));
+  const files = options.staticDir !== undefined ? new Hono().use('/*', serveStatic({ root: options.staticDir })) : undefined;
+  const fetch = (request: Request, env?: Record<string, unknown>): Response | Promise<Response> =>
+    !files || routes.has(new URL(request.url).pathname) ? app.fetch(request, env) : files.fetch(request, env);
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port: options.port ?? 4020, hostname: host }) as Server;
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
       const info = server.address() as AddressInfo;
+      if (options.port === 0 && developmentOrigin(options, host, info.port) !== undefined && options.publicOrigin === undefined) app = build(info.port);
       const shownHost = info.family === 'IPv6' || info.address.includes(':') ? `[${info.address}]` : info.address;
+      const origin = developmentOrigin(options, host, info.port);
       resolve({
         url: `http://${shownHost}:${info.port}`,
+        callbackUrl: origin ? `${origin}${(options.basePath ?? '').replace(/\/+$/, '')}/callback` : undefined,
         close: () =>
           new Promise<void>((done, fail) => {
             server.close((error) => (error ? fail(error) : done()));

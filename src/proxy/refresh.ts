@@ -4,13 +4,17 @@
  * Refresh tokens rotate, and the service treats a rotated one presented again as theft and revokes the
  * grant. So: requests of one session that present the same refresh token at the same time share one call to
  * the service (in this process through a promise, across replicas through a claim in the store that the
- * others wait on), and for `replayMs` after a success the same session presenting the old token again (its
- * answer was lost) gets the same new tokens. The entry is keyed by a SHA-256 of the refresh token and bound
- * to its owner (the session id; in browser-held mode the client address and Origin): any other presentation
- * of an old token, and any after the window, goes to the service, which sees reuse.
+ * others wait on), and for `replayMs` after a success the retry of the same request (its answer was lost) gets
+ * the same new tokens. The entry is keyed by a SHA-256 of the refresh token and bound to its owner (the session
+ * id; in browser-held mode the client address and Origin) and, for a session, to the request's retry id (a random
+ * id the page keeps in memory for the retries of one refresh): a copy of the cookie presented within the window
+ * without that id gets nothing (`{reuse}`: a racing tab sends again with the new cookie it holds by then); after the
+ * window an old token goes to the service, which sees reuse and ends the grant.
  *
  * Store entries: `p:<owner>` while a call is in flight (its TTL bounds a replica that died mid-call),
- * `d:<owner>:<sealed>` after a success, the tokens sealed with the cookie key (never plaintext in a store).
+ * `d:<owner>:<retry tag>:<sealed>` after a success, the tokens sealed with the cookie key (only this process's
+ * memory holds them unsealed; an unsealed entry read from a shared store is ignored, so a store writer cannot
+ * inject tokens).
  *
  * Round trips to a shared store per refresh: one before the call (the caller's rate-limit hit and the claim,
  * or the value another request left, in one `claimOrGet`), and one after it that the answer does not wait
@@ -49,9 +53,17 @@ export interface RateLimitedRun {
   limitedMs: number;
 }
 
+/**
+ * The same session presented this (already rotated) refresh token again within the replay window, but not as the
+ * retry of the request that rotated it: a request that raced it, or a copy of the cookie. It gets no tokens.
+ */
+export interface ReuseRun {
+  reuse: true;
+}
+
 export class RefreshCoordinator {
   readonly #o: Required<RefreshCoordinatorOptions>;
-  readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun> }>();
+  readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun | ReuseRun> }>();
   /** The store is this process's memory: replay entries need no sealing. */
   readonly #local_: boolean;
 
@@ -64,10 +76,19 @@ export class RefreshCoordinator {
    * Refreshes once per refresh token (see above). `hit`: the caller's rate-limit counter, counted here in
    * the same store step as the claim; over its max the answer is `{limitedMs}` and nothing else happens.
    */
-  async run(refreshToken: string, scope: string | undefined, owner: string, call: () => Promise<TokenResult>, hit?: RateHit): Promise<RefreshRun | RateLimitedRun> {
+  async run(
+    refreshToken: string,
+    scope: string | undefined,
+    owner: string,
+    call: () => Promise<TokenResult>,
+    hit?: RateHit,
+    retryId?: string,
+  ): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
     const key = this.#o.prefix + (await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`));
     // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
     const ownerId = owner.startsWith('session:') ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
+    // a session's replay answers only the retry of the same request; the browser-held mode's, any request of its owner
+    const tag = owner.startsWith('session:') ? (retryId ? (await this.#o.sealer.sha256url(retryId)).slice(0, 22) : '-') : '*';
     const local = this.#local.get(key);
     if (local) {
       if (hit) {
@@ -77,10 +98,11 @@ export class RefreshCoordinator {
       if (local.owner !== ownerId) return { result: await call(), replayed: false };
       const shared = await local.promise;
       // the request this one waited for was turned away by its own rate limit: this one goes on by itself
-      if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call);
+      if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call, undefined, retryId);
+      if ('reuse' in shared) return shared;
       return { result: shared.result, replayed: true };
     }
-    const promise = this.#coordinate(key, ownerId, call, hit);
+    const promise = this.#coordinate(key, ownerId, tag, call, hit);
     this.#local.set(key, { owner: ownerId, promise });
     try {
       return await promise;
@@ -89,7 +111,7 @@ export class RefreshCoordinator {
     }
   }
 
-  async #coordinate(key: string, owner: string, call: () => Promise<TokenResult>, hit: RateHit | undefined): Promise<RefreshRun | RateLimitedRun> {
+  async #coordinate(key: string, owner: string, tag: string, call: () => Promise<TokenResult>, hit: RateHit | undefined): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
     const { store, replayMs, callMs } = this.#o;
     // a claim outlives the longest call by a margin; a replica that died mid-call frees it at that point
     const claimMs = callMs + 1_000;
@@ -99,7 +121,7 @@ export class RefreshCoordinator {
       if (hit && got.hit && got.hit.count > hit.max) return { limitedMs: got.hit.resetMs };
       // one hit per request, however often it looks again
       hit = undefined;
-      if (got.claimed) return this.#call(key, owner, call, replayMs);
+      if (got.claimed) return this.#call(key, owner, tag, call, replayMs);
       const value = got.value;
       if (value === undefined) continue;
       const state = value.slice(0, 2);
@@ -109,10 +131,15 @@ export class RefreshCoordinator {
         return { result: await call(), replayed: false };
       }
       if (state === 'd:') {
-        const stored = value.slice(`d:${owner}:`.length);
-        const text = stored.startsWith('m') ? stored.slice(1) : await this.#o.sealer.open(stored.slice(1), key);
-        if (text !== undefined) return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
-        return { result: await call(), replayed: false };
+        const rest = value.slice(`d:${owner}:`.length);
+        const colon = rest.indexOf(':');
+        const entryTag = rest.slice(0, colon);
+        const stored = rest.slice(colon + 1);
+        // only this process's memory holds unsealed tokens: an unsealed entry in a shared store is not ours
+        const text = colon < 0 ? undefined : stored.startsWith('m') ? (this.#local_ ? stored.slice(1) : undefined) : stored.startsWith('s') ? await this.#o.sealer.open(stored.slice(1), key) : undefined;
+        if (text === undefined) return { result: await call(), replayed: false };
+        if ((entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-')) return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
+        return { reuse: true };
       }
       if (Date.now() > deadline) {
         return { result: { ok: false, answer: unavailable(504, 'Another replica is still refreshing this session; retry.', '1') }, replayed: false };
@@ -123,7 +150,7 @@ export class RefreshCoordinator {
   }
 
   /** This request holds the claim: the call, then the replay entry (or the claim removed) without waiting for the store. */
-  async #call(key: string, owner: string, call: () => Promise<TokenResult>, replayMs: number): Promise<RefreshRun> {
+  async #call(key: string, owner: string, tag: string, call: () => Promise<TokenResult>, replayMs: number): Promise<RefreshRun> {
     const { store } = this.#o;
     let result: TokenResult;
     try {
@@ -138,7 +165,7 @@ export class RefreshCoordinator {
       const sealed = this.#local_ ? `m${tokens}` : this.#o.sealer.seal(tokens, key).then((s) => `s${s}`);
       // the answer does not wait for the store: a request for this token meanwhile still finds the claim and
       // waits; a failure loses only the replay for a later request (the claim then runs out with its TTL)
-      background(async () => settle(store, key, `d:${owner}:${await sealed}`, replayMs));
+      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs));
     } else {
       background(() => settle(store, key, undefined, 0));
     }

@@ -24,6 +24,17 @@ export interface UpstreamConfig {
   issuer?: string | undefined;
   tokenEndpointSet?: boolean;
   revocationEndpointSet?: boolean;
+  /** The authorization page (the default mode's login route sends the browser there). */
+  authorizationEndpoint?: string;
+  authorizationEndpointSet?: boolean;
+}
+
+/** Where the default mode's login route sends the browser, and how the callback checks the answer's `iss` (RFC 9207). */
+export interface AuthorizationInfo {
+  authorizationEndpoint: string;
+  issuer: string;
+  /** The server says it always sends `iss` (metadata `authorization_response_iss_parameter_supported`): an answer without it is refused. */
+  issRequired: boolean;
 }
 
 /** A proxy answer before the common headers: status, JSON body, extra headers. */
@@ -59,9 +70,15 @@ interface Server {
   insecure: boolean;
 }
 
-function serverOf(issuer: string, tokenEndpoint: string, revocationEndpoint: string): Server {
+function serverOf(issuer: string, tokenEndpoint: string, revocationEndpoint: string, authorizationEndpoint?: string, issSupported = false): Server {
   return {
-    as: { issuer, token_endpoint: tokenEndpoint, revocation_endpoint: revocationEndpoint },
+    as: {
+      issuer,
+      token_endpoint: tokenEndpoint,
+      revocation_endpoint: revocationEndpoint,
+      ...(authorizationEndpoint ? { authorization_endpoint: authorizationEndpoint } : {}),
+      ...(issSupported ? { authorization_response_iss_parameter_supported: true } : {}),
+    },
     insecure: new URL(tokenEndpoint).protocol === 'http:' || new URL(revocationEndpoint).protocol === 'http:',
   };
 }
@@ -77,7 +94,27 @@ export class Upstream {
     this.#config = config;
     this.#client = { client_id: config.clientId };
     this.#auth = config.clientAuth === 'basic' ? oauth.ClientSecretBasic(config.clientSecret) : oauth.ClientSecretPost(config.clientSecret);
-    if (!config.issuer) this.#server = serverOf(new URL(config.tokenEndpoint).origin, config.tokenEndpoint, config.revocationEndpoint);
+    if (!config.issuer) {
+      this.#server = serverOf(new URL(config.tokenEndpoint).origin, config.tokenEndpoint, config.revocationEndpoint, config.authorizationEndpoint);
+    }
+  }
+
+  /**
+   * The authorization page and issuer for the default mode's sign-in (from the configuration, or the issuer's
+   * metadata); an Answer (502) when the metadata cannot be read. Without an issuer option, the issuer is the base URL.
+   */
+  async authorization(baseIssuer: string): Promise<AuthorizationInfo | Answer> {
+    const server = await this.#authorizationServer();
+    if ('status' in server) return server;
+    const endpoint = server.as.authorization_endpoint;
+    if (typeof endpoint !== 'string' || !isAllowedServiceUrl(endpoint, { allowLoopbackHttp: true })) {
+      return unavailable(502, 'The authorization server names no usable authorization endpoint.');
+    }
+    return {
+      authorizationEndpoint: endpoint,
+      issuer: this.#config.issuer ? server.as.issuer : baseIssuer,
+      issRequired: server.as.authorization_response_iss_parameter_supported === true,
+    };
   }
 
   /** The authorization server, or the answer to give when its metadata cannot be read (502). */
@@ -121,7 +158,8 @@ export class Upstream {
       for (const url of [token, revocation]) {
         if (typeof url !== 'string' || !isAllowedServiceUrl(url, { allowLoopbackHttp: true })) return failed;
       }
-      return serverOf(metadata.issuer, token!, revocation);
+      const authorization = config.authorizationEndpointSet ? config.authorizationEndpoint : (metadata.authorization_endpoint ?? config.authorizationEndpoint);
+      return serverOf(metadata.issuer, token!, revocation, authorization, metadata.authorization_response_iss_parameter_supported === true);
     } catch {
       return failed;
     } finally {

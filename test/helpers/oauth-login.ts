@@ -4,6 +4,7 @@
  * from the final redirect's Location. Node only; for tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '../../src/proxy/node.js';
 
 export interface PkcePair {
@@ -85,6 +86,18 @@ export async function authorize(options: AuthorizeOptions): Promise<AuthorizeRes
   }
   for (const [k, v] of Object.entries(params)) authUrl.searchParams.set(k, v);
 
+  const location = await driveConsent(authUrl, { email, password, ...options });
+  return resultFrom(location, { state, pkce, redirectUri });
+}
+
+/**
+ * A person on the emulator's consent pages, from an authorization URL (made by a client or by the token proxy's
+ * login route): logs in, picks a Space (Open Mode) and agrees or denies. Returns where the service sends the browser.
+ */
+export async function driveConsent(authUrl: URL, options: { email?: string; password?: string; chooseSpaceId?: string; designatedSpaceId?: string; decision?: 'agree' | 'deny' } = {}): Promise<string> {
+  const email = options.email ?? DEMO_LOGIN.email;
+  const password = options.password ?? DEMO_LOGIN.password;
+  const designated = options.designatedSpaceId ?? authUrl.searchParams.get('space_id') ?? undefined;
   const start = await fetch(authUrl, { redirect: 'manual' });
   const consentLocation = start.headers.get('location');
   if (start.status !== 302 || !consentLocation) {
@@ -93,7 +106,7 @@ export async function authorize(options: AuthorizeOptions): Promise<AuthorizeRes
   await start.body?.cancel();
   const consentUrl = new URL(consentLocation, authUrl);
   // An early error (bad scope etc.) goes straight back to the redirect_uri.
-  if (!consentUrl.pathname.startsWith('/consent')) return resultFrom(consentUrl.href, { state, pkce, redirectUri });
+  if (!consentUrl.pathname.startsWith('/consent')) return consentUrl.href;
 
   const loginPage = await fetch(consentUrl, { redirect: 'manual' });
   const loginHtml = await loginPage.text();
@@ -104,7 +117,7 @@ export async function authorize(options: AuthorizeOptions): Promise<AuthorizeRes
 
   if (options.decision === 'deny') {
     const denied = await postForm(new URL('/consent/decision', consentUrl), { request, decision: 'deny' });
-    return resultFrom(locationOf(denied), { state, pkce, redirectUri });
+    return locationOf(denied);
   }
 
   const afterLogin = await postForm(new URL('/consent/login', consentUrl), { ...loginForm, email, password });
@@ -113,13 +126,13 @@ export async function authorize(options: AuthorizeOptions): Promise<AuthorizeRes
   const decision = formFields(choiceHtml, 'consent-form');
   const spaces = radioValues(choiceHtml, 'space_id');
   const fields: Record<string, string> = { request: decision.request ?? request, ticket: decision.ticket ?? '', decision: 'agree' };
-  if (!options.designatedSpaceId) {
+  if (!designated) {
     const chosen = options.chooseSpaceId ?? spaces[0];
     if (!chosen) throw new Error(`no Space to choose: ${alertText(choiceHtml)}`);
     fields.space_id = chosen;
   }
   const agreed = await postForm(new URL('/consent/decision', consentUrl), fields);
-  return resultFrom(locationOf(agreed), { state, pkce, redirectUri });
+  return locationOf(agreed);
 }
 
 /** `authorize` that insists on a code. */
@@ -220,15 +233,123 @@ function alertText(html: string): string {
   return match ? match[1]!.replace(/<[^>]+>/g, '').trim() : html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200);
 }
 
-/** A token proxy for the demo app in front of `baseUrl`, as the Node tests start it; `overrides` are the test's own options. */
-export function serveDemoProxy(baseUrl: string, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<ServedTokenProxy> {
-  return serveTokenProxy({
+/**
+ * A token proxy for the demo app in front of the emulator, as the Node tests start it; `overrides` are the test's own
+ * options. Its callback (the default mode's redirect URI) is registered at the emulator, as an integrator registers it.
+ */
+export async function serveDemoProxy(emulator: RunningEmulator, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<ServedTokenProxy> {
+  const served = await serveTokenProxy({
     port: 0,
     clientId: DEMO_LOGIN.clientId,
     clientSecret: DEMO_LOGIN.clientSecret,
-    baseUrl,
+    baseUrl: emulator.baseUrl,
     allowedOrigins: [],
     redirectUris: [DEMO_LOGIN.redirectUri],
     ...overrides,
+  });
+  if (served.callbackUrl) emulator.registerRedirectUri(overrides.clientId ?? DEMO_LOGIN.clientId, served.callbackUrl);
+  return served;
+}
+
+/** A browser's cookie jar for one site (name -> value). */
+export type Jar = Map<string, string>;
+
+export function cookieHeader(jar: Jar): string | undefined {
+  return jar.size > 0 ? [...jar].map(([n, v]) => `${n}=${v}`).join('; ') : undefined;
+}
+
+/** Applies Set-Cookie lines to the jar as a browser would (Max-Age=0 or an empty value deletes). */
+export function applyCookies(jar: Jar, setCookies: string[]): void {
+  for (const line of setCookies) {
+    const [pair = '', ...attributes] = line.split(';').map((p) => p.trim());
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    if (attributes.some((a) => /^max-age=0$/i.test(a)) || value === '') jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
+/** A GET with the jar's cookies, no redirect followed; the jar takes the answer's cookies. */
+export async function getWithJar(url: string | URL, jar: Jar, headers: Record<string, string> = {}): Promise<Response> {
+  const cookie = cookieHeader(jar);
+  const response = await fetch(url, { redirect: 'manual', headers: { ...(cookie ? { Cookie: cookie } : {}), ...headers } });
+  applyCookies(jar, response.headers.getSetCookie());
+  return response;
+}
+
+export interface ProxySignInOptions {
+  /** The token proxy's base (its routes appended: `${proxyUrl}/login`). */
+  proxyUrl: string;
+  /** The page's origin (an allowed origin of the proxy). */
+  origin: string;
+  jar?: Jar;
+  slot?: string;
+  /** Designated Space Mode: `space_id` (and `login_hint`) through the login route. */
+  spaceId?: string;
+  loginHint?: string;
+  scope?: string;
+  /** `popup` (default) or `page` with `returnTo`. */
+  display?: 'popup' | 'page';
+  returnTo?: string;
+  attempt?: string;
+  email?: string;
+  password?: string;
+  chooseSpaceId?: string;
+  decision?: 'agree' | 'deny';
+  /** Extra headers on the login request (e.g. Sec-Fetch-Site). */
+  headers?: Record<string, string>;
+}
+
+export interface ProxySignInResult {
+  jar: Jar;
+  /** Where the login route sent the browser (the authorization URL). */
+  authorizationUrl: URL;
+  /** Where the authorization server sent the browser back (the proxy's callback, with code and state). */
+  callbackUrl: string;
+  /** Where the callback sent the browser on (done page or the page), and the outcome it carries. */
+  finalUrl: string;
+  /** The callback's Set-Cookie lines (the session cookie, the pre-login cookie cleared). */
+  callbackSetCookies: string[];
+  outcome: URLSearchParams;
+}
+
+/**
+ * The default mode's sign-in as a browser goes through it: the proxy's login route (its pre-login cookie in the
+ * jar), the consent pages, the proxy's callback (the session cookie in the jar). Node only; for tests.
+ */
+export async function signInThroughProxy(options: ProxySignInOptions): Promise<ProxySignInResult> {
+  const jar = options.jar ?? new Map();
+  const query = new URLSearchParams({
+    session: options.slot ?? (options.spaceId ? `space:${options.spaceId}` : 'open'),
+    origin: options.origin,
+    display: options.display ?? 'popup',
+    attempt: options.attempt ?? randomBytes(16).toString('base64url'),
+  });
+  if (options.returnTo) query.set('return', options.returnTo);
+  if (options.spaceId) query.set('space_id', options.spaceId);
+  if (options.spaceId || options.loginHint) query.set('login_hint', options.loginHint ?? options.email ?? DEMO_LOGIN.email);
+  query.set('scope', options.scope ?? DEMO_LOGIN.scope);
+  const login = await getWithJar(`${options.proxyUrl}/login?${query}`, jar, options.headers);
+  const to = login.headers.get('location');
+  if (login.status !== 303 || !to) throw new Error(`the login route answered ${login.status}: ${(await login.text()).slice(0, 300)}`);
+  const authorizationUrl = new URL(to);
+  // the login route may answer with the outcome at once (a refusal): no consent then
+  if (!authorizationUrl.pathname.endsWith('/oauth/auth')) return { jar, authorizationUrl, callbackUrl: '', finalUrl: to, outcome: outcomeOf(to), callbackSetCookies: [] };
+  const callbackUrl = await driveConsent(authorizationUrl, options);
+  const callback = await getWithJar(callbackUrl, jar);
+  const finalUrl = callback.headers.get('location');
+  if (callback.status !== 303 || !finalUrl) throw new Error(`the callback answered ${callback.status}: ${(await callback.text()).slice(0, 300)}`);
+  return { jar, authorizationUrl, callbackUrl, finalUrl, outcome: outcomeOf(finalUrl), callbackSetCookies: callback.headers.getSetCookie() };
+}
+
+/** The outcome a callback sends on: the done page's fragment, or the page's `esign_*` parameters. */
+export function outcomeOf(url: string): URLSearchParams {
+  const parsed = new URL(url);
+  if (parsed.hash) return new URLSearchParams(parsed.hash.slice(1));
+  return new URLSearchParams({
+    attempt: parsed.searchParams.get('esign_login') ?? '',
+    outcome: parsed.searchParams.get('esign_outcome') ?? '',
+    ...(parsed.searchParams.has('esign_error') ? { error: parsed.searchParams.get('esign_error')! } : {}),
   });
 }

@@ -18,7 +18,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveDemoProxy(emulator.baseUrl, {
+  proxy = await serveDemoProxy(emulator, {
     rateLimit: false,
     // this suite's token source sends refresh tokens in the form: the proxy's opt-in browser-held mode
     browserHeldRefreshTokens: true,

@@ -21,7 +21,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emu = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveDemoProxy(emu.baseUrl, {
+  proxy = await serveDemoProxy(emu, {
     // refresh tokens in the form: the opt-in browser-held mode (the default mode's faults: proxy-mediated.test.ts)
     browserHeldRefreshTokens: true,
     rateLimit: false,

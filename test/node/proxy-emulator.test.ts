@@ -21,7 +21,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveDemoProxy(emulator.baseUrl, {
+  proxy = await serveDemoProxy(emulator, {
     ...HELD,
     allowedOrigins: [ORIGIN],
     rateLimit: false,
@@ -115,7 +115,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('refresh rotates the refresh token; with no replay window, reusing the old one revokes the grant', async () => {
-    const strict = await serveDemoProxy(emulator.baseUrl, {
+    const strict = await serveDemoProxy(emulator, {
     ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 0 });
     try {
       await rotateThenReuse(strict.url);
@@ -194,7 +194,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('a refresh over the rate limit is refused before the service (the hit counted with the claim)', async () => {
-    const limited = await serveDemoProxy(emulator.baseUrl, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: { windowMs: 60_000, max: 3 } });
+    const limited = await serveDemoProxy(emulator, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: { windowMs: 60_000, max: 3 } });
     try {
       // the code exchange is the first hit of this address
       const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
@@ -216,7 +216,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('after the replay window, the old refresh token is reuse again', async () => {
-    const short = await serveDemoProxy(emulator.baseUrl, {
+    const short = await serveDemoProxy(emulator, {
     ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 1_000 });
     try {
       const first = await exchange();
@@ -255,7 +255,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('HTTP Basic client authentication works against the service', async () => {
-    const basic = await serveDemoProxy(emulator.baseUrl, {
+    const basic = await serveDemoProxy(emulator, {
     ...HELD,
       allowedOrigins: [ORIGIN],
       clientAuth: 'basic',

@@ -1,11 +1,11 @@
 /** What the proxy's Redis and multi-replica suites share: a browser's cookie jar, form posts, connecting a session, emulator counters. */
 import assert from 'node:assert/strict';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { applyCookies, cookieHeader, DEMO_LOGIN, signInThroughProxy, type Jar } from '../helpers/oauth-login.js';
+
+export { applyCookies, type Jar } from '../helpers/oauth-login.js';
 
 export const ORIGIN = 'http://localhost:6006';
 
-/** A browser's cookie jar for one site (name -> value). */
-export type Jar = Map<string, string>;
 
 export interface Answer {
   status: number;
@@ -16,7 +16,7 @@ export interface Answer {
 }
 
 export async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
-  const cookie = jar && jar.size > 0 ? [...jar].map(([n, v]) => `${n}=${v}`).join('; ') : undefined;
+  const cookie = jar ? cookieHeader(jar) : undefined;
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, ...(cookie ? { Cookie: cookie } : {}), ...headers },
@@ -29,17 +29,6 @@ export async function post(url: string, fields: Record<string, string> | URLSear
   assert.ok(!text.includes(DEMO_LOGIN.clientSecret), 'the secret in a body');
   if (new URLSearchParams(fields).has('session')) assert.ok(!/"refresh_token"\s*:/.test(text), 'a refresh token in a mediated answer');
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text, headers: response.headers, setCookies };
-}
-
-export function applyCookies(jar: Jar, setCookies: string[]): void {
-  for (const line of setCookies) {
-    const [pair = '', ...attributes] = line.split(';').map((p) => p.trim());
-    const eq = pair.indexOf('=');
-    const name = pair.slice(0, eq);
-    const value = pair.slice(eq + 1);
-    if (attributes.some((a) => /^max-age=0$/i.test(a)) || value === '') jar.delete(name);
-    else jar.set(name, value);
-  }
 }
 
 export async function counters(emulatorUrl: string): Promise<Record<string, number>> {
@@ -66,14 +55,17 @@ export async function embeddedStatus(emulatorUrl: string, accessToken: unknown):
   return response.status;
 }
 
-/** Connects the slot `open` through `proxyUrl` (a person agreeing on the consent page) and returns the jar holding its cookie. */
-export async function connectSession(emulatorUrl: string, proxyUrl: string, jar: Jar = new Map()): Promise<{ jar: Jar; answer: Answer }> {
-  const login = await obtainAuthorizationCode({ baseUrl: emulatorUrl, chooseSpaceId: 'space_acme' });
-  const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
-  form.set('session', 'open');
-  const answer = await post(`${proxyUrl}/token`, form, jar);
+/**
+ * Connects the slot `open` through `proxyUrl` as a browser does in the default mode (the proxy's login route, a person
+ * agreeing on the consent page, the proxy's callback), then asks for the first access token as the page does; returns
+ * the jar holding the session cookie and that answer.
+ */
+export async function connectSession(_emulatorUrl: string, proxyUrl: string, jar: Jar = new Map()): Promise<{ jar: Jar; answer: Answer }> {
+  const signedIn = await signInThroughProxy({ proxyUrl, origin: ORIGIN, jar, chooseSpaceId: 'space_acme' });
+  assert.equal(signedIn.outcome.get('outcome'), 'connected', signedIn.finalUrl);
+  const answer = await post(`${proxyUrl}/token`, refreshFields(), jar);
   assert.equal(answer.status, 200, answer.text);
   return { jar, answer };
 }
 
-export const refreshFields = (extra: Record<string, string> = {}): Record<string, string> => ({ grant_type: 'refresh_token', session: 'open', redirect_uri: DEMO_LOGIN.redirectUri, ...extra });
+export const refreshFields = (extra: Record<string, string> = {}): Record<string, string> => ({ grant_type: 'refresh_token', session: 'open', ...extra });

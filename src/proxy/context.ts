@@ -1,0 +1,139 @@
+/**
+ * What every route of the token proxy shares: the per-app context (configuration, upstream client, sealer,
+ * cookies, refresh coordinator), the JSON answer with the proxy's common headers, the caller's address and rate
+ * limit, and the store guard. Runtime-free: no `node:` import.
+ */
+import type { Context } from 'hono';
+import { normalizeAddress, type ResolvedConfig, type TokenProxyEventType } from './config.js';
+import type { RefreshCoordinator } from './refresh.js';
+import { base64url, type Sealer } from './seal.js';
+import type { CookieSessions } from './session-cookie.js';
+import { StoreUnavailableError, type RateHit } from './store.js';
+import type { Answer, Upstream } from './upstream.js';
+
+/** What a runtime adapter adds: the socket's remote address (Node: @hono/node-server's getConnInfo), a faster sealer. */
+export interface AdapterHooks {
+  remoteAddress?: (c: Context) => string | undefined;
+  /**
+   * The same AES-256-GCM format and SHA-256 through the runtime's own crypto (Node: node:crypto, about a
+   * tenth of WebCrypto's CPU per operation there). Default: WebCrypto.
+   */
+  sealer?: (keys: Uint8Array[]) => Sealer;
+}
+
+export interface RequestState {
+  type: TokenProxyEventType;
+  mode?: 'mediated' | 'browser-held';
+  cached?: boolean;
+  replayed?: boolean;
+}
+
+export type Env = { Bindings: Record<string, unknown> | undefined; Variables: { st: RequestState } };
+
+export type C = Context<Env>;
+
+export interface Ctx {
+  config: ResolvedConfig;
+  upstream: Upstream;
+  sealer: Sealer;
+  cookies: CookieSessions;
+  refreshes: RefreshCoordinator;
+  hooks: AdapterHooks;
+}
+
+const COMMON_HEADERS: Record<string, string> = { 'Cache-Control': 'no-store', Pragma: 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+
+/** The proxy's JSON answers, with the headers every answer of the proxy carries. */
+export function reply(c: C, answer: Answer, extra?: Record<string, string>): Response {
+  for (const [name, value] of Object.entries({ ...COMMON_HEADERS, ...answer.headers, ...extra })) c.header(name, value);
+  return c.json(answer.body, answer.status as 200);
+}
+
+export function oauthError(status: number, error: string, description: string): Answer {
+  return { status, body: { error, error_description: description } };
+}
+
+/** Picks the allowed fields; RFC 6749 section 3.2 forbids repeating a parameter. */
+export function pickFields(form: URLSearchParams, fields: readonly string[]): { values: Map<string, string> } | { duplicate: string } {
+  const values = new Map<string, string>();
+  for (const field of fields) {
+    const all = form.getAll(field);
+    if (all.length > 1) return { duplicate: field };
+    if (all.length === 1 && all[0] !== '') values.set(field, all[0]!);
+  }
+  return { values };
+}
+
+/** A client_id in the request must be ours; 401 invalid_client, as the service answers an unknown client. */
+export function checkClientId(config: ResolvedConfig, form: URLSearchParams): Answer | undefined {
+  const ids = form.getAll('client_id');
+  if (ids.length > 1) return oauthError(400, 'invalid_request', 'client_id is repeated.');
+  if (ids.length === 1 && ids[0] !== config.clientId) return oauthError(401, 'invalid_client', 'client_id does not match the client this proxy serves.');
+  return undefined;
+}
+
+/** The session slot of a request: `open`, or `space:<id>` (1..200 characters). */
+export function slotOf(values: Map<string, string>): string | Answer {
+  const slot = values.get('session')!;
+  if (slot.length > 200) return oauthError(400, 'invalid_request', 'session is longer than 200 characters.');
+  return slot;
+}
+
+/** The caller's address: the `clientAddress` option, else the socket's, else X-Forwarded-For from a trusted proxy. */
+export function callerAddress(ctx: Ctx, c: C): string {
+  const { config } = ctx;
+  if (config.clientAddress) {
+    try {
+      const address = config.clientAddress(c.req.raw);
+      if (address) return normalizeAddress(address);
+    } catch {
+      // fall through to the socket's address
+    }
+  }
+  let remote: string | undefined;
+  try {
+    const address = ctx.hooks.remoteAddress?.(c);
+    remote = address ? normalizeAddress(address) : undefined;
+  } catch {
+    remote = undefined;
+  }
+  if (remote !== undefined && config.trustedProxies.has(remote)) {
+    const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((hop) => normalizeAddress(hop)).filter(Boolean);
+    for (let i = hops.length - 1; i >= 0; i--) {
+      if (!config.trustedProxies.has(hops[i]!)) return hops[i]!;
+    }
+  }
+  return remote ?? 'unknown';
+}
+
+export async function rateLimited(ctx: Ctx, key: string): Promise<Answer | undefined> {
+  const hit = rateHit(ctx, key);
+  if (!hit) return undefined;
+  const { count, resetMs } = await guard(ctx.config.store.hit(hit.key, hit.windowMs));
+  return count <= hit.max ? undefined : tooMany(resetMs);
+}
+
+/** The caller's rate-limit hit, for a refresh to count in the same store step as its claim. */
+export function rateHit(ctx: Ctx, key: string): RateHit | undefined {
+  const rate = ctx.config.rateLimit;
+  return rate ? { key: `rl:${key}`, windowMs: rate.windowMs, max: rate.max } : undefined;
+}
+
+export function tooMany(resetMs: number): Answer {
+  return { ...oauthError(429, 'temporarily_unavailable', 'Too many token requests; retry later.'), headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } };
+}
+
+/** A store failure of any kind is the store being unavailable (503), never a 500. */
+export async function guard<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError('The store failed.');
+  }
+}
+
+/** base64url of `bytes` random bytes. */
+export function randomId(bytes: number): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+}

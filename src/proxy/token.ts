@@ -1,0 +1,255 @@
+/**
+ * `POST {basePath}/token` and `POST {basePath}/revoke`: one handler per grant and mode. In the default mode a
+ * request names its session slot (`session`) and the refresh token is the cookie's; in the opt-in browser-held mode
+ * the page sends its code + verifier or its refresh token. Wire format: docs/proxy.md. Runtime-free.
+ */
+import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, tooMany, callerAddress, type C, type Ctx } from './context.js';
+import { tokenPart } from './login.js';
+import { CookieConflict, type Session } from './session-cookie.js';
+import type { Answer, TokenResult } from './upstream.js';
+
+const TOKEN_FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'session', 'space_id', 'force', 'request_id'] as const;
+const REVOKE_FIELDS = ['token', 'token_type_hint', 'session'] as const;
+const BROWSER_HELD_OFF =
+  'This token proxy keeps refresh tokens itself (token-mediating mode): send the session field. Returning refresh tokens to the browser needs the proxy option browserHeldRefreshTokens (CLI --browser-held-refresh-tokens).';
+/** How stale the cookie's last-activity time may get before a cached answer writes it again (the idle timeout's grain). */
+const ACTIVITY_GRAIN_SECONDS = 300;
+
+export async function handleToken(ctx: Ctx, c: C, form: URLSearchParams): Promise<Answer> {
+  const { config } = ctx;
+  const state = c.get('st');
+  const picked = pickFields(form, TOKEN_FIELDS);
+  if ('duplicate' in picked) return oauthError(400, 'invalid_request', `${picked.duplicate} is repeated.`);
+  const { values } = picked;
+  const grantType = values.get('grant_type');
+  if (!grantType) return oauthError(400, 'invalid_request', 'grant_type is required.');
+  if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+    return oauthError(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
+  }
+  state.type = grantType;
+  const badClient = checkClientId(config, form);
+  if (badClient) return badClient;
+
+  if (values.has('session')) {
+    state.mode = 'mediated';
+    if (values.has('refresh_token')) return oauthError(400, 'invalid_request', 'Send either session (token-mediating mode) or refresh_token (browser-held mode), not both.');
+    if (config.cookieKeys.length === 0) return oauthError(400, 'invalid_request', 'This token proxy has no cookie keys: the token-mediating mode is off.');
+    // the code never reaches the page in this mode: a code presented here was taken from somewhere it should not be
+    if (grantType === 'authorization_code') {
+      return oauthError(400, 'unsupported_grant_type', `In the token-mediating mode the proxy runs the sign-in itself (${config.basePath}/login); it redeems no code a page sends.`);
+    }
+    const slot = slotOf(values);
+    if (typeof slot !== 'string') return slot;
+    return mediatedRefresh(ctx, c, values, slot);
+  }
+  if (!config.browserHeld) return oauthError(400, 'invalid_request', BROWSER_HELD_OFF);
+  state.mode = 'browser-held';
+  return grantType === 'authorization_code' ? browserHeldCode(ctx, c, values) : browserHeldRefresh(ctx, c, values);
+}
+
+// --- browser-held mode (opt-in) ------------------------------------------------------------------------------
+
+async function browserHeldCode(ctx: Ctx, c: C, values: Map<string, string>): Promise<Answer> {
+  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
+  if (limited) return limited;
+  for (const field of ['code', 'code_verifier', 'redirect_uri'] as const) {
+    if (!values.has(field)) return oauthError(400, 'invalid_request', `${field} is required for authorization_code.`);
+  }
+  if (!ctx.config.redirectUris.has(values.get('redirect_uri')!)) {
+    return oauthError(400, 'invalid_request', 'redirect_uri is not one of the redirect URIs configured on the token proxy.');
+  }
+  const result = await ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal);
+  return result.ok ? { status: 200, body: result.tokens } : result.answer;
+}
+
+async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): Promise<Answer> {
+  const address = `addr:${callerAddress(ctx, c)}`;
+  const refreshToken = values.get('refresh_token');
+  if (!refreshToken) {
+    const limited = await rateLimited(ctx, address);
+    return limited ?? oauthError(400, 'invalid_request', 'refresh_token is required.');
+  }
+  const scope = values.get('scope');
+  const owner = `${address}|${c.req.header('origin') ?? ''}`;
+  // the rate-limit hit goes with the refresh's claim: one store step
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, address)));
+  if ('limitedMs' in run) return tooMany(run.limitedMs);
+  if ('reuse' in run) return oauthError(400, 'invalid_grant', 'This refresh token was already used.');
+  if (run.replayed) c.get('st').replayed = true;
+  return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
+}
+
+// --- default mode: the session cookie ------------------------------------------------------------------------
+
+async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot: string): Promise<Answer> {
+  const state = c.get('st');
+  const name = await ctx.cookies.sessionName(slot);
+  const session = await ctx.cookies.read(c, name);
+  const valid = typeof session === 'object' && !(session instanceof CookieConflict) ? session : undefined;
+  const rateKey = valid ? `session:${valid.sid}` : `addr:${callerAddress(ctx, c)}`;
+  const cached = valid !== undefined && cachedAnswer(valid, values);
+  // every request counts against the caller's limit; one that refreshes counts in the same store step as its claim
+  if (!valid || cached || !valid.rt) {
+    const limited = await rateLimited(ctx, rateKey);
+    if (limited) return limited;
+  }
+  if (session instanceof CookieConflict) return conflict();
+  if (session === 'missing') return oauthError(401, 'session_missing', 'No session cookie came with this request: connect first (the cookie may be blocked if the proxy is on another site).');
+  if (session === 'invalid' || !valid) {
+    ctx.cookies.clear(c, name);
+    return oauthError(401, 'session_invalid', 'The session cookie is not valid for this request; connect again.');
+  }
+  const over = await sessionOver(ctx, valid, slot, values);
+  if (over) return endSession(ctx, c, name, valid, over);
+
+  if (cached) {
+    state.cached = true;
+    const now = Math.floor(Date.now() / 1000);
+    if (now - (valid.lat ?? valid.iat) > ACTIVITY_GRAIN_SECONDS) await ctx.cookies.write(c, name, { ...valid, lat: now });
+    return sessionAnswer(valid);
+  }
+  if (!valid.rt) {
+    ctx.cookies.clear(c, name);
+    return oauthError(400, 'invalid_grant', 'The service issued no refresh token for this session; connect again.');
+  }
+  const refreshToken = valid.rt;
+  const scope = values.get('scope');
+  const retryId = values.get('request_id');
+  const run = await guard(
+    ctx.refreshes.run(refreshToken, scope, `session:${valid.sid}`, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, rateKey), retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined),
+  );
+  if ('limitedMs' in run) return tooMany(run.limitedMs);
+  if ('reuse' in run) {
+    // this refresh token was rotated a moment ago by another request of the session: its tokens are only for the
+    // retry of that request. A tab that raced it holds the new cookie by now; a copy of the old cookie gets nothing
+    return {
+      ...oauthError(409, 'refresh_conflict', 'This session was refreshed by another request a moment ago; send the request again.'),
+      headers: { 'Retry-After': '1' },
+    };
+  }
+  if (run.replayed) state.replayed = true;
+  return afterRefresh(ctx, c, name, valid, run.result);
+}
+
+/** Why a readable session can no longer be used, or undefined when it can. */
+async function sessionOver(ctx: Ctx, session: Session, slot: string, values: Map<string, string>): Promise<'revoked' | 'ended' | undefined> {
+  const { config } = ctx;
+  const now = Date.now() / 1000;
+  const space = values.get('space_id');
+  if (
+    session.cid !== config.clientId ||
+    session.sl !== slot ||
+    (space !== undefined && session.sp !== space) ||
+    session.iat + config.sessionMaxAgeSeconds <= now ||
+    (session.lat ?? session.iat) + config.sessionIdleSeconds <= now
+  ) {
+    return 'ended';
+  }
+  // Disconnect ended this session: any copy of the cookie is useless wherever the store is shared
+  const mark = await guard(config.store.get(revokedKey(session)));
+  if (mark !== undefined && (await ctx.sealer.open(mark, revokedKey(session))) !== undefined) return 'revoked';
+  return undefined;
+}
+
+/** Ends a session the proxy will not serve: its grant is revoked at the service first (unless Disconnect did), then the cookie goes. */
+async function endSession(ctx: Ctx, c: C, name: string, session: Session, why: 'revoked' | 'ended'): Promise<Answer> {
+  if (why === 'ended' && session.rt) await ctx.upstream.revoke(session.rt, 'refresh_token').catch(() => undefined);
+  ctx.cookies.clear(c, name);
+  return oauthError(401, 'session_invalid', why === 'revoked' ? 'This session was disconnected; connect again.' : 'This session is over (unused too long, or past its lifetime); connect again.');
+}
+
+function revokedKey(session: Session): string {
+  return `rv:${session.sid}`;
+}
+
+/** The revoked-session mark: sealed, so that a writer of the shared store cannot forge one; it lives as long as the session could. */
+async function markRevoked(ctx: Ctx, session: Session): Promise<void> {
+  const key = revokedKey(session);
+  const ttlMs = Math.max(1, session.iat + ctx.config.sessionMaxAgeSeconds - Math.floor(Date.now() / 1000)) * 1000;
+  await guard(ctx.config.store.set(key, await ctx.sealer.seal('revoked', key), ttlMs));
+}
+
+function conflict(): Answer {
+  return oauthError(
+    400,
+    'session_conflict',
+    'Two session cookies of one name came with this request (one was set by another subdomain or path); the proxy uses neither. Clear this site\'s cookies and connect again.',
+  );
+}
+
+/** The session's access token still serves this request (not forced, same scope, enough time left). */
+function cachedAnswer(session: Session, values: Map<string, string>): boolean {
+  const scope = values.get('scope');
+  if (values.get('force') === '1' || !session.at || session.exp === undefined || (scope !== undefined && scope !== session.sc)) return false;
+  const left = session.exp - Date.now();
+  const lifetime = (session.life ?? 0) * 1000;
+  return left > Math.min(60_000, lifetime / 2);
+}
+
+async function afterRefresh(ctx: Ctx, c: C, name: string, session: Session, result: TokenResult): Promise<Answer> {
+  if (!result.ok) {
+    // the service ended the grant: so does the session
+    if (result.answer.body.error === 'invalid_grant') ctx.cookies.clear(c, name);
+    return result.answer;
+  }
+  const tokens = result.tokens;
+  const next: Session = { v: 1, sid: session.sid, cid: session.cid, sp: session.sp, sl: session.sl, iat: session.iat, lat: Math.floor(Date.now() / 1000), ...tokenPart(tokens) };
+  next.rt = typeof tokens.refresh_token === 'string' ? tokens.refresh_token : session.rt;
+  if (typeof tokens.space_id === 'string' && session.sp === '') next.sp = tokens.space_id;
+  await ctx.cookies.write(c, name, next);
+  return sessionAnswer(next);
+}
+
+/** What the browser gets for a session: the access token and plain fields, never the refresh token. */
+function sessionAnswer(session: Session): Answer {
+  const body: Record<string, unknown> = { access_token: session.at, token_type: session.tt };
+  if (session.exp !== undefined) body.expires_in = Math.max(0, Math.floor((session.exp - Date.now()) / 1000));
+  if (session.sc !== undefined) body.scope = session.sc;
+  if (session.sp) body.space_id = session.sp;
+  for (const [key, value] of Object.entries(session.x ?? {})) if (!(key in body)) body[key] = value;
+  return { status: 200, body };
+}
+
+// --- /revoke -------------------------------------------------------------------------------------------------
+
+export async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promise<Answer> {
+  const { config } = ctx;
+  const state = c.get('st');
+  state.type = 'revoke';
+  const picked = pickFields(form, REVOKE_FIELDS);
+  if ('duplicate' in picked) return oauthError(400, 'invalid_request', `${picked.duplicate} is repeated.`);
+  const badClient = checkClientId(config, form);
+  if (badClient) return badClient;
+  const { values } = picked;
+
+  if (values.has('session')) {
+    state.mode = 'mediated';
+    if (values.has('token')) return oauthError(400, 'invalid_request', 'Send either session (token-mediating mode) or token (browser-held mode), not both.');
+    if (config.cookieKeys.length === 0) return oauthError(400, 'invalid_request', 'This token proxy has no cookie keys: the token-mediating mode is off.');
+    const slot = slotOf(values);
+    if (typeof slot !== 'string') return slot;
+    const name = await ctx.cookies.sessionName(slot);
+    const session = await ctx.cookies.read(c, name);
+    const valid = typeof session === 'object' && !(session instanceof CookieConflict) ? session : undefined;
+    const limited = await rateLimited(ctx, valid ? `session:${valid.sid}` : `addr:${callerAddress(ctx, c)}`);
+    if (limited) return limited;
+    if (session instanceof CookieConflict) return conflict();
+    // the cookie goes whatever the service says: the user asked to end the session
+    ctx.cookies.clear(c, name);
+    if (!valid || valid.cid !== config.clientId) return { status: 200, body: {} };
+    // every copy of the cookie ends too (where the store is shared), even if the service cannot be reached now
+    await markRevoked(ctx, valid).catch(() => undefined);
+    if (!valid.rt) return { status: 200, body: {} };
+    const revoked = await ctx.upstream.revoke(valid.rt, 'refresh_token', c.req.raw.signal);
+    return revoked.ok ? { status: 200, body: {} } : revoked.answer;
+  }
+  if (!config.browserHeld) return oauthError(400, 'invalid_request', BROWSER_HELD_OFF);
+  state.mode = 'browser-held';
+  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
+  if (limited) return limited;
+  const token = values.get('token');
+  if (!token) return oauthError(400, 'invalid_request', 'token is required.');
+  const revoked = await ctx.upstream.revoke(token, values.get('token_type_hint'), c.req.raw.signal);
+  // RFC 7009: 200 with any (usually empty) body means revoked or already invalid
+  return revoked.ok ? { status: 200, body: {} } : revoked.answer;
+}

@@ -13,17 +13,24 @@ import { serveTokenProxy } from './node.js';
 
 const HELP = `Usage: esign-token-proxy [options]
 
-Serves POST <base-path>/token and POST <base-path>/revoke for browsers, adding the app's client_secret.
-By default it keeps each user's refresh token in an encrypted HttpOnly cookie (token-mediating mode)
-and answers the browser with access tokens only.
+Runs the sign-in (GET <base-path>/login, /callback) and serves POST <base-path>/token and /revoke for
+browsers, adding the app's client_secret. By default it receives the authorization code at its own
+callback, keeps each user's refresh token in an encrypted HttpOnly cookie (token-mediating mode) and
+answers the browser with access tokens only: the page never holds a code, verifier or refresh token.
 
 Options (environment variable in brackets):
   --client-id <id>          OAuth client_id                          [ESIGN_CLIENT_ID]
   --client-secret <secret>  OAuth client_secret; prefer the variable  [ESIGN_CLIENT_SECRET]
   --base-url <url>          service base URL (https, or loopback http) [ESIGN_BASE_URL]
   --allowed-origin <origin> browser origin allowed to call; repeatable [ESIGN_ALLOWED_ORIGINS, comma-separated]
-  --redirect-uri <uri>      redirect URI allowed in code exchanges; repeatable
+  --public-origin <origin>  the origin browsers reach this proxy at (https://app.example.com); its
+                            callback <public-origin><base-path>/callback is the redirect URI to
+                            register at the service. Cookies are Secure and __Host- when it is https.
+                            Default on a loopback host: http://localhost:<port> [ESIGN_PUBLIC_ORIGIN]
+  --redirect-uri <uri>      browser-held mode only: a page allowed to receive the code; repeatable
                                                                       [ESIGN_REDIRECT_URIS, comma-separated]
+  --authorization-endpoint <url>
+                            default <base-url>/openapi/v1/oauth/auth    [ESIGN_AUTHORIZATION_ENDPOINT]
   --cookie-key <key>        key of the session cookie (base64url of 32 bytes); repeatable: the first
                             encrypts, all decrypt (rotation). Prefer the variable. Without one, an
                             ephemeral key is made (sessions end when the process stops)
@@ -33,8 +40,9 @@ Options (environment variable in brackets):
                                                                       [ESIGN_COOKIE_DOMAIN]
   --session-max-age <s>     absolute lifetime of a session in seconds (default 2592000, 30 days)
                                                                       [ESIGN_SESSION_MAX_AGE]
-  --base-path <path>        serve under a path prefix, e.g. /api/esign; also the cookie's Path
-                                                                      [ESIGN_BASE_PATH]
+  --session-idle <s>        a session unused this long ends (default 86400, 24 hours)
+                                                                      [ESIGN_SESSION_IDLE]
+  --base-path <path>        serve under a path prefix, e.g. /api/esign  [ESIGN_BASE_PATH]
   --browser-held-refresh-tokens
                             also serve requests without a session the old way, returning refresh
                             tokens to the browser (opt-in; weaker)    [ESIGN_BROWSER_HELD_REFRESH_TOKENS=1]
@@ -63,7 +71,9 @@ Options (environment variable in brackets):
 Example (local emulator):
   ESIGN_CLIENT_SECRET=demo-secret ESIGN_COOKIE_KEYS=$(esign-token-proxy --generate-cookie-key) \\
     esign-token-proxy --client-id demo-client --base-url http://127.0.0.1:4010 \\
-    --allowed-origin http://localhost:6006 --redirect-uri http://localhost:6006/iframe.html
+    --allowed-origin http://localhost:6006
+  (register http://localhost:4020/callback as a redirect URI of the app; the emulator started with
+  --dev-redirects accepts any loopback one)
 `;
 
 function list(values: string[] | undefined, env: string | undefined): string[] {
@@ -96,6 +106,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'base-url': { type: 'string' },
         'allowed-origin': { type: 'string', multiple: true },
         'redirect-uri': { type: 'string', multiple: true },
+        'public-origin': { type: 'string' },
+        'authorization-endpoint': { type: 'string' },
+        'session-idle': { type: 'string' },
         'cookie-key': { type: 'string', multiple: true },
         'generate-cookie-key': { type: 'boolean' },
         'cookie-domain': { type: 'string' },
@@ -152,6 +165,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (timeoutText !== undefined && !/^[1-9]\d{0,8}$/.test(timeoutText)) problems.push(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeoutText)}`);
   const maxAgeText = values['session-max-age'] ?? env.ESIGN_SESSION_MAX_AGE;
   if (maxAgeText !== undefined && !/^[1-9]\d{0,9}$/.test(maxAgeText)) problems.push(`--session-max-age must be a whole number of seconds, got ${JSON.stringify(maxAgeText)}`);
+  const idleText = values['session-idle'] ?? env.ESIGN_SESSION_IDLE;
+  if (idleText !== undefined && !/^[1-9]\d{0,9}$/.test(idleText)) problems.push(`--session-idle must be a whole number of seconds, got ${JSON.stringify(idleText)}`);
   const clientId = values['client-id'] ?? env.ESIGN_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.ESIGN_CLIENT_SECRET;
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -160,12 +175,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!baseUrl) problems.push('missing --base-url (or ESIGN_BASE_URL)');
   const allowedOrigins = list(values['allowed-origin'], env.ESIGN_ALLOWED_ORIGINS);
   const redirectUris = list(values['redirect-uri'], env.ESIGN_REDIRECT_URIS);
-  if (redirectUris.length === 0) problems.push('missing --redirect-uri (or ESIGN_REDIRECT_URIS)');
+  const browserHeld = values['browser-held-refresh-tokens'] === true || /^(1|true|yes)$/i.test(env.ESIGN_BROWSER_HELD_REFRESH_TOKENS ?? '');
+  if (browserHeld && redirectUris.length === 0) problems.push('the browser-held mode needs --redirect-uri (or ESIGN_REDIRECT_URIS): the pages that receive the code');
   if (problems.length > 0) {
     process.stderr.write(`esign-token-proxy: ${problems.join('; ')}\nRun with --help for usage.\n`);
     return 2;
   }
-  const browserHeld = values['browser-held-refresh-tokens'] === true || /^(1|true|yes)$/i.test(env.ESIGN_BROWSER_HELD_REFRESH_TOKENS ?? '');
+  const publicOrigin = values['public-origin'] ?? env.ESIGN_PUBLIC_ORIGIN;
+  const authorizationEndpoint = values['authorization-endpoint'] ?? env.ESIGN_AUTHORIZATION_ENDPOINT;
   let cookieKeys = list(values['cookie-key'], env.ESIGN_COOKIE_KEYS);
   if (cookieKeys.length === 0) {
     cookieKeys = [generateCookieKey()];
@@ -185,6 +202,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       baseUrl: baseUrl!,
       allowedOrigins,
       redirectUris,
+      ...(publicOrigin ? { publicOrigin } : {}),
+      ...(authorizationEndpoint ? { authorizationEndpoint } : {}),
       cookieKeys,
       browserHeldRefreshTokens: browserHeld,
       trustedProxies: list(values['trusted-proxy'], env.ESIGN_TRUSTED_PROXIES),
@@ -199,6 +218,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(rateText !== undefined ? { rateLimit: rateText === 'off' ? false : { windowMs: 60_000, max: Number(rateText) } } : {}),
       ...(timeoutText !== undefined ? { timeoutMs: Number(timeoutText) } : {}),
       ...(maxAgeText !== undefined ? { sessionMaxAgeSeconds: Number(maxAgeText) } : {}),
+      ...(idleText !== undefined ? { sessionIdleSeconds: Number(idleText) } : {}),
       port,
       host: values.host ?? env.HOST ?? '127.0.0.1',
       ...(values.static ?? env.ESIGN_STATIC_DIR ? { staticDir: values.static ?? env.ESIGN_STATIC_DIR } : {}),
@@ -214,7 +234,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   const prefix = basePath.replace(/\/+$/, '');
   process.stdout.write(
-    `esign-token-proxy listening on ${served.url} (POST ${prefix}/token, POST ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
+    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, GET ${prefix}/callback, POST ${prefix}/token, POST ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
+      (served.callbackUrl ? `redirect URI to register at the service: ${served.callbackUrl}\n` : '') +
       `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: same-origin and server-to-server only)'}\n` +
       `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? 'redis' : 'memory'}\n` +
       (values.static ?? env.ESIGN_STATIC_DIR ? `static files: ${values.static ?? env.ESIGN_STATIC_DIR} at ${served.url.replace('//127.0.0.1:', '//localhost:')}/\n` : ''),

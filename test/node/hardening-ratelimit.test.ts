@@ -49,7 +49,7 @@ describe('hardening: proxy rate limiter', () => {
       clientSecret: 'demo-secret',
       baseUrl: 'https://esign.example',
       allowedOrigins: [],
-      redirectUris: ['https://app.example/cb'],
+      publicOrigin: 'https://app.example',
       cookieKeys: [generateCookieKey()],
       rateLimit: { windowMs: 60_000, max: 3 },
       // a spoofable address, as a careless deployment might configure it
@@ -61,7 +61,7 @@ describe('hardening: proxy rate limiter', () => {
         new Request('http://127.0.0.1/token', {
           method: 'POST',
           headers: { 'x-client': key, 'x-esign-proxy': '1', 'content-type': 'application/x-www-form-urlencoded' },
-          body: 'grant_type=refresh_token&session=open&redirect_uri=https%3A%2F%2Fapp.example%2Fcb',
+          body: 'grant_type=refresh_token&session=open',
         }),
       );
     const started = performance.now();

@@ -2,65 +2,88 @@
  * The ways docs/proxy.md and the README mount the token proxy, each run as written against the real emulator:
  * inside an existing Hono app, under `getRequestListener` in a plain node:http server, and as a Next.js-style route
  * handler (a function of Request returning Response, called with no server at all). Each one completes a real
- * sign-in: the code exchange sets the session cookie, a refresh through that cookie answers an access token the
- * service accepts. (The Workers-style bundle is tested in proxy-bundle.test.ts; Deno and Bun are not installed
+ * sign-in: the proxy's login route and callback (the callback redeems the code and sets the session cookie), then a
+ * refresh through that cookie answers an access token the service accepts. (The Workers-style bundle is tested in proxy-bundle.test.ts; Deno and Bun are not installed
  * here.)
  */
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createEmulator } from '../../src/emulator/index.js';
 import { createTokenProxy, createTokenProxyApp, generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '../helpers/oauth-login.js';
+import { freePort } from '../helpers/ports.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 type Fetch = (request: Request) => Promise<Response>;
 
+const ORIGIN = 'http://localhost:6006';
 let emulator: Emulator;
 const servers: Array<{ close(): unknown }> = [];
 
-function options(): TokenProxyOptions {
+/** The recipe's options; `publicOrigin` is where browsers reach the proxy, and its callback is registered at the service. */
+function options(publicOrigin: string): TokenProxyOptions {
+  emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${publicOrigin}/api/esign/callback`);
   return {
     clientId: DEMO_LOGIN.clientId,
     clientSecret: DEMO_LOGIN.clientSecret,
     baseUrl: emulator.baseUrl,
     cookieKeys: [generateCookieKey()],
-    allowedOrigins: ['http://localhost:6006'],
-    redirectUris: [DEMO_LOGIN.redirectUri],
+    allowedOrigins: [ORIGIN],
+    publicOrigin,
     basePath: '/api/esign',
   };
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+async function listen(server: Server, port: number): Promise<void> {
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   servers.push({ close: () => new Promise((resolve) => server.close(resolve)) });
-  return `http://localhost:${(server.address() as AddressInfo).port}`;
 }
 
-/** A sign-in through the proxy at `base` (…/api/esign), by whatever `send` reaches it: exchange, then refresh with the cookie. */
+/** A GET a browser makes (a popup's navigation), through `send`, its cookies in and out of the jar; no redirect followed. */
+async function navigate(send: Fetch, url: string, jar: Jar): Promise<Response> {
+  const cookie = cookieHeader(jar);
+  const response = await send(new Request(url, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} }));
+  applyCookies(jar, response.headers.getSetCookie());
+  return response;
+}
+
+/**
+ * A sign-in through the proxy at `base` (…/api/esign), by whatever `send` reaches it, as a browser goes through it:
+ * the login route (its pre-login cookie), the consent pages, the callback (the session cookie); then the page's
+ * refresh with the cookie, whose access token the service accepts.
+ */
 async function signInThrough(send: Fetch, base: string): Promise<string> {
-  const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId: 'space_acme' });
-  const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
-  form.set('session', 'open');
-  const headers = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: 'http://localhost:6006' };
-  const exchanged = await send(new Request(`${base}/token`, { method: 'POST', headers, body: form }));
-  assert.equal(exchanged.status, 200, await exchanged.clone().text());
-  const body = (await exchanged.json()) as Record<string, unknown>;
-  assert.equal(body['refresh_token'], undefined, 'the page never gets the refresh token');
-  const cookie = exchanged.headers.getSetCookie().find((c) => c.startsWith('esign_s_'));
-  assert.ok(cookie?.includes('HttpOnly') && cookie.includes('Path=/api/esign'), `the session cookie: ${cookie}`);
+  const jar: Jar = new Map();
+  const attempt = randomBytes(16).toString('base64url');
+  const login = await navigate(send, `${base}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: DEMO_LOGIN.scope })}`, jar);
+  assert.equal(login.status, 303, await login.clone().text());
+  const authorizationUrl = new URL(login.headers.get('location')!);
+  assert.equal(authorizationUrl.searchParams.get('redirect_uri'), `${base}/callback`, "the proxy's own callback");
+  const back = await driveConsent(authorizationUrl, { chooseSpaceId: 'space_acme' });
+  assert.ok(back.startsWith(`${base}/callback?`), back);
+  const callback = await navigate(send, back, jar);
+  assert.equal(callback.status, 303, await callback.clone().text());
+  assert.equal(callback.headers.get('location'), `${base}/login/done#${new URLSearchParams({ attempt, outcome: 'connected', origin: ORIGIN })}`);
+  const name = `esign_${createHash('sha256').update(`${DEMO_LOGIN.clientId}\u0000/api/esign\u0000open`).digest('base64url').slice(0, 16)}`;
+  const cookie = callback.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  // plain http on loopback: no prefix and no Secure; Path=/ whatever the basePath (the name carries the basePath)
+  assert.ok(cookie?.includes('HttpOnly') && cookie.includes('Path=/;') && cookie.includes('SameSite=Strict') && !cookie.includes('Secure'), `the session cookie: ${cookie}`);
+  const headers = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN };
   const refreshed = await send(
     new Request(`${base}/token`, {
       method: 'POST',
-      headers: { ...headers, Cookie: cookie!.split(';')[0]! },
-      body: new URLSearchParams({ grant_type: 'refresh_token', session: 'open', redirect_uri: DEMO_LOGIN.redirectUri, force: '1' }),
+      headers: { ...headers, Cookie: cookieHeader(jar)! },
+      body: new URLSearchParams({ grant_type: 'refresh_token', session: 'open', force: '1' }),
     }),
   );
   assert.equal(refreshed.status, 200, await refreshed.clone().text());
-  const token = ((await refreshed.json()) as { access_token: string }).access_token;
+  const body = (await refreshed.json()) as Record<string, unknown>;
+  assert.equal(body['refresh_token'], undefined, 'the page never gets the refresh token');
+  const token = body['access_token'] as string;
   const view = await fetch(`${emulator.baseUrl}/openapi/v1/embedded/views`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
@@ -81,29 +104,34 @@ after(async () => {
 
 describe('token proxy recipes', () => {
   test('inside an existing Hono app: its own routes untouched, the proxy on /api/esign', async () => {
+    const port = await freePort();
+    const base = `http://localhost:${port}`;
     const app = new Hono();
     app.get('/', (c) => c.text('the integrator home page'));
-    app.route('/', createTokenProxyApp(options()));
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    app.route('/', createTokenProxyApp(options(base)));
+    const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }) as Server;
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     servers.push({ close: () => new Promise((resolve) => server.close(resolve)) });
-    const base = `http://localhost:${(server.address() as AddressInfo).port}`;
     assert.equal(await (await fetch(`${base}/`)).text(), 'the integrator home page');
     await signInThrough((request) => fetch(request), `${base}/api/esign`);
     assert.equal((await fetch(`${base}/somewhere/api/esign/token`, { method: 'POST' })).status, 404, 'exact routes only');
   });
 
   test('a plain node:http server with getRequestListener (clientAddress given, as the docs say)', async () => {
-    const esignTokens = createTokenProxy({ ...options(), clientAddress: (request) => request.headers.get('x-test-client') ?? undefined });
-    const base = await listen(createServer(getRequestListener(esignTokens)));
+    const port = await freePort();
+    const base = `http://localhost:${port}`;
+    const esignTokens = createTokenProxy({ ...options(base), clientAddress: (request) => request.headers.get('x-test-client') ?? undefined });
+    await listen(createServer(getRequestListener(esignTokens)), port);
     await signInThrough((request) => fetch(request), `${base}/api/esign`);
   });
 
-  test('a Next.js-style route handler: POST and OPTIONS are the handler, called with a Request and no server', async () => {
-    const esignTokens = createTokenProxy(options());
-    // app/api/esign/[action]/route.ts
-    const POST = (request: Request): Promise<Response> => esignTokens(request);
-    const OPTIONS = POST;
+  test('a Next.js-style route handler: GET, POST and OPTIONS are the handler, called with a Request and no server', async () => {
+    const esignTokens = createTokenProxy(options('http://localhost:3000'));
+    // app/api/esign/[...path]/route.ts (GET: the sign-in's login, callback and done page)
+    const handler = (request: Request): Promise<Response> => esignTokens(request);
+    const GET = handler;
+    const POST = handler;
+    const OPTIONS = handler;
     const preflight = await OPTIONS(
       new Request('http://localhost:3000/api/esign/token', {
         method: 'OPTIONS',
@@ -113,6 +141,7 @@ describe('token proxy recipes', () => {
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:6006');
     assert.equal(preflight.headers.get('access-control-allow-credentials'), 'true');
-    await signInThrough(POST, 'http://localhost:3000/api/esign');
+    const route = (request: Request): Promise<Response> => (request.method === 'GET' ? GET(request) : POST(request));
+    await signInThrough(route, 'http://localhost:3000/api/esign');
   });
 });

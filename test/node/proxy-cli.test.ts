@@ -1,10 +1,10 @@
-/** The esign-token-proxy command: help, configuration errors, the secret and keys from the environment, a real exchange, keys. */
+/** The esign-token-proxy command: help, configuration errors, the secret and keys from the environment, a real sign-in, keys. */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createEmulator } from '../../src/emulator/index.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode, signInThroughProxy } from '../helpers/oauth-login.js';
 
 const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
 
@@ -51,7 +51,7 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
-    for (const flag of ['--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer']) {
+    for (const flag of ['--public-origin', 'ESIGN_PUBLIC_ORIGIN', '--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer']) {
       assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
     }
   });
@@ -97,14 +97,13 @@ describe('esign-token-proxy CLI', () => {
     assert.ok(!r.stderr().includes('cli-secret-123') && !r.stdout().includes('cli-secret-123'), '!r.stderr().includes("cli-secret-123") && !r.stdout().includes("cli-secret-123")');
   });
 
-  test('reads everything from the environment, serves a real exchange in the mediated mode, never prints the secret or key', async () => {
+  test('reads everything from the environment, runs a real sign-in in the mediated mode, never prints the secret or key', async () => {
     const key = Buffer.alloc(32, 7).toString('base64url');
     const r = run(['--port', '0'], {
       ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
       ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
       ESIGN_BASE_URL: emulator.baseUrl,
       ESIGN_ALLOWED_ORIGINS: 'http://localhost:6006, http://127.0.0.1:6006',
-      ESIGN_REDIRECT_URIS: DEMO_LOGIN.redirectUri,
       ESIGN_COOKIE_KEYS: key,
       ESIGN_BASE_PATH: '/api/esign',
       ESIGN_SESSION_MAX_AGE: '3600',
@@ -113,21 +112,29 @@ describe('esign-token-proxy CLI', () => {
     try {
       const url = await listeningUrl(r);
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
-      const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
-      const form = codeExchangeForm(login);
-      form.set('session', 'open');
+      // no public origin given, loopback host: http://localhost:<port>, and the callback to register is printed
+      const port = new URL(url).port;
+      const callback = `http://localhost:${port}/api/esign/callback`;
+      assert.ok(r.stdout().includes(`redirect URI to register at the service: ${callback}\n`), r.stdout());
+      emulator.registerRedirectUri(DEMO_LOGIN.clientId, callback);
+      const signedIn = await signInThroughProxy({ proxyUrl: `${url}/api/esign`, origin: 'http://127.0.0.1:6006' });
+      assert.equal(signedIn.outcome.get('outcome'), 'connected', signedIn.finalUrl);
+      assert.ok(signedIn.callbackUrl.startsWith(`${callback}?`), signedIn.callbackUrl);
+      // the session lifetime from the environment, less the second that may have turned since the sign-in; no prefix
+      // and no Secure on loopback http, Path=/ whatever the base path
+      const sessionCookie = signedIn.callbackSetCookies.find((line) => /^esign_(?!l_)/.test(line)) ?? '';
+      assert.match(sessionCookie, /^esign_[\w-]{16}=v1\.[^;]*; Max-Age=(3600|3599); Path=\/; HttpOnly; SameSite=Strict$/);
       const response = await fetch(`${url}/api/esign/token`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: 'http://127.0.0.1:6006' },
-        body: form.toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: 'http://127.0.0.1:6006', Cookie: cookieHeader(signedIn.jar)! },
+        body: 'grant_type=refresh_token&session=open',
       });
       const body = await response.text();
       assert.equal(response.status, 200, body);
       assert.equal(response.headers.get('access-control-allow-origin'), 'http://127.0.0.1:6006');
+      assert.match(body, /"access_token"/);
       assert.ok(!body.includes(DEMO_LOGIN.clientSecret), '!body.includes(DEMO_LOGIN.clientSecret)');
       assert.ok(!body.includes('refresh_token'), 'no refresh token in the mediated answer');
-      // the session lifetime from the environment, less the second that may have turned since the exchange
-      assert.match(response.headers.getSetCookie()[0] ?? '', /^esign_s_[\w-]{16}=v1\.[^;]*; Max-Age=(3600|3599); Path=\/api\/esign; HttpOnly; SameSite=Strict$/);
       // the browser-held mode is off by default
       const held = await fetch(`${url}/api/esign/token`, {
         method: 'POST',
@@ -136,7 +143,9 @@ describe('esign-token-proxy CLI', () => {
       });
       assert.equal(held.status, 400);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.match(r.stdout(), /authorization_code 200 \d+ms mediated/);
+      assert.match(r.stdout(), /login 303 \d+ms mediated/);
+      assert.match(r.stdout(), /callback 303 \d+ms mediated/);
+      assert.match(r.stdout(), /refresh_token 200 \d+ms mediated cached/);
       assert.match(r.stdout(), /POST \/api\/esign\/token/);
       assert.equal(r.stderr(), '', 'no warning when the secret and key come from the environment');
     } finally {
@@ -178,11 +187,13 @@ describe('esign-token-proxy CLI', () => {
   test('--client-secret on the command line works but warns', async () => {
     const r = run([
       '--client-id', DEMO_LOGIN.clientId, '--client-secret', DEMO_LOGIN.clientSecret, '--base-url', emulator.baseUrl,
-      '--redirect-uri', DEMO_LOGIN.redirectUri, '--allowed-origin', 'http://localhost:6006', '--port', '0',
+      '--public-origin', 'https://proxy.example.com', '--allowed-origin', 'http://localhost:6006', '--port', '0',
     ]);
     try {
       await listeningUrl(r);
       assert.match(r.stderr(), /warning: --client-secret is visible in the process list/);
+      // --public-origin names the callback to register
+      assert.match(r.stdout(), /redirect URI to register at the service: https:\/\/proxy\.example\.com\/callback\n/);
     } finally {
       r.child.kill('SIGTERM');
       await r.exited;

@@ -1,14 +1,17 @@
 /**
  * Three token-proxy processes (the esign-token-proxy CLI, --store redis://) on loopback in front of the
- * emulator, sharing a real redis-server, requests spread across them (issue 12):
+ * emulator, sharing a real redis-server, requests spread across them (issue 12). A session signs in through one
+ * replica (its login route and callback); its cookie then serves on all three:
  * 1. five pages whose access token expired together refresh through different replicas: exactly one
- *    refresh reaches the emulator, every page gets a working token, the grant stays alive;
+ *    refresh reaches the emulator, every page gets a working token, the grant stays alive; a page that comes
+ *    with the old cookie after the rotation gets 409 refresh_conflict and nothing reaches the service;
  * 2. a rate limit of N per minute for one caller holds across the replicas; another caller is unaffected;
- * 3. a replica killed in the middle of a refresh: the retry through another replica succeeds, nothing is
- *    revoked;
+ * 3. a replica killed in the middle of a refresh: the retry (same request id) through another replica
+ *    succeeds, nothing is revoked;
  * 4. Redis stopped and started again during traffic: 503s meanwhile, no session lost, all recover.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +19,7 @@ import { createClient } from '@redis/client';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { DEMO_LOGIN } from '../helpers/oauth-login.js';
-import { connectSession, embeddedStatus, fault, post, refreshCount, refreshFields, type Jar } from './proxy-helpers.js';
+import { applyCookies, connectSession, embeddedStatus, fault, post, refreshCount, refreshFields, type Jar } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
@@ -24,12 +27,16 @@ type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
 const KEY = generateCookieKey();
 let redis: RedisServer;
+/** A page's id for one refresh and its retries (base64url, 22 chars). */
+const requestId = (): string => randomBytes(16).toString('base64url');
 let emulator: Emulator;
 const running = new Set<Replica>();
 
 interface Replica {
   /** http://localhost:<port> */
   url: string;
+  /** Its callback (http://localhost:<port>/callback, the default public origin on loopback), registered at the emulator. */
+  callbackUrl: string;
   child: ChildProcess;
   output: () => string;
   stop(): Promise<void>;
@@ -44,7 +51,6 @@ async function startReplica(emu: Emulator, extra: string[] = []): Promise<Replic
       ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
       ESIGN_BASE_URL: emu.baseUrl,
       ESIGN_ALLOWED_ORIGINS: 'http://localhost:6006',
-      ESIGN_REDIRECT_URIS: DEMO_LOGIN.redirectUri,
       ESIGN_COOKIE_KEYS: KEY,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,8 +66,13 @@ async function startReplica(emu: Emulator, extra: string[] = []): Promise<Replic
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`replica did not start: ${out}`);
     if (!url) await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  const callbackUrl = /redirect URI to register at the service: (\S+)/.exec(out)?.[1];
+  if (!callbackUrl) throw new Error(`replica printed no callback: ${out}`);
+  // the sign-in a page starts through this replica comes back to its callback
+  emu.registerRedirectUri(DEMO_LOGIN.clientId, callbackUrl);
   const replica: Replica = {
     url: url.replace('//127.0.0.1:', '//localhost:'),
+    callbackUrl,
     child,
     output: () => out,
     stop: async () => {
@@ -108,17 +119,42 @@ describe('three proxy replicas on Redis', () => {
     const { jar, answer } = await connectSession(emulator.baseUrl, replicas[0]!.url);
     emulator.advanceClock(3_601);
     assert.equal(await embeddedStatus(emulator.baseUrl, answer.json.access_token), 401, 'the access token expired at the service');
-    // each page saw its token refused: force=1, all at once, one page per replica in turn
-    const pages = await Promise.all([0, 1, 2, 3, 4].map((i) => post(`${replicas[i % 3]!.url}/token`, refreshFields({ force: '1' }), new Map(jar))));
+    // the service takes its time: all five requests are surely in flight together, whichever replica they reach
+    await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 800, times: 1 });
+    // each page saw its token refused: force=1, all at once, one page per replica in turn, each with its own request id
+    const pages = await Promise.all([0, 1, 2, 3, 4].map((i) => post(`${replicas[i % 3]!.url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(jar))));
+    // in flight together, they share the one call, across replicas as within one (the waiters on the claim in Redis too)
     assert.deepEqual(pages.map((p) => p.status), [200, 200, 200, 200, 200], pages.map((p) => p.text).join('\n'));
     assert.equal(await refreshCount(emulator.baseUrl), 1, 'exactly one refresh reached the emulator');
+    assert.equal(new Set(pages.map((p) => p.json.access_token)).size, 1, 'one set of tokens');
     for (const page of pages) assert.equal(await embeddedStatus(emulator.baseUrl, page.json.access_token), 200, 'every page has a working token');
     // the grant lives on: the next refresh (with any page's new cookie) rotates again
     const next: Jar = new Map(jar);
-    for (const line of pages[3]!.setCookies) next.set(line.split('=')[0]!, line.split(';')[0]!.slice(line.indexOf('=') + 1));
+    applyCookies(next, pages[3]!.setCookies);
     const again = await post(`${replicas[2]!.url}/token`, refreshFields({ force: '1' }), next);
     assert.equal(again.status, 200, again.text);
     assert.equal(await refreshCount(emulator.baseUrl), 2);
+  });
+
+  test('a page that comes after the rotation with the old cookie, through another replica: 409 refresh_conflict, no token, no second refresh', async () => {
+    const { jar } = await connectSession(emulator.baseUrl, replicas[0]!.url);
+    const old: Jar = new Map(jar);
+    const rotated = await post(`${replicas[0]!.url}/token`, refreshFields({ force: '1', request_id: requestId() }), jar);
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(await refreshCount(emulator.baseUrl), 1);
+    // inside the replay window, another request (its own id) with the pre-rotation cookie: told to send again, nothing else
+    for (const replica of [replicas[1]!, replicas[2]!]) {
+      const late = await post(`${replica.url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(old));
+      assert.equal(late.status, 409, late.text);
+      assert.equal(late.json.error, 'refresh_conflict');
+      assert.equal(late.json.access_token, undefined);
+      assert.equal(late.setCookies.length, 0, 'no cookie for it');
+    }
+    assert.equal(await refreshCount(emulator.baseUrl), 1, 'the old refresh token never went to the service again');
+    // the page that holds the rotated cookie goes on
+    const next = await post(`${replicas[2]!.url}/token`, refreshFields({ force: '1' }), jar);
+    assert.equal(next.status, 200, next.text);
+    assert.equal(await embeddedStatus(emulator.baseUrl, next.json.access_token), 200, 'the grant is alive');
   });
 
   test('Redis stopped and started again during traffic: 503 meanwhile, no session lost, every session recovers', async () => {
@@ -132,8 +168,11 @@ describe('three proxy replicas on Redis', () => {
     // each session refreshes again and again through the replicas in turn, while Redis goes away and comes back
     const traffic = sessions.map(async (jar, s) => {
       let i = s;
+      // as a page does: one request id per refresh, the same one on the retries of a 503
+      let id = requestId();
       while (Date.now() - started < 3_500) {
-        const answer = await post(`${replicas[i++ % 3]!.url}/token`, refreshFields({ force: '1' }), jar);
+        const answer = await post(`${replicas[i++ % 3]!.url}/token`, refreshFields({ force: '1', request_id: id }), jar);
+        if (answer.status === 200) id = requestId();
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         assert.ok(answer.status === 200 || answer.status === 503, `only 200 or 503, got ${answer.status}: ${answer.text}`);
         if (answer.status === 503) {
@@ -195,15 +234,16 @@ describe('three proxy replicas on Redis: a replica killed mid-refresh', () => {
     try {
       const { jar } = await connectSession(graceful.baseUrl, replicas[0]!.url);
       await fault(graceful.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 600, times: 1 });
-      const doomed = post(`${replicas[0]!.url}/token`, refreshFields({ force: '1' }), new Map(jar)).then(
+      const id = requestId();
+      const doomed = post(`${replicas[0]!.url}/token`, refreshFields({ force: '1', request_id: id }), new Map(jar)).then(
         () => 'answered',
         () => 'connection lost',
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       replicas[0]!.child.kill('SIGKILL');
       assert.equal(await doomed, 'connection lost', 'the page lost its answer with the replica');
-      // the page retries with the cookie it has, through another replica
-      const retried = await post(`${replicas[1]!.url}/token`, refreshFields({ force: '1' }), jar);
+      // the page retries the same request (same request id) with the cookie it has, through another replica
+      const retried = await post(`${replicas[1]!.url}/token`, refreshFields({ force: '1', request_id: id }), jar);
       assert.equal(retried.status, 200, retried.text);
       assert.equal(await embeddedStatus(graceful.baseUrl, retried.json.access_token), 200, 'a working token');
       // nothing revoked: the session goes on through the third replica

@@ -29,21 +29,25 @@ const loginFlow = () => import('../core/session/login-flow.js');
 const preloadLogin = (): void => void loginFlow().catch(() => undefined);
 
 /**
- * Whether this document was loaded as an authorization callback: `state` with `code` or `error` (the login flow reads
- * it). The same one-line check stands in the login flow: shared through a module, it would cost a chunk of its own.
+ * Whether this document was loaded back from a sign-in: the token proxy's outcome (`esign_login` with `esign_outcome`)
+ * or a browser-held authorization callback (`state` with `code` or `error`); the login flow reads it. The same check
+ * stands in the login flow: shared through a module, it would cost a chunk of its own.
  */
 const isCallbackPage = (): boolean => {
   const query = new URLSearchParams(location.search);
-  return query.has('state') && (query.has('code') || query.has('error'));
+  return (query.has('esign_login') && query.has('esign_outcome')) || (query.has('state') && (query.has('code') || query.has('error')));
 };
 
 /**
- * Connects the user's e-signature account: OAuth 2.0 authorization code with PKCE (S256) as a
- * public client, the code exchanged at your token proxy, the session kept, refreshed and shared
- * with the other esign elements (nested inside it, or naming it with `connect="ID"`).
+ * Connects the user's e-signature account and shares the session with the other esign elements (nested inside it,
+ * or naming it with `connect="ID"`).
  *
- * Put it on the page at `redirect-uri` too (by default the same page): it completes the sign-in
- * by itself there.
+ * By default (`refresh-tokens="proxy"`, RFC 10017 token-mediating backend) the popup, or this tab with
+ * `mode="redirect"`, goes to your token proxy's login route: the proxy runs OAuth 2.0 with PKCE (S256) itself and
+ * receives the code at its own callback, so this page never holds a code, a verifier or a refresh token; it asks the
+ * proxy for short-lived access tokens. Needs: `token-endpoint` (and the proxy on this page's site). With
+ * `refresh-tokens="browser"` (opt-in, for a proxy on another site) the page is the public PKCE client: it needs
+ * `redirect-uri` (registered at the service), and this element on that page completes the sign-in there.
  *
  * @summary Connect an e-signature account.
  *
@@ -80,6 +84,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     baseUrl: { attribute: 'base-url', reflect: true },
     tokenEndpoint: { attribute: 'token-endpoint', reflect: true },
     revocationEndpoint: { attribute: 'revocation-endpoint' },
+    loginEndpoint: { attribute: 'login-endpoint' },
     authorizationEndpoint: { attribute: 'authorization-endpoint' },
     issuer: {},
     refreshTokens: { attribute: 'refresh-tokens' },
@@ -171,6 +176,9 @@ export class EsignConnect extends LitElement implements SessionProvider {
   /** URL of your token proxy's revocation route. Default: `revoke` beside `token-endpoint`. */
   revocationEndpoint = '';
 
+  /** Default mode: URL of your token proxy's login route, where the sign-in starts. Default: `login` beside `token-endpoint`. */
+  loginEndpoint = '';
+
   /** The service's authorization page, for a service whose endpoints differ from the spec's. Default: `${base-url}/openapi/v1/oauth/auth`. */
   authorizationEndpoint = '';
 
@@ -186,7 +194,10 @@ export class EsignConnect extends LitElement implements SessionProvider {
    */
   refreshTokens: RefreshTokenHolder = 'proxy';
 
-  /** Where the service sends the user back; must be registered exactly. Default: this page without query or fragment. */
+  /**
+   * Browser-held mode only: where the service sends the user back with the code; must be registered exactly. Default:
+   * this page without query or fragment. (The default mode's redirect URI is the token proxy's own callback.)
+   */
   redirectUri = '';
 
   /** Space-separated scopes to request. */
@@ -285,6 +296,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       'baseUrl',
       'tokenEndpoint',
       'revocationEndpoint',
+      'loginEndpoint',
       'authorizationEndpoint',
       'issuer',
       'redirectUri',
@@ -456,6 +468,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       refreshTokens: this.refreshTokens,
     };
     if (this.revocationEndpoint) config.revocationEndpoint = resolve(this.revocationEndpoint, 'revocation-endpoint');
+    if (this.loginEndpoint) config.loginEndpoint = resolve(this.loginEndpoint, 'login-endpoint');
     if (this.authorizationEndpoint) config.authorizationEndpoint = resolve(this.authorizationEndpoint, 'authorization-endpoint');
     // compared exactly, as the server states it (a trailing slash is part of an issuer)
     if (this.issuer) config.issuer = this.issuer;

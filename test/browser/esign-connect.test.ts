@@ -61,7 +61,7 @@ describe('<esign-connect>', () => {
     expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/declined|denied/i);
   });
 
-  it('leaves the connecting state with popup_closed when the user closes the popup', async () => {
+  it.only('leaves the connecting state with popup_closed when the user closes the popup', async () => {
     const el = await mountConnect();
     const errorEvent = once(el, 'esign-error');
     await clickIn(el, 'button');

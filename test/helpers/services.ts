@@ -6,6 +6,7 @@ import type { Frame, HTTPRequest, KeyInput, Page } from 'puppeteer-core';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { serveTokenProxy } from '../../src/proxy/node.js';
+import { freePort } from './ports.js';
 
 /** Pages the esign-offline command has cut off, with their request handler. */
 const offlinePages = new Map<Page, (request: HTTPRequest) => void>();
@@ -47,21 +48,26 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   });
   // The proxy listens on 127.0.0.1 and the page reaches it as localhost (Chromium resolves localhost to
   // loopback): the same site as the page on http://localhost:8000, so its SameSite=Strict session cookie
-  // comes back. The 127.0.0.1 URL is another site (crossSiteTokenEndpoint). An ephemeral cookie key; the
-  // browser-held mode is on too, as the opt-in mode is tested in the browser.
-  const served = await serveTokenProxy({
-    port: 0,
+  // comes back; its public origin is http://localhost:<port> and its callback is registered at the emulator, as an
+  // integrator registers it. A second proxy, reached as 127.0.0.1, is another site than the page
+  // (crossSiteTokenEndpoint). An ephemeral cookie key; the browser-held mode is on too, as the opt-in mode is tested
+  // in the browser.
+  const proxyOptions = {
     host: '127.0.0.1',
     clientId: TEST_CLIENT.clientId,
     clientSecret: TEST_CLIENT.clientSecret,
     baseUrl: emulator.baseUrl,
     allowedOrigins: [pageOrigin],
     redirectUris,
-    rateLimit: false,
+    rateLimit: false as const,
     cookieKeys: [generateCookieKey()],
     browserHeldRefreshTokens: true,
-  });
-  const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), crossSiteUrl: served.url, close: () => served.close() };
+  };
+  const served = await serveTokenProxy({ ...proxyOptions, port: 0 });
+  const crossSitePort = await freePort();
+  const crossSite = await serveTokenProxy({ ...proxyOptions, port: crossSitePort, publicOrigin: `http://127.0.0.1:${crossSitePort}` });
+  for (const proxied of [served, crossSite]) emulator.registerRedirectUri(TEST_CLIENT.clientId, proxied.callbackUrl!);
+  const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), crossSiteUrl: crossSite.url, close: () => Promise.all([served.close(), crossSite.close()]) };
   const browserConfig: BrowserTestConfig = {
     baseUrl: emulator.baseUrl,
     fileUrl: emulator.fileUrl,

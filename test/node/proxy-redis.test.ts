@@ -1,23 +1,27 @@
 /**
  * The Redis store (a real redis-server on a free loopback port, started and stopped here) under the
- * token proxy: atomic counters and claims with TTLs under a prefix, sealed replay entries (no plaintext
- * token in Redis), two replicas sharing the rate limit and one refresh, and Redis unreachable: 503 with
+ * token proxy: atomic counters and claims with TTLs under a prefix, sealed replay entries and revoked-session
+ * marks (no plaintext token in Redis), two replicas sharing the rate limit, one refresh and a Disconnect (sessions
+ * signed in through a replica's login route and callback), and Redis unreachable: 503 with
  * Retry-After, the session cookie kept, recovery when Redis is back.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../../src/proxy/node.js';
+import type { ServeTokenProxyOptions, ServedTokenProxy } from '../../src/proxy/node.js';
 import { RedisStore } from '../../src/proxy/redis.js';
-import { DEMO_LOGIN } from '../helpers/oauth-login.js';
+import { serveDemoProxy } from '../helpers/oauth-login.js';
 import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
 const KEY = generateCookieKey();
+/** A page's id for one refresh and its retries (base64url, 22 chars). */
+const requestId = (): string => randomBytes(16).toString('base64url');
 let redis: RedisServer;
 let emulator: Emulator;
 const stores: RedisStore[] = [];
@@ -43,14 +47,10 @@ async function store(prefix = `t${Math.random().toString(36).slice(2)}:`): Promi
   return s;
 }
 
+/** A replica on its own port (its callback registered at the emulator: a session signs in through any of them). */
 async function replica(shared: RedisStore, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<string> {
-  const served = await serveTokenProxy({
-    port: 0,
-    clientId: DEMO_LOGIN.clientId,
-    clientSecret: DEMO_LOGIN.clientSecret,
-    baseUrl: emulator.baseUrl,
+  const served = await serveDemoProxy(emulator, {
     allowedOrigins: [ORIGIN],
-    redirectUris: [DEMO_LOGIN.redirectUri],
     cookieKeys: [KEY],
     rateLimit: false,
     timeoutMs: 2_000,
@@ -194,47 +194,89 @@ describe('token proxy on Redis: two replicas', () => {
     const a = await replica(shared);
     const b = await replica(shared);
     const { jar } = await connectSession(emulator.baseUrl, a);
-    // the service is a little slow, so the requests overlap
+    // the service is a little slow, so the requests overlap: in flight together, they share the one call across
+    // replicas as within one (each page with its own request id)
     await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 150, times: 1 });
-    const answers = await Promise.all([a, b, a, b, b].map((url) => post(`${url}/token`, refreshFields({ force: '1' }), new Map(jar))));
+    const answers = await Promise.all([a, b, a, b, b].map((url) => post(`${url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(jar))));
     assert.deepEqual(answers.map((x) => x.status), [200, 200, 200, 200, 200], answers.map((x) => x.text).join('\n'));
     assert.equal(new Set(answers.map((x) => x.json.access_token)).size, 1, 'one set of tokens');
     assert.equal(await refreshCount(emulator.baseUrl), 1, 'exactly one refresh at the emulator');
     assert.equal(await embeddedStatus(emulator.baseUrl, answers[0]!.json.access_token), 200);
   });
 
-  test('the replay entries in Redis are sealed: no access or refresh token in plaintext', async () => {
+  test('a lost answer: the retry of the same request (same request_id, old cookie) through the other replica gets the same tokens; another request gets 409', async () => {
+    const shared = await store();
+    const a = await replica(shared);
+    const b = await replica(shared);
+    const { jar } = await connectSession(emulator.baseUrl, a);
+    const old = new Map(jar);
+    const id = requestId();
+    // the refresh went through replica a, but its answer (and the rotated cookie) never reached the browser
+    const lost = await post(`${a}/token`, refreshFields({ force: '1', request_id: id }), new Map(old));
+    assert.equal(lost.status, 200, lost.text);
+    const retried = await post(`${b}/token`, refreshFields({ force: '1', request_id: id }), jar);
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.json.access_token, lost.json.access_token, 'the same tokens, replayed from the shared store');
+    assert.equal(await refreshCount(emulator.baseUrl), 1, 'one refresh at the service');
+    assert.equal(await embeddedStatus(emulator.baseUrl, retried.json.access_token), 200);
+    // a request that is not that retry, with the same old cookie: no tokens
+    const other = await post(`${b}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(old));
+    assert.equal(other.status, 409, other.text);
+    assert.equal(other.json.error, 'refresh_conflict');
+    assert.equal(other.json.access_token, undefined);
+    // the grant is alive: the rotated cookie the retry set refreshes again
+    const next = await post(`${a}/token`, refreshFields({ force: '1' }), jar);
+    assert.equal(next.status, 200, next.text);
+    assert.equal(await refreshCount(emulator.baseUrl), 2);
+  });
+
+  test('the replay entries and the revoked-session mark in Redis are sealed: no token or request id in plaintext; a revoke on one replica ends the cookie on the other', async () => {
     const prefix = `sealed${Date.now()}:`;
     const shared = await store(prefix);
     const a = await replica(shared);
+    const b = await replica(shared);
     const { jar } = await connectSession(emulator.baseUrl, a);
-    const refreshed = await post(`${a}/token`, refreshFields({ force: '1' }), jar);
+    const id = requestId();
+    const refreshed = await post(`${a}/token`, refreshFields({ force: '1', request_id: id }), jar);
     assert.equal(refreshed.status, 200);
     const entries = await dump(prefix);
     const replay = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`));
     assert.equal(replay.length, 1, 'one replay entry');
-    assert.match(replay[0]![1], /^d:session:[\w-]+:sv1\./, 'owner and a sealed value');
+    // owner (the session id), the request id's hash (only its retry is answered), a sealed value
+    assert.match(replay[0]![1], /^d:session:[\w-]+:[\w-]{22}:sv1\./, 'owner, retry tag and a sealed value');
     for (const value of entries.values()) {
       assert.ok(!value.includes(String(refreshed.json.access_token)), 'no access token');
       assert.ok(!/rt_|at_/.test(value), 'no token of the emulator in plaintext');
+      assert.ok(!value.includes(id), 'no request id in plaintext');
     }
+    // a copy of the cookie taken before Disconnect
+    const copy = new Map(jar);
+    assert.equal((await post(`${a}/revoke`, { session: 'open' }, jar)).status, 200);
+    const marks = [...(await dump(prefix))].filter(([k]) => k.startsWith(`${prefix}rv:`));
+    assert.equal(marks.length, 1, 'one revoked-session mark');
+    assert.doesNotMatch(marks[0]![1], /revoked/, 'the mark is sealed');
+    const ended = await post(`${b}/token`, refreshFields(), copy);
+    assert.equal(ended.status, 401, ended.text);
+    assert.equal(ended.json.error, 'session_invalid');
+    assert.equal(ended.json.access_token, undefined, 'the other replica serves no copy of a disconnected session');
   });
 
   test('a refresh over the rate limit claims nothing and calls nothing; the limit counts each request once', async () => {
     const prefix = `limit${Date.now()}:`;
     const shared = await store(prefix);
-    const options = { rateLimit: { windowMs: 60_000, max: 3 } };
+    const options = { rateLimit: { windowMs: 60_000, max: 4 } };
     const a = await replica(shared, options);
     const b = await replica(shared, options);
-    // the code exchange counts against the address, the refreshes against the session
+    // the login route counts against the address; the page's first token (answered from the sign-in's) and the
+    // refreshes against the session
     const { jar } = await connectSession(emulator.baseUrl, a);
     const statuses: number[] = [];
-    for (const url of [a, b, a, b]) statuses.push((await post(`${url}/token`, refreshFields({ force: '1' }), jar)).status);
+    for (const url of [a, b, a, b]) statuses.push((await post(`${url}/token`, refreshFields({ force: '1', request_id: requestId() }), jar)).status);
     assert.deepEqual(statuses, [200, 200, 200, 429]);
     assert.equal(await refreshCount(emulator.baseUrl), 3);
     const entries = await dump(prefix);
     const counter = [...entries].find(([k]) => k.startsWith(`${prefix}rl:session:`));
-    assert.equal(counter?.[1], '4', 'four requests of the session counted');
+    assert.equal(counter?.[1], '5', 'five requests of the session counted (the first token and four refreshes)');
     const refreshes = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`) && !k.endsWith(':w'));
     assert.equal(refreshes.length, 3, 'a replay entry for each refresh, no claim for the refused one');
     assert.ok(refreshes.every(([, v]) => v.startsWith('d:')), 'no claim left in flight');

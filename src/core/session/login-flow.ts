@@ -1,7 +1,7 @@
 /**
- * The OAuth login transport of a page: the popup (opened blank by the caller inside the click), watching it close,
- * the answer its callback page relays to the opener, the redirect round trip, and the callback this document was
- * loaded with. A plain module beside the session manager, loaded with the first sign-in (or on a callback page):
+ * The login transport of a page: the popup (opened blank by the caller inside the click), watching it close, the
+ * answer its last page sends the opener (the token proxy's done page by default; in the browser-held mode this page's
+ * callback relays it), the redirect round trip, and the outcome or callback this document was loaded with. A plain module beside the session manager, loaded with the first sign-in (or on a callback page):
  *
  *   element -> login flow -> session manager -> `change` event -> element renders.
  *
@@ -26,7 +26,7 @@ export interface PendingLogin {
  * leaves the page, so its `done` never settles here (the callback completes it in the next document).
  */
 export async function startLogin(manager: SessionManager, mode: ConnectMode, popup: Window | null): Promise<PendingLogin> {
-  const { url, state } = await manager.beginLogin(mode);
+  const { url, state, messageOrigin } = await manager.beginLogin(mode);
   if (mode === 'redirect') {
     location.assign(url);
     return { done: new Promise<SessionInfo>(() => undefined), cancel: () => undefined };
@@ -39,11 +39,21 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
   let cancel: (error: EsignError) => void = () => undefined;
   const done = new Promise<SessionInfo>((resolve, reject) => {
     let closedAt = 0;
+    let settled = false;
     const settle = (error: unknown, session?: SessionInfo): void => {
+      if (settled) return;
+      settled = true;
       clearInterval(timer);
       window.removeEventListener('message', onMessage);
+      channel?.close();
       if (session) resolve(session);
       else reject(error);
+    };
+    const accept = (data: unknown): void => {
+      manager.acceptCallback(data, state).then(
+        (session) => session && settle(undefined, session),
+        (error: unknown) => settle(error),
+      );
     };
     const giveUp = (error: EsignError): void => {
       if (!popup.closed) popup.close();
@@ -52,23 +62,27 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
     };
     const onMessage = (event: MessageEvent): void => {
       if (event.source !== popup) return;
-      if (event.origin !== location.origin) {
+      if (event.origin !== messageOrigin) {
         // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
         const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
         if (refusal) giveUp(refusal);
         return;
       }
-      manager.acceptCallback(event.data, state).then(
-        (session) => session && settle(undefined, session),
-        (error: unknown) => settle(error),
-      );
+      accept(event.data);
     };
+    // the consent page may sever window.opener: the proxy's done page also tells the pages of its origin
+    const channel = messageOrigin !== location.origin || typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel('esign-login');
+    if (channel) channel.onmessage = (event: MessageEvent) => accept(event.data);
     const timer = setInterval(() => {
       if (!popup.closed) return;
       closedAt ||= Date.now();
       if (Date.now() - closedAt < POPUP_CLOSE_GRACE_MS) return;
-      void manager.abandonLogin(state);
-      settle(new EsignError('popup_closed', 'The sign-in window was closed before finishing.'));
+      clearInterval(timer);
+      // nothing heard: the mode's last look (the default mode asks the proxy whether this sign-in finished)
+      manager.loginAfterClose(state).then(
+        (session) => settle(undefined, session),
+        (error: unknown) => settle(error),
+      );
     }, 250);
     window.addEventListener('message', onMessage);
     cancel = giveUp;
@@ -82,6 +96,8 @@ export type CallbackOutcome = 'relayed' | 'completed' | 'not-ours';
 /** The callback parameters a document was loaded with, read once and removed from its address bar; one claim each. */
 const callbacks = new WeakMap<Document, { params: URLSearchParams | null; claimed: boolean }>();
 const CALLBACK_KEYS = ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'session_state'];
+/** The default mode's return: the token proxy sends this tab back with the outcome of its sign-in (no secret). */
+const OUTCOME_KEYS: Record<string, string> = { esign_login: 'attempt', esign_outcome: 'outcome', esign_error: 'error' };
 
 function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
   let entry = callbacks.get(document);
@@ -89,8 +105,17 @@ function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
   const url = new URL(location.href);
   const query = url.searchParams;
   entry = { params: null, claimed: false };
-  // an authorization response: `state` with `code` or `error` (esign-connect makes the same check before loading this)
-  if (query.has('state') && (query.has('code') || query.has('error'))) {
+  // the proxy's outcome (`esign_login` with `esign_outcome`), or a browser-held authorization response (`state` with
+  // `code` or `error`); esign-connect makes the same check before loading this
+  if (query.has('esign_login') && query.has('esign_outcome')) {
+    entry.params = new URLSearchParams();
+    for (const [key, name] of Object.entries(OUTCOME_KEYS)) {
+      const value = query.get(key);
+      if (value !== null) entry.params.set(name, value);
+      url.searchParams.delete(key);
+    }
+    history.replaceState(history.state, '', url.href);
+  } else if (query.has('state') && (query.has('code') || query.has('error'))) {
     entry.params = new URLSearchParams();
     for (const key of CALLBACK_KEYS) {
       const value = query.get(key);
@@ -113,7 +138,7 @@ export async function handlePageCallback(manager: SessionManager): Promise<Callb
   const entry = takeCallback();
   const params = entry.params;
   if (!params) return 'not-ours';
-  const attempt = await manager.findAttempt(params.get('state') ?? '');
+  const attempt = await manager.findAttempt(params.get('state') ?? params.get('attempt') ?? '');
   const opener = safeOpener();
   if (opener && (!attempt || attempt.mode === 'popup')) {
     // this is the popup: hand the answer to the tab that opened it, which holds the attempt

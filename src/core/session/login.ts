@@ -6,8 +6,7 @@
 import { EsignError } from '../errors.js';
 import type { KeyValueStore } from '../kv.js';
 import { createCodeChallenge, createCodeVerifier, createState } from '../pkce.js';
-import type { ConnectMode, SessionConfig, SessionInfo } from './session-manager.js';
-import type { TokenBackend, TokenSet } from './tokens.js';
+import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from './session-manager.js';
 
 /** sessionStorage-backed store: used only to carry a redirect-mode login attempt across the round trip when storage is "memory". */
 class TabStore implements KeyValueStore {
@@ -55,17 +54,8 @@ function isCallbackMessage(value: unknown): value is CallbackMessage {
   );
 }
 
-/** What the login part needs from its session manager. */
-export interface LoginHooks {
-  authorizationEndpoint: string;
-  /** The issuer an `iss` in the answer must name (RFC 9207). */
-  issuer: string;
-  tokens(): Promise<TokenBackend>;
-  /** Keeps the tokens as the session and says so. */
-  adopt(tokens: TokenSet): Promise<SessionInfo>;
-}
-
-export class LoginAttempts {
+/** The browser-held mode's sign-in: this page is the public PKCE client and receives the code at its own callback. */
+export class LoginAttempts implements LoginPart {
   readonly #config: Readonly<SessionConfig>;
   readonly #key: string;
   readonly #store: KeyValueStore;
@@ -76,6 +66,11 @@ export class LoginAttempts {
     this.#key = sessionKey;
     this.#store = store;
     this.#hooks = hooks;
+  }
+
+  /** The popup's callback page is this page's origin (its redirect URI). */
+  get messageOrigin(): string {
+    return location.origin;
   }
 
   async begin(mode: ConnectMode): Promise<{ url: string; state: string }> {
@@ -139,6 +134,7 @@ export class LoginAttempts {
       throw new EsignError('oauth_error', 'The authorization response comes from another issuer than the one this sign-in went to.');
     }
     const backend = await this.#hooks.tokens();
+    if (!backend.exchange) throw new EsignError('invalid_config', 'This session mode redeems no code in the page.');
     const tokens = await backend.exchange({ params, redirectUri: attempt.redirectUri, codeVerifier: attempt.codeVerifier });
     return this.#hooks.adopt(tokens);
   }

@@ -9,7 +9,6 @@ import { EsignError } from '../errors.js';
 import { API_PREFIX } from '../service-types.js';
 import { isLoopbackHost } from '../url.js';
 import { openStore, type KeyValueStore, type StorageKind } from '../kv.js';
-import type { LoginAttempts } from './login.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 import { readSessionRecord, sessionInfoOf, sessionKeyOf, sessionRecordKey, type StoredSession } from './stored.js';
 
@@ -25,10 +24,13 @@ export interface SessionConfig {
   tokenEndpoint: string;
   /** Absolute URL of the token proxy's revocation route (default: `revoke` beside the token route). */
   revocationEndpoint?: string;
+  /** Default mode: absolute URL of the token proxy's login route, where the sign-in starts (default: `login` beside the token route). */
+  loginEndpoint?: string;
   /** The service's authorization page (default: `${baseUrl}/openapi/v1/oauth/auth`). */
   authorizationEndpoint?: string;
   /** The authorization server's issuer identifier, compared exactly with an `iss` in the answer (RFC 9207). Default: `baseUrl` without a trailing slash. */
   issuer?: string;
+  /** Browser-held mode: the page the service sends the code to (registered exactly). The default mode uses the proxy's callback. */
   redirectUri: string;
   scope: string;
   spaceId?: string;
@@ -62,6 +64,32 @@ export interface SessionInfo {
   connectedAt: Date;
 }
 
+/** What a sign-in part (the default mode's, or the browser-held one's) needs from its session manager. */
+export interface LoginHooks {
+  /** Where the sign-in starts: the token proxy's login route (default mode) or the service's authorization page. */
+  authorizationEndpoint: string;
+  /** The issuer an `iss` in the answer must name (RFC 9207; browser-held mode). */
+  issuer: string;
+  tokens(): Promise<TokenBackend>;
+  /** Keeps the tokens as the session and says so. */
+  adopt(tokens: TokenSet): Promise<SessionInfo>;
+}
+
+/** A mode's sign-in: where it starts, what comes back and from which origin, how it completes. */
+export interface LoginPart {
+  /** The origin whose messages to the opener count (the popup's last page). */
+  readonly messageOrigin: string;
+  begin(mode: ConnectMode): Promise<{ url: string; state: string }>;
+  abandon(state: string): Promise<void>;
+  find(state: string): Promise<{ mode: ConnectMode } | undefined>;
+  /** Completes from the answer's parameters (a callback page, or an outcome). */
+  complete(params: URLSearchParams): Promise<SessionInfo>;
+  /** A message from the popup: the session, undefined when it is not this attempt's, or the EsignError. */
+  accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined>;
+  /** The popup closed with nothing heard: a last look (the default mode asks the proxy), else `popup_closed`. */
+  afterClose?(state: string): Promise<SessionInfo>;
+}
+
 export type SessionChange =
   | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
@@ -79,7 +107,7 @@ export class SessionManager extends EventTarget {
   #loaded: Promise<void> | undefined;
   #refreshing: Promise<StoredSession> | undefined;
   #backend: Promise<TokenBackend> | undefined;
-  #loginPart: Promise<LoginAttempts> | undefined;
+  #loginPart: Promise<LoginPart> | undefined;
 
   constructor(config: SessionConfig) {
     super();
@@ -116,12 +144,24 @@ export class SessionManager extends EventTarget {
     return this.config.authorizationEndpoint ?? `${this.config.baseUrl.replace(/\/+$/, '')}${API_PREFIX}/oauth/auth`;
   }
 
-  /** Builds the authorization URL and remembers the attempt (state, verifier) until it returns or expires. */
-  async beginLogin(mode: ConnectMode): Promise<{ url: string; state: string }> {
-    const begun = (await this.#login()).begin(mode);
-    // the backend (and, in the opt-in mode, its OAuth library) loads while the user is on the consent page
+  /**
+   * Where the sign-in starts (the proxy's login route, or in the browser-held mode the authorization URL with the
+   * attempt's state and verifier kept until it returns or expires), and the origin whose messages count.
+   */
+  async beginLogin(mode: ConnectMode): Promise<{ url: string; state: string; messageOrigin: string }> {
+    const part = await this.#login();
+    const begun = await part.begin(mode);
+    // the token backend loads while the user is on the consent page
     void this.#tokens().catch(() => undefined);
-    return begun;
+    return { ...begun, messageOrigin: part.messageOrigin };
+  }
+
+  /** The popup closed before its answer was heard: the default mode asks the proxy whether the sign-in finished. */
+  async loginAfterClose(state: string): Promise<SessionInfo> {
+    const part = await this.#login();
+    if (part.afterClose) return part.afterClose(state);
+    await part.abandon(state);
+    throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
   }
 
   /** Forgets an attempt that will not come back (popup closed or blocked). */
@@ -181,17 +221,18 @@ export class SessionManager extends EventTarget {
     this.#channel?.close();
   }
 
-  /** The login part (attempts, PKCE, the code exchange), loaded with the first sign-in or callback. */
-  #login(): Promise<LoginAttempts> {
-    this.#loginPart ??= import('./login.js').then(
-      ({ LoginAttempts }) =>
-        new LoginAttempts(this.config, this.key, this.#store, {
-          authorizationEndpoint: this.authorizationEndpoint,
-          issuer: this.#issuer(),
-          tokens: () => this.#tokens(),
-          adopt: (tokens) => this.#adopt(tokens),
-        }),
-    );
+  /** The sign-in part of this mode, loaded with the first sign-in or callback. */
+  #login(): Promise<LoginPart> {
+    const hooks = (authorizationEndpoint: string): LoginHooks => ({
+      authorizationEndpoint,
+      issuer: this.#issuer(),
+      tokens: () => this.#tokens(),
+      adopt: (tokens) => this.#adopt(tokens),
+    });
+    this.#loginPart ??=
+      this.#holder === 'proxy'
+        ? import('./proxy-login.js').then(({ ProxyLogin }) => new ProxyLogin(this.config, this.key, hooks(this.config.loginEndpoint ?? siblingRoute(this.config.tokenEndpoint, 'login'))))
+        : import('./login.js').then(({ LoginAttempts }) => new LoginAttempts(this.config, this.key, this.#store, hooks(this.authorizationEndpoint)));
     this.#loginPart.catch(() => (this.#loginPart = undefined));
     return this.#loginPart;
   }
@@ -221,7 +262,6 @@ export class SessionManager extends EventTarget {
           clientId: this.config.clientId,
           tokenEndpoint: this.config.tokenEndpoint,
           revocationEndpoint,
-          redirectUri: this.config.redirectUri,
           slot: proxySlot(this.config.spaceId),
           spaceId: this.config.spaceId,
         });
@@ -391,8 +431,14 @@ export class SessionManager extends EventTarget {
 }
 
 export function defaultRevocationEndpoint(tokenEndpoint: string): string {
+  return siblingRoute(tokenEndpoint, 'revoke');
+}
+
+/** A route of the token proxy beside its token route (`…/token` -> `…/login`). */
+export function siblingRoute(tokenEndpoint: string, route: string): string {
   const url = new URL(tokenEndpoint);
-  url.pathname = url.pathname.replace(/[^/]*$/, 'revoke');
+  url.pathname = url.pathname.replace(/[^/]*$/, route);
+  url.search = '';
   return url.href;
 }
 
@@ -408,6 +454,7 @@ export function validateConfig(config: SessionConfig): void {
     ['redirect-uri', config.redirectUri],
   ];
   if (config.revocationEndpoint !== undefined) urls.push(['revocation-endpoint', config.revocationEndpoint]);
+  if (config.loginEndpoint !== undefined) urls.push(['login-endpoint', config.loginEndpoint]);
   if (config.authorizationEndpoint !== undefined) urls.push(['authorization-endpoint', config.authorizationEndpoint]);
   if (config.issuer !== undefined) urls.push(['issuer', config.issuer]);
   for (const [name, value] of urls) {

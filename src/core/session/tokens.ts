@@ -33,8 +33,8 @@ export interface ExchangeInput {
 
 export interface TokenBackend {
   readonly holder: RefreshTokenHolder;
-  /** Redeems the authorization code. */
-  exchange(input: ExchangeInput): Promise<TokenSet>;
+  /** Redeems the authorization code (the browser-held mode only: in the default mode the proxy redeems it at its callback). */
+  exchange?(input: ExchangeInput): Promise<TokenSet>;
   /**
    * A valid access token. `force`: the current one was refused, get a new one. The browser-held mode
    * passes its refresh token. Throws `session_expired` when the grant is over.

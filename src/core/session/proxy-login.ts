@@ -1,0 +1,178 @@
+/**
+ * The page's part of the default mode's sign-in (RFC 10017 token-mediating backend): the popup, or this tab, goes to
+ * the token proxy's login route; the proxy runs OAuth with PKCE itself and receives the code at its own callback, so
+ * this page never holds a code, a verifier or a refresh token. What comes back is an outcome with no secret in it: a
+ * message from the proxy's done page (or, when the consent page severed `window.opener`, a BroadcastChannel message or
+ * nothing at all), or this page loaded again with `esign_login`, `esign_outcome` and `esign_error`. On "connected",
+ * the first access token comes from the proxy's token route, as after a reload.
+ *
+ * Loaded by the session manager with the first sign-in (or on a page that comes back from one) in the default mode.
+ */
+import { EsignError, type EsignErrorCode } from '../errors.js';
+import { createState } from '../pkce.js';
+import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from './session-manager.js';
+import { proxySlot } from './proxy-tokens.js';
+
+/** The proxy's done page says this (docs/proxy.md): no secret, only the page's own attempt id and the outcome. */
+export interface ProxyLoginMessage {
+  source: 'esign-token-proxy';
+  type: 'login';
+  attempt: string;
+  outcome: 'connected' | 'error';
+  error?: string;
+}
+
+interface KeptAttempt {
+  attempt: string;
+  mode: ConnectMode;
+  expiresAt: number;
+}
+
+/** The outcome codes of the proxy (login.ts there) and what the page calls each. */
+const OUTCOMES: Record<string, [code: EsignErrorCode, message: string]> = {
+  access_denied: ['access_denied', 'The user declined to connect the account.'],
+  state_mismatch: ['state_mismatch', 'This sign-in does not match one started here, or it was already used. Start again.'],
+  login_expired: ['login_expired', 'The sign-in took too long and expired. Start again.'],
+  token_exchange_failed: ['token_exchange_failed', 'The service did not accept the sign-in. Start again.'],
+  invalid_issuer: ['oauth_error', 'The authorization answer came from another issuer than the one this sign-in went to.'],
+  space_mismatch: ['oauth_error', 'The service connected another Space than the one requested.'],
+  temporarily_unavailable: ['network_error', 'The sign-in service is not reachable right now. Try again in a moment.'],
+  rate_limited: ['rate_limited', 'Too many sign-ins from here; try again in a minute.'],
+  invalid_request: ['invalid_config', 'The token proxy refused this sign-in request (check space-id, login-hint and scope).'],
+};
+
+export class ProxyLogin implements LoginPart {
+  readonly #config: Readonly<SessionConfig>;
+  readonly #key: string;
+  readonly #hooks: LoginHooks;
+  readonly #loginEndpoint: string;
+  /** Popup attempts of this window (memory); a redirect's attempt is in this tab's sessionStorage to survive the round trip. */
+  readonly #attempts = new Map<string, KeptAttempt>();
+
+  constructor(config: Readonly<SessionConfig>, sessionKey: string, hooks: LoginHooks) {
+    this.#config = config;
+    this.#key = sessionKey;
+    this.#hooks = hooks;
+    this.#loginEndpoint = hooks.authorizationEndpoint;
+  }
+
+  /** Messages count from the proxy's origin only (its done page). The hooks' authorization endpoint is the proxy's login route. */
+  get messageOrigin(): string {
+    return new URL(this.#loginEndpoint).origin;
+  }
+
+  async begin(mode: ConnectMode): Promise<{ url: string; state: string }> {
+    const config = this.#config;
+    const attempt = createState();
+    const kept: KeptAttempt = { attempt, mode, expiresAt: Date.now() + (config.attemptTtlSeconds ?? 600) * 1000 };
+    const url = new URL(this.#loginEndpoint);
+    const params: Record<string, string> = {
+      session: proxySlot(config.spaceId),
+      client_id: config.clientId,
+      origin: location.origin,
+      display: mode === 'popup' ? 'popup' : 'page',
+      attempt,
+      scope: config.scope,
+    };
+    if (mode === 'redirect') {
+      params['return'] = location.href.split('#')[0]!;
+      sessionStorage.setItem(this.#storageKey(), JSON.stringify(kept));
+    } else {
+      this.#attempts.set(attempt, kept);
+    }
+    if (config.spaceId) params['space_id'] = config.spaceId;
+    if (config.loginHint) params['login_hint'] = config.loginHint;
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    return { url: url.href, state: attempt };
+  }
+
+  async abandon(state: string): Promise<void> {
+    this.#attempts.delete(state);
+    if (this.#stored()?.attempt === state) sessionStorage.removeItem(this.#storageKey());
+  }
+
+  async find(state: string): Promise<{ mode: ConnectMode } | undefined> {
+    const kept = this.#attempts.get(state) ?? (this.#stored()?.attempt === state ? this.#stored() : undefined);
+    return kept ? { mode: kept.mode } : undefined;
+  }
+
+  /** The outcome (`attempt`, `outcome`, `error`) of one of this window's attempts: the session, or its EsignError. */
+  async complete(params: URLSearchParams): Promise<SessionInfo> {
+    const attempt = params.get('attempt') ?? '';
+    const kept = this.#attempts.get(attempt) ?? (this.#stored()?.attempt === attempt ? this.#stored() : undefined);
+    // single use: forget it before anything else can fail
+    await this.abandon(attempt);
+    if (!kept) throw new EsignError('state_mismatch', OUTCOMES['state_mismatch']![1]);
+    if (params.get('outcome') !== 'connected') {
+      const error = params.get('error') ?? 'oauth_error';
+      if (error === 'cookie_blocked') throw this.#cookieBlocked();
+      const [code, message]: [EsignErrorCode, string] = OUTCOMES[error] ?? ['oauth_error', `The sign-in did not complete (${error.slice(0, 64)}).`];
+      throw new EsignError(code, message, { serviceCode: error.slice(0, 64) });
+    }
+    return this.#firstToken();
+  }
+
+  async accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
+    if (!isProxyLoginMessage(message) || message.attempt !== expectedState) return undefined;
+    return this.complete(new URLSearchParams({ attempt: message.attempt, outcome: message.outcome, ...(message.error ? { error: message.error } : {}) }));
+  }
+
+  /**
+   * The popup closed with no outcome heard (the consent page may have severed `window.opener`, and the proxy may be on
+   * another origin of this site): the proxy knows whether the sign-in finished, so ask it for a token once.
+   */
+  async afterClose(state: string): Promise<SessionInfo> {
+    if (!this.#attempts.has(state)) throw closed();
+    await this.abandon(state);
+    try {
+      return await this.#firstToken();
+    } catch (error) {
+      if (error instanceof EsignError && error.code === 'cookie_blocked') throw closed();
+      throw error;
+    }
+  }
+
+  /** The first access token of the new session, from the proxy's cookie; a cookie that does not come back is `cookie_blocked`. */
+  async #firstToken(): Promise<SessionInfo> {
+    const backend = await this.#hooks.tokens();
+    try {
+      return await this.#hooks.adopt(await backend.refresh({ force: false }));
+    } catch (cause) {
+      const error = EsignError.from(cause, 'token_exchange_failed');
+      if (error.code === 'session_expired' && error.serviceCode === 'session_missing') throw this.#cookieBlocked(error);
+      throw error;
+    }
+  }
+
+  #cookieBlocked(cause?: EsignError): EsignError {
+    return new EsignError(
+      'cookie_blocked',
+      `The token proxy at ${this.messageOrigin} keeps the session in a cookie, and this browser does not send it back ` +
+        '(the proxy is on another site than this page, and the browser blocks third-party cookies). Serve the token proxy from this ' +
+        "page's own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens=\"browser\".",
+      { ...(cause ? { status: cause.status, serviceCode: cause.serviceCode, cause } : { serviceCode: 'cookie_blocked' }) },
+    );
+  }
+
+  #storageKey(): string {
+    return `esign-login|${this.#key}`;
+  }
+
+  #stored(): KeptAttempt | undefined {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(this.#storageKey()) ?? 'null') as KeptAttempt | null;
+      return kept && kept.expiresAt > Date.now() ? kept : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function closed(): EsignError {
+  return new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
+}
+
+export function isProxyLoginMessage(value: unknown): value is ProxyLoginMessage {
+  const m = value as ProxyLoginMessage | null;
+  return typeof m === 'object' && m !== null && m.source === 'esign-token-proxy' && m.type === 'login' && typeof m.attempt === 'string' && (m.outcome === 'connected' || m.outcome === 'error');
+}

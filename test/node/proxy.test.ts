@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { EsignError } from '../../src/core/errors.js';
 import { createTokenProxy, generateCookieKey, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { getWithJar, type Jar } from '../helpers/oauth-login.js';
 
 const SECRET = 'sup3r-s3cret-value-0123456789';
 const ORIGIN = 'http://localhost:6006';
@@ -235,6 +236,9 @@ describe('token proxy: refuses bad requests without calling the service', () => 
   add('repeated code', () => post(`${url}/token`, `${form(codeGrant)}&code=other`), 400, 'invalid_request');
   add('unlisted redirect_uri', () => post(`${url}/token`, form({ ...codeGrant, redirect_uri: 'https://evil.example/cb' })), 400, 'invalid_request');
   add('redirect_uri differing by a slash', () => post(`${url}/token`, form({ ...codeGrant, redirect_uri: `${REDIRECT}/` })), 400, 'invalid_request');
+  // the default mode runs the sign-in itself (its login route and callback): a code a page sends with a session is never redeemed
+  add('authorization_code with session', () => post(`${url}/token`, form({ ...codeGrant, session: 'open' })), 400, 'unsupported_grant_type');
+  add('session and refresh_token together', () => post(`${url}/token`, form({ grant_type: 'refresh_token', session: 'open', refresh_token: 'rt-1' })), 400, 'invalid_request');
   add('mismatched client_id', () => post(`${url}/token`, form({ ...codeGrant, client_id: 'other-client' })), 401, 'invalid_client');
   add('mismatched client_id on revoke', () => post(`${url}/revoke`, form({ token: 't', client_id: 'other' })), 401, 'invalid_client');
   add('revoke without token', () => post(`${url}/revoke`, form({ token_type_hint: 'access_token' })), 400, 'invalid_request');
@@ -399,7 +403,16 @@ describe('token proxy: upstream failures', () => {
 });
 
 describe('token proxy: configuration and Fetch handler', () => {
-  const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'], cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
+  const base: TokenProxyOptions = {
+    clientId: 'c',
+    clientSecret: 's',
+    baseUrl: 'https://esign.example',
+    allowedOrigins: [],
+    publicOrigin: 'https://app.example',
+    redirectUris: ['https://app.example/cb'],
+    cookieKeys: [COOKIE_KEY],
+    browserHeldRefreshTokens: true,
+  };
 
   test('refuses unsafe configuration', () => {
     const bad: Array<Partial<TokenProxyOptions>> = [
@@ -427,6 +440,16 @@ describe('token proxy: configuration and Fetch handler', () => {
       { cookieDomain: 'bad domain' },
       { sessionMaxAgeSeconds: 0 },
       { issuer: 'http://esign.example' },
+      // the default mode needs the proxy's public origin: https, or plain http on loopback only; an origin, not a URL
+      { publicOrigin: undefined },
+      { publicOrigin: undefined, browserHeldRefreshTokens: false, redirectUris: undefined },
+      { publicOrigin: 'http://app.example' },
+      { publicOrigin: 'https://app.example/proxy' },
+      { publicOrigin: '*' },
+      { publicOrigin: 'null' },
+      { authorizationEndpoint: 'http://evil.example/auth' },
+      { sessionIdleSeconds: 0 },
+      { loginTimeoutSeconds: 0 },
     ];
     for (const override of bad) {
       assert.throws(
@@ -436,6 +459,13 @@ describe('token proxy: configuration and Fetch handler', () => {
       );
     }
     assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
+    // redirect URIs are only for the browser-held mode: the default mode's is its own callback
+    assert.doesNotThrow(() => createTokenProxy({ ...base, browserHeldRefreshTokens: false, redirectUris: undefined }));
+    // plain http for the public origin on a loopback host (development)
+    assert.doesNotThrow(() => createTokenProxy({ ...base, publicOrigin: 'http://localhost:4020' }));
+    assert.doesNotThrow(() => createTokenProxy({ ...base, publicOrigin: 'http://127.0.0.1:4020/' }));
+    // the browser-held mode alone (no cookie keys) needs no public origin
+    assert.doesNotThrow(() => createTokenProxy({ ...base, cookieKeys: undefined, publicOrigin: undefined }));
   });
 
   test('is a plain Fetch handler; same-origin requests need no allowlist entry', async () => {
@@ -456,7 +486,7 @@ describe('token proxy: configuration and Fetch handler', () => {
 describe('token proxy: mounted in a plain node:http server', () => {
   test('getRequestListener(handler) under a prefix', async () => {
     const { getRequestListener } = await import('@hono/node-server');
-    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true });
+    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'https://app.example', redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true });
     const host = createServer(getRequestListener(handler));
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     try {
@@ -520,6 +550,27 @@ describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
   });
 });
 
+/**
+ * The default mode's sign-in against the small upstream here: the login route (its pre-login cookie kept), the
+ * service's redirect back to the proxy's callback with a code and the state the proxy sent (no consent page: this
+ * upstream grants anything), the callback redeeming the code. Returns the session cookie (`name=value`) and its line.
+ */
+async function signIn(url: string): Promise<{ cookie: string; line: string; callbackUrl: string }> {
+  const jar: Jar = new Map();
+  const attempt = 'attempt-0123456789abcdef';
+  const login = await getWithJar(`${url}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: 'envelope:read' })}`, jar);
+  assert.equal(login.status, 303, await login.text());
+  const authorization = new URL(login.headers.get('location')!);
+  assert.equal(`${authorization.origin}${authorization.pathname}`, `${upstreamUrl}/openapi/v1/oauth/auth`);
+  const callbackUrl = authorization.searchParams.get('redirect_uri')!;
+  const callback = await getWithJar(`${callbackUrl}?${new URLSearchParams({ code: 'c0de', state: authorization.searchParams.get('state')! })}`, jar);
+  assert.equal(callback.status, 303, await callback.text());
+  assert.match(callback.headers.get('location') ?? '', /#attempt=attempt-0123456789abcdef&outcome=connected&/);
+  const line = callback.headers.getSetCookie().find((l) => /^esign_(?!l_)/.test(l));
+  assert.ok(line, `no session cookie in ${callback.headers.getSetCookie().join(' | ')}`);
+  return { cookie: line.split(';')[0]!, line, callbackUrl };
+}
+
 describe('token proxy: a session cookie stays under ~4 KB', () => {
   test('big extra fields are left out of the cookie, then a big access token (the next refresh asks the service)', async () => {
     const url = await startProxy({ browserHeldRefreshTokens: false });
@@ -528,14 +579,17 @@ describe('token proxy: a session cookie stays under ~4 KB', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', user_name: 'n'.repeat(3_000) }));
     };
-    const exchanged = await post(`${url}/token`, session(codeGrant));
-    const body = (await exchanged.json()) as Record<string, unknown>;
-    assert.equal(exchanged.status, 200);
-    assert.equal((body.user_name as string).length, 3_000, 'the browser gets the field');
-    const cookie = exchanged.headers.getSetCookie()[0]!;
+    const { cookie: jar, line: cookie, callbackUrl } = await signIn(url);
     assert.ok(cookie.length < 4_000, `cookie of ${cookie.length} bytes`);
-    const jar = cookie.split(';')[0]!;
-    const refresh = { grant_type: 'refresh_token', redirect_uri: REDIRECT };
+    // the callback redeemed the code with its verifier and its own callback as redirect_uri
+    assert.equal(received.length, 1);
+    const exchange = new URLSearchParams(received[0]!.body);
+    assert.equal(exchange.get('grant_type'), 'authorization_code');
+    assert.equal(exchange.get('code'), 'c0de');
+    assert.equal(exchange.get('redirect_uri'), callbackUrl);
+    assert.match(exchange.get('code_verifier') ?? '', /^[\w-]{43,128}$/);
+    const refresh = { grant_type: 'refresh_token' };
+    // the page's first token after the sign-in: the one from the code exchange, kept in the cookie
     const cached = await read(await post(`${url}/token`, session(refresh), { Cookie: jar }));
     assert.equal(cached.status, 200);
     assert.equal(cached.json.access_token, 'at-1', 'the access token is still cached');
@@ -549,6 +603,7 @@ describe('token proxy: a session cookie stays under ~4 KB', () => {
     };
     const forced = await post(`${url}/token`, session({ ...refresh, force: '1' }), { Cookie: jar });
     assert.equal(((await forced.json()) as Record<string, unknown>).access_token, bigToken);
+    assert.equal(new URLSearchParams(received[1]!.body).get('refresh_token'), 'rt-1', "the session's refresh token");
     const second = forced.headers.getSetCookie()[0]!;
     assert.ok(second.length < 4_000, `cookie of ${second.length} bytes`);
     const again = await read(await post(`${url}/token`, session(refresh), { Cookie: second.split(';')[0]! }));
@@ -564,7 +619,7 @@ describe('token proxy: mounted in an existing Hono app', () => {
     const { createTokenProxyApp } = await import('../../src/proxy/index.js');
     const site = new Hono();
     site.get('/health', (c) => c.text('ok'));
-    site.route('/', createTokenProxyApp({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true }));
+    site.route('/', createTokenProxyApp({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'https://app.example', redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true }));
     const health = await site.fetch(new Request('http://app.example/health'));
     assert.equal(await health.text(), 'ok');
     assert.equal(health.headers.get('cache-control'), null, "the proxy's headers stay on its own routes");
@@ -587,6 +642,7 @@ describe('token proxy: properties', () => {
       clientSecret: SECRET,
       baseUrl: 'https://esign.example',
       allowedOrigins: [ORIGIN],
+      publicOrigin: 'https://app.example',
       redirectUris: [REDIRECT],
       rateLimit: false,
       cookieKeys: [COOKIE_KEY],
@@ -641,7 +697,7 @@ describe('token proxy: properties', () => {
 
 describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler answer alike', () => {
   test('same status, headers and body for accepted, refused and upstream-failed requests', async () => {
-    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000, cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
+    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'http://localhost:4020', redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000, cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
     const served = await startProxy(options);
     const { getRequestListener } = await import('@hono/node-server');
     const host = createServer(getRequestListener(createTokenProxy(options)));
@@ -668,9 +724,15 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
       ['upstream HTML', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<html>'); }],
       ['upstream redirect', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(302, { Location: 'https://evil.example' }); s.end(); }],
       ['upstream drops the connection', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (q) => q.socket.destroy()],
+      // the default mode's sign-in routes (the answers that carry no random state)
+      ['login from a foreign origin', `/login?${new URLSearchParams({ session: 'open', origin: 'https://evil.example', display: 'popup', attempt: 'a'.repeat(22) })}`, { method: 'GET' }],
+      ['login with a malformed attempt', `/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'short' })}`, { method: 'GET' }],
+      ['login with a bad slot', `/login?${new URLSearchParams({ session: 'space:x', origin: ORIGIN, display: 'popup', attempt: 'a'.repeat(22) })}`, { method: 'GET' }],
+      ['callback without its pre-login cookie', '/callback?code=c0de&state=unknown-state', { method: 'GET' }],
+      ['done page', '/login/done', { method: 'GET' }],
     ];
     const snapshot = async (base: string, path: string, init: RequestInit): Promise<string> => {
-      const response = await fetch(`${base}${path}`, init);
+      const response = await fetch(`${base}${path}`, { redirect: 'manual', ...init });
       const headers = [...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name));
       return JSON.stringify({ status: response.status, headers: headers.sort(), body: await response.text() });
     };
@@ -681,6 +743,9 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
         const handler = await snapshot(viaFetch, path, init);
         assert.equal(node, handler, name);
         assert.ok(!node.includes(SECRET), `secret in the answer to ${name}`);
+        // nothing of the sign-in routes reaches the service: a code without its pre-login cookie is never redeemed
+        if (path !== '/token' && path !== '/revoke') assert.equal(received.length, 0, `the service was called for ${name}`);
+        received.length = 0;
       }
     } finally {
       host.closeAllConnections();

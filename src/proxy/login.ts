@@ -168,7 +168,7 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   const sessionName = await ctx.cookies.sessionName(login.sl);
   await endPrevious(ctx, c, sessionName);
   const now = Math.floor(Date.now() / 1000);
-  const session: Session = { v: 1, sid: randomId(16), cid: config.clientId, sp: answered ?? login.sp ?? '', sl: login.sl, iat: now, lat: now, ...tokenPart(tokens) };
+  const session: Session = { v: 1, sid: randomId(16), cid: config.clientId, sp: answered ?? login.sp ?? '', sl: login.sl, iat: now, lat: now, la: login.a, ...tokenPart(tokens) };
   if (typeof tokens.refresh_token === 'string') session.rt = tokens.refresh_token;
   await ctx.cookies.write(c, sessionName, session);
   return outcome(ctx, c, login, undefined);

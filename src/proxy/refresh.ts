@@ -116,6 +116,8 @@ export class RefreshCoordinator {
     // a claim outlives the longest call by a margin; a replica that died mid-call frees it at that point
     const claimMs = callMs + 1_000;
     const deadline = Date.now() + claimMs + 1_000;
+    // this request saw the call in flight: its result is this request's too (a request that came after it did not)
+    let waited = false;
     for (;;) {
       const got = await claimOrGet(store, key, `p:${owner}`, claimMs, hit);
       if (hit && got.hit && got.hit.count > hit.max) return { limitedMs: got.hit.resetMs };
@@ -138,9 +140,10 @@ export class RefreshCoordinator {
         // only this process's memory holds unsealed tokens: an unsealed entry in a shared store is not ours
         const text = colon < 0 ? undefined : stored.startsWith('m') ? (this.#local_ ? stored.slice(1) : undefined) : stored.startsWith('s') ? await this.#o.sealer.open(stored.slice(1), key) : undefined;
         if (text === undefined) return { result: await call(), replayed: false };
-        if ((entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-')) return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
+        if (waited || (entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-')) return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
         return { reuse: true };
       }
+      waited = true;
       if (Date.now() > deadline) {
         return { result: { ok: false, answer: unavailable(504, 'Another replica is still refreshing this session; retry.', '1') }, replayed: false };
       }

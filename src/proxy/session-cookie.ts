@@ -31,6 +31,8 @@ export interface Session {
   iat: number;
   /** Last activity, seconds since the epoch (the idle timeout counts from it); absent means `iat`. */
   lat?: number;
+  /** The page's attempt id of the sign-in that made this session (not a secret): echoed as `login_attempt`. */
+  la?: string;
   /** Cached access token, its type, expiry (ms since the epoch), lifetime (s) and scope. */
   at?: string;
   tt?: string;

@@ -194,6 +194,7 @@ async function afterRefresh(ctx: Ctx, c: C, name: string, session: Session, resu
   }
   const tokens = result.tokens;
   const next: Session = { v: 1, sid: session.sid, cid: session.cid, sp: session.sp, sl: session.sl, iat: session.iat, lat: Math.floor(Date.now() / 1000), ...tokenPart(tokens) };
+  if (session.la !== undefined) next.la = session.la;
   next.rt = typeof tokens.refresh_token === 'string' ? tokens.refresh_token : session.rt;
   if (typeof tokens.space_id === 'string' && session.sp === '') next.sp = tokens.space_id;
   await ctx.cookies.write(c, name, next);
@@ -206,6 +207,8 @@ function sessionAnswer(session: Session): Answer {
   if (session.exp !== undefined) body.expires_in = Math.max(0, Math.floor((session.exp - Date.now()) / 1000));
   if (session.sc !== undefined) body.scope = session.sc;
   if (session.sp) body.space_id = session.sp;
+  // which sign-in made this session: a page whose popup closed unheard learns whether it was its own
+  if (session.la !== undefined) body.login_attempt = session.la;
   for (const [key, value] of Object.entries(session.x ?? {})) if (!(key in body)) body[key] = value;
   return { status: 200, body };
 }

@@ -61,7 +61,7 @@ describe('<esign-connect>', () => {
     expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/declined|denied/i);
   });
 
-  it.only('leaves the connecting state with popup_closed when the user closes the popup', async () => {
+  it('leaves the connecting state with popup_closed when the user closes the popup', async () => {
     const el = await mountConnect();
     const errorEvent = once(el, 'esign-error');
     await clickIn(el, 'button');
@@ -250,12 +250,14 @@ describe('<esign-connect>', () => {
     await expect(el).shadowDom.to.be.accessible();
   });
 
-  it('says at once that the service refused the redirect address, naming it and the registered ones', async () => {
+  it('browser-held mode: says at once that the service refused the redirect address, naming it and the registered ones', async () => {
+    // (the default mode's redirect URI is the token proxy's callback, registered once by the integrator)
     const refused = `${cfg.pageOrigin}/not-registered.html`;
     const el = await fixture<EsignConnect>(html`<esign-connect
       client-id=${cfg.clientId}
       base-url=${cfg.baseUrl}
       token-endpoint=${cfg.tokenEndpoint}
+      refresh-tokens="browser"
       redirect-uri=${refused}
       storage="memory"
     ></esign-connect>`);

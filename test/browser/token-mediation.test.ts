@@ -167,12 +167,12 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
     expect((error as EsignError).code).to.equal('no_session');
   });
 
-  it('a proxy on another site (its cookie blocked) fails with cookie_blocked, visibly, without another popup', async () => {
+  it('a proxy on another site (its cookie blocked) fails with cookie_blocked, visibly, before the consent page', async () => {
     const el = await mountConnect({ 'token-endpoint': cfg.crossSiteTokenEndpoint, storage: 'memory' });
     const exchangesBefore = (await emulatorCounters())['grant:authorization_code'] ?? 0;
     const failed = once(el, 'esign-error');
+    // the proxy's login route sees the browser call it cross-site and answers at once: no consent, no grant
     await clickIn(el, 'button');
-    await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
     const { detail } = await failed;
     expect(detail.error.code).to.equal('cookie_blocked');
     expect(detail.error.message).to.match(/same site|own site/i);
@@ -183,6 +183,73 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
     expect(el.session).to.equal(undefined);
     // the proxy saw the browser call it cross-site and refused before redeeming: no grant left behind at the service
     expect((await emulatorCounters())['grant:authorization_code'] ?? 0).to.equal(exchangesBefore);
+  });
+
+  it('attacks 1 and 2: a script in the page captures everything it can reach and its server runs a sign-in of its own; neither yields a session or a token', async () => {
+    // the script: every message, every BroadcastChannel message of the proxy's done page, the URL of every window and
+    // frame it can read while the sign-ins run, and all storage afterwards
+    const captured = new Set<string>();
+    const add = (value: unknown): void => void captured.add(typeof value === 'string' ? value : JSON.stringify(value));
+    const onMessage = (event: MessageEvent): void => add(event.data);
+    window.addEventListener('message', onMessage, true);
+    const channel = new BroadcastChannel('esign-login');
+    channel.onmessage = (event) => add(event.data);
+    const windows: Window[] = [];
+    const realOpen = window.open;
+    window.open = function (...args: Parameters<typeof window.open>) {
+      const opened = realOpen.apply(window, args);
+      if (opened) windows.push(opened);
+      return opened;
+    };
+    const watch = setInterval(() => {
+      for (const w of [...windows, ...Array.from(document.querySelectorAll('iframe'), (f) => f.contentWindow)]) {
+        try {
+          if (w) add(w.location.href);
+        } catch {
+          // another origin: not readable, not ours
+        }
+      }
+    }, 2);
+    try {
+      // attack 1: the page's own sign-in, everything the page handles on the way
+      const el = await mountConnect({ storage: 'indexeddb' });
+      await connectAs(el, { spaceId: 'space_acme' });
+      // attack 2: the attacker's server asks the proxy for a sign-in of its own; a hijacked click sends the person
+      const attackerUrl = (await executeServerCommand('esign-attacker-login')) as string;
+      const hijacked = document.createElement('button');
+      hijacked.textContent = 'Connect';
+      let popup: Window | null = null;
+      hijacked.addEventListener('click', () => (popup = window.open(attackerUrl, 'hijacked', 'popup')));
+      document.body.append(hijacked);
+      await clickIn(document.body, 'button');
+      await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
+      // the proxy's callback refuses the attacker's state in the victim's browser and moves on to its done page
+      await until(() => {
+        try {
+          return (popup as Window | null)?.closed || (popup as Window | null)?.location.pathname.endsWith('/login/done');
+        } catch {
+          return false;
+        }
+      }, 'the hijacked popup reached the done page', { timeout: 10_000 });
+      hijacked.remove();
+      for (const text of await pageReadableStrings()) add(text);
+    } finally {
+      clearInterval(watch);
+      window.open = realOpen;
+      window.removeEventListener('message', onMessage, true);
+      channel.close();
+    }
+    const strings = [...captured];
+    // the capture works: it heard the proxy's done page (the outcome, no secret). Here the proxy is on another origin of
+    // the page's site, so the popups' URLs were not readable; on one origin they are, and the proxy's callback still
+    // never answers with a page at a URL that carries the code (test/node/proxy-attacks.test.ts)
+    expect(strings.some((s) => s.includes('esign-token-proxy')), 'the capture heard the sign-in').to.equal(true);
+    expect(strings.filter((s) => /[?&#]code=/.test(s)), 'no URL with a code was ever readable').to.deep.equal([]);
+    // its server tries everything it got: as codes at the proxy's callback with its own pre-login cookie, as code +
+    // verifier at the token route, as refresh tokens at the service
+    const result = (await executeServerCommand('esign-attacker-redeem', { strings })) as { tried: number; accepted: number };
+    expect(result.tried).to.be.greaterThan(3);
+    expect(result.accepted).to.equal(0);
   });
 
   it('keeps an Open Mode and a Designated Space Mode session side by side', async () => {

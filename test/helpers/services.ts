@@ -7,6 +7,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { serveTokenProxy } from '../../src/proxy/node.js';
 import { freePort } from './ports.js';
+import { getWithJar, type Jar } from './oauth-login.js';
 
 /** Pages the esign-offline command has cut off, with their request handler. */
 const offlinePages = new Map<Page, (request: HTTPRequest) => void>();
@@ -79,6 +80,59 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     fixtureUrl: callbackUrl,
   };
 
+  const attacker = { jar: new Map<string, string>() as Jar };
+
+  /**
+   * What an attacker's server does with what a script captured: each captured URL with a code, and each value that
+   * could be one, at the proxy's callback with its own pre-login cookie; each code with each verifier-like value at
+   * the token route; each value as a refresh token at the service. Counts what gave a session or a token.
+   */
+  async function attackerRedeem(strings: string[]): Promise<{ tried: number; accepted: number }> {
+    const values = new Set<string>();
+    for (const text of strings) {
+      for (const part of text.split(/[\s;=&,"':{}[\]?#/]+/)) if (/^[\w.~-]{16,200}$/.test(part)) values.add(part);
+    }
+    let tried = 0;
+    let accepted = 0;
+    const codes = [...values].slice(0, 150);
+    const verifiers = [...values].filter((v) => v.length >= 43).slice(0, 8);
+    const state = new URL((await getWithJar(`${proxy.url}/login?${new URLSearchParams({ session: 'open', origin: pageOrigin, display: 'popup', attempt: 'attacker-probe-000000', scope: 'envelope:read' })}`, attacker.jar)).headers.get('location')!).searchParams.get('state')!;
+    for (const code of codes) {
+      tried++;
+      await getWithJar(`${proxy.url}/callback?${new URLSearchParams({ code, state })}`, attacker.jar);
+      if ([...attacker.jar.keys()].some((name) => !name.includes('esign_l_'))) accepted++;
+      for (const verifier of verifiers) {
+        tried++;
+        const answer = await fetch(`${proxy.url}/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: pageOrigin },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: `${proxy.url}/callback`, session: 'open' }),
+        });
+        if (answer.status === 200 || answer.headers.getSetCookie().length > 0) accepted++;
+      }
+    }
+    const refreshes = await tryRefreshTokens([...values]);
+    return { tried: tried + refreshes.tried, accepted: accepted + refreshes.accepted };
+  }
+
+  /**
+   * What an attacker who read these strings from the page would do: redeem each as a refresh token at the service,
+   * with the app's own credentials (the strongest attacker: one who also stole the secret).
+   */
+  async function tryRefreshTokens(candidates: string[]): Promise<{ tried: number; accepted: number }> {
+    let accepted = 0;
+    for (const candidate of new Set(candidates)) {
+      const res = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: candidate, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+      });
+      if (res.ok) accepted += 1;
+      await res.arrayBuffer();
+    }
+    return { tried: new Set(candidates).size, accepted };
+  }
+
   async function consentPage(page: Page, timeoutMs: number): Promise<Page> {
     const target = await page
       .browser()
@@ -117,6 +171,18 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const action = payload?.['action'] === 'deny' ? 'Deny' : 'Agree';
         await clickButton(consent, action);
         return true;
+      }
+      case 'esign-attacker-login': {
+        // an attacker's server asks the proxy for a sign-in of its own (its own state, verifier, pre-login cookie)
+        attacker.jar = new Map();
+        const query = new URLSearchParams({ session: 'open', origin: pageOrigin, display: 'popup', attempt: `attacker-${Date.now()}-000`, scope: 'envelope:create envelope:read' });
+        const started = await getWithJar(`${proxy.url}/login?${query}`, attacker.jar);
+        return started.headers.get('location');
+      }
+      case 'esign-attacker-redeem': {
+        // the attacker's server with everything the page script captured
+        const strings = (payload?.['strings'] as string[] | undefined) ?? [];
+        return attackerRedeem(strings);
       }
       case 'esign-close-consent': {
         const consent = await consentPage(page, timeoutMs);
@@ -239,20 +305,8 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         emulator.setLimits((payload ?? {}) as Record<string, number>);
         return true;
       case 'esign-try-refresh-tokens': {
-        // what an attacker who read these strings from the page would do: redeem each as a refresh token at the
-        // service, with the app's own credentials (the strongest attacker: one who also stole the secret)
         const candidates = ((payload?.['candidates'] as unknown[] | undefined) ?? []).filter((c): c is string => typeof c === 'string');
-        let accepted = 0;
-        for (const candidate of new Set(candidates)) {
-          const res = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: candidate, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
-          });
-          if (res.ok) accepted += 1;
-          await res.arrayBuffer();
-        }
-        return { tried: new Set(candidates).size, accepted };
+        return tryRefreshTokens(candidates);
       }
       case 'esign-advance-clock':
         emulator.advanceClock(Number(payload?.['seconds'] ?? 0));

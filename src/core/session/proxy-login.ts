@@ -125,7 +125,8 @@ export class ProxyLogin implements LoginPart {
     if (!this.#attempts.has(state)) throw closed();
     await this.abandon(state);
     try {
-      return await this.#firstToken();
+      // only a session this attempt made counts: an older one of the slot is no answer to this sign-in
+      return await this.#firstToken(state);
     } catch (error) {
       if (error instanceof EsignError && error.code === 'cookie_blocked') throw closed();
       throw error;
@@ -133,10 +134,12 @@ export class ProxyLogin implements LoginPart {
   }
 
   /** The first access token of the new session, from the proxy's cookie; a cookie that does not come back is `cookie_blocked`. */
-  async #firstToken(): Promise<SessionInfo> {
+  async #firstToken(madeBy?: string): Promise<SessionInfo> {
     const backend = await this.#hooks.tokens();
     try {
-      return await this.#hooks.adopt(await backend.refresh({ force: false }));
+      const tokens = await backend.refresh({ force: false });
+      if (madeBy !== undefined && tokens.loginAttempt !== madeBy) throw closed();
+      return await this.#hooks.adopt(tokens);
     } catch (cause) {
       const error = EsignError.from(cause, 'token_exchange_failed');
       if (error.code === 'session_expired' && error.serviceCode === 'session_missing') throw this.#cookieBlocked(error);

@@ -22,6 +22,8 @@ export interface TokenSet {
   userEmail: string | undefined;
   spaceName: string | undefined;
   refreshToken?: string | undefined;
+  /** Default mode: the attempt id of the sign-in that made the proxy's session (`login_attempt`). */
+  loginAttempt?: string | undefined;
 }
 
 export interface ExchangeInput {
@@ -57,6 +59,7 @@ export function tokenSetFrom(body: Record<string, unknown>): TokenSet {
     userEmail: text('user_email'),
     spaceName: text('space_name'),
     refreshToken: text('refresh_token'),
+    loginAttempt: text('login_attempt'),
   };
 }
 

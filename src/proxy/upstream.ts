@@ -1,7 +1,7 @@
 /**
  * The calls to the service, as a confidential client through oauth4webapi (client_secret_post by default,
  * client_secret_basic as an option). A capturing `customFetch` under oauth4webapi enforces the proxy's
- * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes`, redirects never followed) and keeps
+ * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes` read, redirects never followed) and keeps
  * the raw answer, so failures map to the proxy's answers (502/504/429, OAuth errors passed through with the
  * secret scrubbed) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
  */
@@ -45,10 +45,13 @@ interface Raw {
 type Failure = 'timeout' | 'unreachable' | 'oversized';
 
 /**
- * A fetch implementation that already holds the whole answer as text (node-fetch.ts) puts it on the
- * Response under this symbol, so it is not streamed again.
+ * A fetch implementation that reads the answer itself (node-fetch.ts) puts its text on the Response under
+ * this symbol, so it is not streamed again; `null` when the answer passed RAW_LIMIT (reading stopped there).
  */
 export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
+
+/** On every request's init: the answer's size limit in bytes, for a fetch that reads the answer itself. */
+export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
 
 /** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
 let neutralAnswer: Response | undefined;
@@ -101,19 +104,16 @@ export class Upstream {
     const timer = setTimeout(() => controller.abort(), config.timeoutMs);
     try {
       const baseFetch = config.fetch ?? globalThis.fetch;
-      const options: oauth.DiscoveryRequestOptions = {
-        algorithm: 'oauth2',
-        signal: controller.signal,
-        [oauth.customFetch]: ((url: string, init: RequestInit) => baseFetch(url, { ...init, redirect: 'manual' })) as typeof fetch,
+      // oauth4webapi reads the answer it gets whole: it gets one already read within the limit
+      const limitedFetch = async (url: string, init: RequestInit): Promise<Response> => {
+        const { response, text } = await fetchWithin(baseFetch, url, init, config.maxUpstreamBytes);
+        if (text === undefined) throw new Error('oversized');
+        return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
       };
+      const options: oauth.DiscoveryRequestOptions = { algorithm: 'oauth2', signal: controller.signal, [oauth.customFetch]: limitedFetch as typeof fetch };
       if (issuer.protocol === 'http:') options[oauth.allowInsecureRequests] = true;
-      const read = async (algorithm: 'oauth2' | 'oidc'): Promise<oauth.AuthorizationServer> => {
-        let response = await oauth.discoveryRequest(issuer, { ...options, algorithm });
-        // a Response from node-fetch.ts carries its text aside (RAW_TEXT), not as a body
-        const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
-        if (typeof raw === 'string') response = new Response(raw, { status: response.status, headers: response.headers });
-        return oauth.processDiscoveryResponse(issuer, response);
-      };
+      const read = async (algorithm: 'oauth2' | 'oidc'): Promise<oauth.AuthorizationServer> =>
+        oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm }));
       // RFC 8414's well-known document first; servers that publish only OpenID Connect discovery have the same fields there
       const metadata = await read('oauth2').catch(() => read('oidc'));
       const token = config.tokenEndpointSet ? config.tokenEndpoint : metadata.token_endpoint;
@@ -216,8 +216,7 @@ export class Upstream {
       const onAbort = (): void => controller.abort();
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const response = await baseFetch(url, { ...init, redirect: 'manual', signal: controller.signal });
-        const text = await readLimited(response, config.maxUpstreamBytes);
+        const { response, text } = await fetchWithin(baseFetch, url, { ...init, signal: controller.signal }, config.maxUpstreamBytes);
         if (text === undefined) {
           outcome.failure = 'oversized';
         } else {
@@ -275,9 +274,19 @@ export class Upstream {
   }
 }
 
+/**
+ * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
+ * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled).
+ */
+async function fetchWithin(baseFetch: typeof fetch, url: string, init: RequestInit, max: number): Promise<{ response: Response; text: string | undefined }> {
+  const response = await baseFetch(url, { ...init, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
+  return { response, text: await readLimited(response, max) };
+}
+
 /** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
 async function readLimited(response: Response, max: number): Promise<string | undefined> {
-  const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+  const raw = (response as Response & { [RAW_TEXT]?: string | null })[RAW_TEXT];
+  if (raw === null) return undefined;
   if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {

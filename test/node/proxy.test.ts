@@ -398,6 +398,56 @@ describe('token proxy: upstream failures', () => {
   });
 });
 
+describe('token proxy: an oversized answer is cut while streaming', () => {
+  const LIMIT = 64 * 1024; // the default maxUpstreamBytes
+  const TOTAL = 48 * 1024 * 1024;
+
+  /** An upstream streaming TOTAL bytes of one JSON string as fast as it is read; `sent` is what it got to write before the proxy hung up. */
+  function streaming(): { behaviour: UpstreamBehaviour; streams: Array<{ path: string; sent: number; stopped: Promise<void> }> } {
+    const streams: Array<{ path: string; sent: number; stopped: Promise<void> }> = [];
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    const behaviour: UpstreamBehaviour = (req, res) => {
+      const stream = { path: req.url ?? '', sent: 0, stopped: new Promise<void>((resolve) => res.once('close', resolve)) };
+      streams.push(stream);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"issuer":"');
+      // one chunk per turn of the event loop (the proxy, in this process, reads in between), so the
+      // loopback socket buffers hold little and `sent` stays near what the proxy read
+      const pump = (): void => {
+        if (res.destroyed) return;
+        if (stream.sent >= TOTAL) return void res.end('"}');
+        stream.sent += chunk.length;
+        if (res.write(chunk)) setImmediate(pump);
+        else res.once('drain', () => setImmediate(pump));
+      };
+      pump();
+    };
+    return { behaviour, streams };
+  }
+
+  const paths: Array<[string, Partial<TokenProxyOptions>]> = [
+    ['Node fetch (node-fetch.ts)', {}],
+    ['WHATWG fetch', { fetch: (input, init) => fetch(input, init) }],
+  ];
+  for (const [name, fetchOption] of paths) {
+    for (const metadata of [false, true]) {
+      test(`${name}, ${metadata ? 'metadata' : 'token endpoint'}: 502, and the proxy read about ${LIMIT} bytes of ${TOTAL}`, async () => {
+        const { behaviour: stream, streams } = streaming();
+        behaviour = stream;
+        const url = await startProxy({ rateLimit: false, timeoutMs: 10_000, ...fetchOption, ...(metadata ? { issuer: upstreamUrl } : {}) });
+        const answer = await read(await post(`${url}/token`, form(codeGrant)));
+        assert.equal(answer.status, 502);
+        assert.equal(answer.json.error, 'temporarily_unavailable');
+        assert.ok(streams.length >= 1, 'the service was called');
+        const stopped = await Promise.race([Promise.all(streams.map((s) => s.stopped)).then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still streaming'), 5_000))]);
+        assert.equal(stopped, 'stopped', 'the proxy hung up');
+        // the limit plus a chunk or two in flight (about 1.5 x the limit here); whole-answer buffering reads all 48 MiB
+        for (const s of streams) assert.ok(s.sent < 4 * LIMIT, `${s.path}: the upstream wrote ${s.sent} bytes before the proxy hung up`);
+      });
+    }
+  }
+});
+
 describe('token proxy: configuration and Fetch handler', () => {
   const base: TokenProxyOptions = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example', allowedOrigins: [], redirectUris: ['https://app.example/cb'], cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
 

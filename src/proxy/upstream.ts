@@ -2,8 +2,8 @@
  * The calls to the service, as a confidential client through oauth4webapi (client_secret_post by default,
  * client_secret_basic as an option). A capturing `customFetch` under oauth4webapi enforces the proxy's
  * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes` read, redirects never followed) and keeps
- * the raw answer, so failures map to the proxy's answers (502/504/429, OAuth errors passed through with the
- * secret scrubbed) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
+ * the raw answer, so failures map to the proxy's answers (502/504/429, the service's errors as their code and
+ * RequestId only) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
  */
 import * as oauth from 'oauth4webapi';
 import { isAllowedServiceUrl } from '../core/url.js';
@@ -261,15 +261,19 @@ export class Upstream {
     return { answer: unavailable(502, `The service answered HTTP ${status} with a non-JSON body.`) };
   }
 
-  /** An OAuth JSON error passed through (status, error, error_description, secret scrubbed); anything else 502. */
+  /**
+   * The service's error as the proxy's: its code (OAuth `error` or business `Error.Code`) and RequestId, each
+   * only as a short token, with the proxy's own description. No text of the service is passed on: an
+   * error text may echo the request, and with it the secret in some encoding. Anything else is a 502.
+   */
   #passError(status: number, body: unknown, retryAfter: string | null): Answer {
-    const secret = this.#config.clientSecret;
-    if (!isRecord(body) || typeof body.error !== 'string' || body.error === '') {
-      return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
-    }
+    const business = isRecord(body) && isRecord(body.Response) ? body.Response : undefined;
+    const error = identifier(isRecord(business?.Error) ? business.Error.Code : isRecord(body) ? body.error : undefined, this.#config.clientSecret);
+    if (!error) return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
     if (status === 429) return unavailable(429, 'The service is rate limiting token requests.', retryAfter);
-    const out: Record<string, string> = { error: scrub(body.error, secret) };
-    if (typeof body.error_description === 'string') out.error_description = scrub(body.error_description, secret);
+    const out: Record<string, string> = { error, error_description: ERROR_DESCRIPTIONS.get(error) ?? `The service refused the request (HTTP ${status}).` };
+    const requestId = identifier(business?.RequestId, this.#config.clientSecret);
+    if (requestId) out.request_id = requestId;
     return { status: status >= 400 && status < 500 ? status : 502, body: out };
   }
 }
@@ -341,8 +345,21 @@ export function sanitizeTokenResponse(body: Record<string, unknown>, clientSecre
   return out;
 }
 
-function scrub(text: string, secret: string): string {
-  return text.split(secret).join('[redacted]').slice(0, 500);
+/** The proxy's description of the service's error codes (RFC 6749 section 5.2, RFC 7009 section 2.2.1). */
+const ERROR_DESCRIPTIONS = new Map([
+  ['invalid_request', 'The service found the request malformed.'],
+  ['invalid_client', "The service did not accept the token proxy's client credentials."],
+  ['invalid_grant', 'The authorization code or refresh token is invalid, expired, revoked or already used.'],
+  ['unauthorized_client', 'The client is not allowed to use this grant type.'],
+  ['unsupported_grant_type', 'The service does not support this grant type.'],
+  ['invalid_scope', 'The requested scope is invalid or exceeds the grant.'],
+  ['unsupported_token_type', 'The service cannot revoke this type of token.'],
+  ['access_denied', 'The service denied the request.'],
+]);
+
+/** A value of the service passed on only as an identifier (letters, digits, `_.-`, at most 64) that is not the secret. */
+function identifier(value: unknown, secret: string): string | undefined {
+  return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) && !value.includes(secret) ? value : undefined;
 }
 
 export function unavailable(status: number, description: string, retryAfter?: string | null): Answer {

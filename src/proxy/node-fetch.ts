@@ -1,6 +1,7 @@
 /**
  * A small `fetch` for the proxy's calls to the service under Node: keep-alive `node:http`/`node:https`
- * agents, the body read whole into one Buffer, redirects never followed (node:http does not), abort by
+ * agents, the body read into one Buffer up to the proxy's limit (RAW_LIMIT on the init; past it the
+ * request is destroyed and RAW_TEXT is null), redirects never followed (node:http does not), abort by
  * signal. It replaces global `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's
  * CPU on loopback; the proxy's own limits (timeout, size) still apply around it (upstream.ts). TLS uses
  * Node's defaults (certificate checks on). Only what oauth4webapi's calls through upstream.ts need: POST
@@ -9,7 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RAW_TEXT } from './upstream.js';
+import { RAW_LIMIT, RAW_TEXT } from './upstream.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;
@@ -36,6 +37,7 @@ export function createNodeFetch(): NodeFetch {
         headers,
       };
       const signal = init.signal ?? undefined;
+      const limit = (init as RequestInit & { [RAW_LIMIT]?: number })[RAW_LIMIT] ?? Number.POSITIVE_INFINITY;
       if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
       const outgoing = secure ? httpsRequest({ ...options, agent: httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
       const onAbort = (): void => {
@@ -50,29 +52,40 @@ export function createNodeFetch(): NodeFetch {
       });
       outgoing.on('response', (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        // the text rides along (RAW_TEXT), where the proxy reads it (upstream.ts); the Response itself
+        // carries no body stream, which would only cost CPU (the only caller never reads it)
+        const answer = (text: string | null): Response => {
+          const out = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value === undefined) continue;
+            for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
+          }
+          const made = new Response(null, { status: response.statusCode ?? 502, headers: out });
+          Object.defineProperty(made, RAW_TEXT, { value: text });
+          return made;
+        };
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= limit) return void chunks.push(chunk);
+          // past the limit: stop reading and hang up rather than take in the rest
+          done();
+          outgoing.destroy();
+          resolve(answer(null));
+        });
         response.on('error', (error) => {
           done();
           reject(error);
         });
         response.on('end', () => {
           done();
-          const out = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) {
-            if (value === undefined) continue;
-            for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
-          }
           const status = response.statusCode ?? 502;
           // a Response cannot carry a body with these statuses
           const empty = status === 204 || status === 205 || status === 304;
           const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          // the text rides along (RAW_TEXT), where the proxy reads it (upstream.ts); the Response itself
-          // carries no body stream, which would only cost CPU (the only caller never reads it)
           let text = empty ? '' : body.toString('utf8');
           if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-          const answer = new Response(null, { status, headers: out });
-          Object.defineProperty(answer, RAW_TEXT, { value: text });
-          resolve(answer);
+          resolve(answer(text));
         });
         response.on('close', () => {
           if (!response.complete) {

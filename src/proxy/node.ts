@@ -3,14 +3,16 @@
  * (`@hono/node-server`), the caller's address from its `getConnInfo` (the socket's remote address).
  * Exported as `esign-elements/proxy/node`; the `esign-elements/proxy` entry imports nothing from `node:`.
  */
-import { serve } from '@hono/node-server';
+import { serve, type HttpBindings } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
+import { realpath, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
+import { join, sep } from 'node:path';
 import { isLoopbackHost } from '../core/url.js';
+import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
 import type { TokenProxyOptions } from './config.js';
 import { nodeCryptoSealer } from './node-crypto.js';
 import { createNodeFetch } from './node-fetch.js';
@@ -24,7 +26,8 @@ export interface ServeTokenProxyOptions extends TokenProxyOptions {
    * A folder whose files are served at `/` beside the proxy's routes, so a static page and its token proxy
    * share one origin (the session cookie comes back with no CORS at all). For development and simple sites;
    * every path other than the proxy's routes (`${basePath}/login`, `/callback`, `/login/done`, `/token`,
-   * `/revoke`) is a file of this folder or a 404.
+   * `/revoke`) is a file of this folder or a 404. Dotfiles (`.env`, `.git/`) and files reached through a symlink
+   * pointing out of the folder are 404s.
    */
   staticDir?: string;
 }
@@ -60,7 +63,7 @@ export function serveTokenProxy(options: ServeTokenProxyOptions): Promise<Served
   // the options are checked before listening; with port 0 the development origin is known only once listening
   let app = build(options.port || 4020);
   const routes = new Set(PROXY_ROUTES.map((route) => `${(options.basePath ?? '').replace(/\/+$/, '')}${route}`));
-  const files = options.staticDir !== undefined ? new Hono().use('/*', serveStatic({ root: options.staticDir })) : undefined;
+  const files = options.staticDir !== undefined ? staticFiles(options.staticDir) : undefined;
   const fetch = (request: Request, env?: Record<string, unknown>): Response | Promise<Response> =>
     !files || routes.has(new URL(request.url).pathname) ? app.fetch(request, env) : files.fetch(request, env);
   return new Promise((resolve, reject) => {
@@ -84,4 +87,40 @@ export function serveTokenProxy(options: ServeTokenProxyOptions): Promise<Served
       });
     });
   });
+}
+
+/** The files of the static folder (serveStatic), but for dotfiles, dot segments and symlinks out of the folder. */
+function staticFiles(dir: string): Hono<{ Bindings: HttpBindings }> {
+  const root = realpath(dir).catch(() => undefined);
+  return new Hono<{ Bindings: HttpBindings }>().use(
+    '/*',
+    // the target as sent (the Request's URL has `%2e%2e` and `..` already resolved away)
+    async (c, next) => ((await servable(await root, c.env.incoming.url ?? c.req.path)) ? next() : c.notFound()),
+    serveStatic({ root: dir }),
+  );
+}
+
+/**
+ * Whether the static folder (`root`, its real path) may serve this request target: no segment starting with
+ * '.' (dotfiles, `.git`, dot segments), percent-encoded or not, and a real path (symlinks resolved, and
+ * index.html for a folder, as serveStatic serves it) inside the folder.
+ */
+async function servable(root: string | undefined, target: string): Promise<boolean> {
+  if (root === undefined) return false;
+  let names: string[];
+  try {
+    names = target.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
+  } catch {
+    return false;
+  }
+  // each decoded segment is one plain name: no leading '.', no separator or NUL smuggled in encoded
+  if (names.some((name) => /^\.|[/\\\0]/.test(name))) return false;
+  try {
+    let real = await realpath(join(root, ...names));
+    if ((await stat(real)).isDirectory()) real = await realpath(join(real, 'index.html'));
+    return real.startsWith(root.endsWith(sep) ? root : root + sep);
+  } catch {
+    // nothing there: a 404 either way
+    return false;
+  }
 }

@@ -1,9 +1,9 @@
 /**
  * The calls to the service, as a confidential client through oauth4webapi (client_secret_post by default,
  * client_secret_basic as an option). A capturing `customFetch` under oauth4webapi enforces the proxy's
- * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes`, redirects never followed) and keeps
- * the raw answer, so failures map to the proxy's answers (502/504/429, OAuth errors passed through with the
- * secret scrubbed) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
+ * limits (whole answer within `timeoutMs`, at most `maxUpstreamBytes` read, redirects never followed) and keeps
+ * the raw answer, so failures map to the proxy's answers (502/504/429, the service's errors as their code and
+ * RequestId only) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
  */
 import * as oauth from 'oauth4webapi';
 import { isAllowedServiceUrl } from '../core/url.js';
@@ -56,10 +56,13 @@ interface Raw {
 type Failure = 'timeout' | 'unreachable' | 'oversized';
 
 /**
- * A fetch implementation that already holds the whole answer as text (node-fetch.ts) puts it on the
- * Response under this symbol, so it is not streamed again.
+ * A fetch implementation that reads the answer itself (node-fetch.ts) puts its text on the Response under
+ * this symbol, so it is not streamed again; `null` when the answer passed RAW_LIMIT (reading stopped there).
  */
 export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
+
+/** On every request's init: the answer's size limit in bytes, for a fetch that reads the answer itself. */
+export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
 
 /** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
 let neutralAnswer: Response | undefined;
@@ -138,19 +141,16 @@ export class Upstream {
     const timer = setTimeout(() => controller.abort(), config.timeoutMs);
     try {
       const baseFetch = config.fetch ?? globalThis.fetch;
-      const options: oauth.DiscoveryRequestOptions = {
-        algorithm: 'oauth2',
-        signal: controller.signal,
-        [oauth.customFetch]: ((url: string, init: RequestInit) => baseFetch(url, { ...init, redirect: 'manual' })) as typeof fetch,
+      // oauth4webapi reads the answer it gets whole: it gets one already read within the limit
+      const limitedFetch = async (url: string, init: RequestInit): Promise<Response> => {
+        const { response, text } = await fetchWithin(baseFetch, url, init, config.maxUpstreamBytes);
+        if (text === undefined) throw new Error('oversized');
+        return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
       };
+      const options: oauth.DiscoveryRequestOptions = { algorithm: 'oauth2', signal: controller.signal, [oauth.customFetch]: limitedFetch as typeof fetch };
       if (issuer.protocol === 'http:') options[oauth.allowInsecureRequests] = true;
-      const read = async (algorithm: 'oauth2' | 'oidc'): Promise<oauth.AuthorizationServer> => {
-        let response = await oauth.discoveryRequest(issuer, { ...options, algorithm });
-        // a Response from node-fetch.ts carries its text aside (RAW_TEXT), not as a body
-        const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
-        if (typeof raw === 'string') response = new Response(raw, { status: response.status, headers: response.headers });
-        return oauth.processDiscoveryResponse(issuer, response);
-      };
+      const read = async (algorithm: 'oauth2' | 'oidc'): Promise<oauth.AuthorizationServer> =>
+        oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm }));
       // RFC 8414's well-known document first; servers that publish only OpenID Connect discovery have the same fields there
       const metadata = await read('oauth2').catch(() => read('oidc'));
       const token = config.tokenEndpointSet ? config.tokenEndpoint : metadata.token_endpoint;
@@ -254,8 +254,7 @@ export class Upstream {
       const onAbort = (): void => controller.abort();
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const response = await baseFetch(url, { ...init, redirect: 'manual', signal: controller.signal });
-        const text = await readLimited(response, config.maxUpstreamBytes);
+        const { response, text } = await fetchWithin(baseFetch, url, { ...init, signal: controller.signal }, config.maxUpstreamBytes);
         if (text === undefined) {
           outcome.failure = 'oversized';
         } else {
@@ -300,22 +299,36 @@ export class Upstream {
     return { answer: unavailable(502, `The service answered HTTP ${status} with a non-JSON body.`) };
   }
 
-  /** An OAuth JSON error passed through (status, error, error_description, secret scrubbed); anything else 502. */
+  /**
+   * The service's error as the proxy's: its code (OAuth `error` or business `Error.Code`) and RequestId, each
+   * only as a short token, with the proxy's own description. No text of the service is passed on: an
+   * error text may echo the request, and with it the secret in some encoding. Anything else is a 502.
+   */
   #passError(status: number, body: unknown, retryAfter: string | null): Answer {
-    const secret = this.#config.clientSecret;
-    if (!isRecord(body) || typeof body.error !== 'string' || body.error === '') {
-      return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
-    }
+    const business = isRecord(body) && isRecord(body.Response) ? body.Response : undefined;
+    const error = identifier(isRecord(business?.Error) ? business.Error.Code : isRecord(body) ? body.error : undefined, this.#config.clientSecret);
+    if (!error) return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
     if (status === 429) return unavailable(429, 'The service is rate limiting token requests.', retryAfter);
-    const out: Record<string, string> = { error: scrub(body.error, secret) };
-    if (typeof body.error_description === 'string') out.error_description = scrub(body.error_description, secret);
+    const out: Record<string, string> = { error, error_description: ERROR_DESCRIPTIONS.get(error) ?? `The service refused the request (HTTP ${status}).` };
+    const requestId = identifier(business?.RequestId, this.#config.clientSecret);
+    if (requestId) out.request_id = requestId;
     return { status: status >= 400 && status < 500 ? status : 502, body: out };
   }
 }
 
+/**
+ * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
+ * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled).
+ */
+async function fetchWithin(baseFetch: typeof fetch, url: string, init: RequestInit, max: number): Promise<{ response: Response; text: string | undefined }> {
+  const response = await baseFetch(url, { ...init, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
+  return { response, text: await readLimited(response, max) };
+}
+
 /** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
 async function readLimited(response: Response, max: number): Promise<string | undefined> {
-  const raw = (response as Response & { [RAW_TEXT]?: string })[RAW_TEXT];
+  const raw = (response as Response & { [RAW_TEXT]?: string | null })[RAW_TEXT];
+  if (raw === null) return undefined;
   if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
@@ -370,8 +383,21 @@ export function sanitizeTokenResponse(body: Record<string, unknown>, clientSecre
   return out;
 }
 
-function scrub(text: string, secret: string): string {
-  return text.split(secret).join('[redacted]').slice(0, 500);
+/** The proxy's description of the service's error codes (RFC 6749 section 5.2, RFC 7009 section 2.2.1). */
+const ERROR_DESCRIPTIONS = new Map([
+  ['invalid_request', 'The service found the request malformed.'],
+  ['invalid_client', "The service did not accept the token proxy's client credentials."],
+  ['invalid_grant', 'The authorization code or refresh token is invalid, expired, revoked or already used.'],
+  ['unauthorized_client', 'The client is not allowed to use this grant type.'],
+  ['unsupported_grant_type', 'The service does not support this grant type.'],
+  ['invalid_scope', 'The requested scope is invalid or exceeds the grant.'],
+  ['unsupported_token_type', 'The service cannot revoke this type of token.'],
+  ['access_denied', 'The service denied the request.'],
+]);
+
+/** A value of the service passed on only as an identifier (letters, digits, `_.-`, at most 64) that is not the secret. */
+function identifier(value: unknown, secret: string): string | undefined {
+  return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) && !value.includes(secret) ? value : undefined;
 }
 
 export function unavailable(status: number, description: string, retryAfter?: string | null): Answer {

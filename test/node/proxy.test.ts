@@ -182,7 +182,7 @@ describe('token proxy: forwarding', () => {
     assert.deepEqual(json, { access_token: 'at-2', token_type: 'Bearer', expires_in: 3600, id_hint: 'fine' });
   });
 
-  test('passes OAuth errors through with their status, scrubbing the secret', async () => {
+  test("passes OAuth errors on with their status and code, with the proxy's own description", async () => {
     behaviour = (_req, res) => {
       res.writeHead(400, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ error: 'invalid_grant', error_description: `code used; secret=${SECRET}`, extra: SECRET }));
@@ -190,7 +190,7 @@ describe('token proxy: forwarding', () => {
     const { status, json } = await read(await post(`${url}/token`, form(codeGrant)));
     assert.equal(status, 400);
     assert.equal(json.error, 'invalid_grant');
-    assert.equal(json.error_description, 'code used; secret=[redacted]');
+    assert.equal(json.error_description, 'The authorization code or refresh token is invalid, expired, revoked or already used.');
     assert.deepEqual(Object.keys(json).sort(), ['error', 'error_description']);
 
     behaviour = (_req, res) => {
@@ -400,6 +400,140 @@ describe('token proxy: upstream failures', () => {
     assert.equal(answer.status, 429);
     assert.equal(answer.headers.get('retry-after'), '12');
   });
+});
+
+describe('token proxy: no upstream error text reaches the browser', () => {
+  // characters that percent-, form- and Basic-encoding all change
+  const ODD_SECRET = 's3cr3t välue/+&=:%~-0123456789';
+  const CLIENT = 'demo-client';
+  const formEncode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
+  /** The secret in every encoding an upstream echo may carry it in. */
+  function secretForms(authorization: string | undefined): string[] {
+    const oauthEncode = (value: string): string => encodeURIComponent(value).replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+    const forms = [ODD_SECRET, encodeURIComponent(ODD_SECRET), formEncode(ODD_SECRET), oauthEncode(ODD_SECRET)];
+    for (const pair of [`${CLIENT}:${ODD_SECRET}`, `${oauthEncode(CLIENT)}:${oauthEncode(ODD_SECRET)}`]) forms.push(Buffer.from(pair).toString('base64'), Buffer.from(pair).toString('base64url'));
+    if (authorization) forms.push(authorization, authorization.replace(/^Basic /, ''));
+    return forms;
+  }
+  /** An upstream error carrying the whole request back: body, Authorization header, decoded Basic credentials, percent-encoded. */
+  const echo = (req: IncomingMessage, body: string): string => {
+    const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const credentials = basic ? Buffer.from(basic, 'base64').toString() : '';
+    return `UPSTREAM-TEXT body=${body} authorization=${req.headers.authorization ?? ''} credentials=${credentials} pct=${encodeURIComponent(body + credentials)} form=${formEncode(ODD_SECRET)}`;
+  };
+  const shapes: Array<[string, UpstreamBehaviour, Record<string, string>]> = [
+    ['OAuth error', (req, res, body) => {
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: 'invalid_grant', error_description: echo(req, body), error_uri: `https://esign.example/e?${body}` }));
+    }, { error: 'invalid_grant' }],
+    ['business error', (req, res, body) => {
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ Response: { RequestId: 'req-7f3a-0001', Error: { Code: 'InvalidParameter.Code', Message: echo(req, body) } } }));
+    }, { error: 'InvalidParameter.Code', request_id: 'req-7f3a-0001' }],
+  ];
+  const calls: Array<[string, string]> = [
+    ['/token', form(codeGrant)],
+    ['/revoke', form({ token: 'rt-1' })],
+  ];
+
+  for (const clientAuth of ['post', 'basic'] as const) {
+    for (const [shape, upstreamError, expected] of shapes) {
+      for (const [route, body] of calls) {
+        test(`clientAuth ${clientAuth}, ${shape} echoing the request, ${route}: the code and RequestId only`, async () => {
+          const url = await startProxy({ clientAuth, clientId: CLIENT, clientSecret: ODD_SECRET, rateLimit: false });
+          behaviour = upstreamError;
+          const response = await post(`${url}${route}`, body);
+          const text = await response.text();
+          const sent = received.at(-1)!;
+          assert.ok(sent.body.includes(formEncode(ODD_SECRET)) || (sent.headers.authorization ?? '').startsWith('Basic '), 'the upstream got the secret');
+          for (const secret of secretForms(sent.headers.authorization)) assert.ok(!text.includes(secret), `the secret as ${JSON.stringify(secret)} in ${text}`);
+          assert.ok(!text.includes('UPSTREAM-TEXT') && !text.includes('esign.example'), `upstream text in ${text}`);
+          const json = JSON.parse(text) as Record<string, unknown>;
+          assert.equal(response.status, 400);
+          assert.deepEqual(Object.keys(json).sort(), ['error', 'error_description', ...Object.keys(expected).filter((k) => k !== 'error')].sort());
+          for (const [key, value] of Object.entries(expected)) assert.equal(json[key], value, key);
+          assert.equal(typeof json.error_description, 'string');
+        });
+      }
+    }
+  }
+
+  test("the description is the proxy's own sentence for the code, whatever the service wrote", async () => {
+    const url = await startProxy({ rateLimit: false });
+    const described = async (description?: string): Promise<unknown> => {
+      behaviour = (_req, res) => {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: 'invalid_grant', ...(description === undefined ? {} : { error_description: description }) }));
+      };
+      return (await read(await post(`${url}/token`, form(codeGrant)))).json.error_description;
+    };
+    const own = await described();
+    assert.equal(typeof own, 'string');
+    assert.equal(await described('The code was used; please see https://evil.example'), own);
+  });
+
+  test('an error code that is not a short token (or holds the secret) is not passed on: 502', async () => {
+    const url = await startProxy({ rateLimit: false });
+    for (const error of ['x'.repeat(65), 'bad "quoted" code', `invalid_client ${SECRET}`, 'Basic ZGVtby1jbGllbnQ6c2VjcmV0', SECRET]) {
+      behaviour = (_req, res) => {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error }));
+      };
+      const answer = await read(await post(`${url}/token`, form(codeGrant)));
+      assert.equal(answer.status, 502, error);
+      assert.equal(answer.json.error, 'temporarily_unavailable');
+    }
+  });
+});
+
+describe('token proxy: an oversized answer is cut while streaming', () => {
+  const LIMIT = 64 * 1024; // the default maxUpstreamBytes
+  const TOTAL = 48 * 1024 * 1024;
+
+  /** An upstream streaming TOTAL bytes of one JSON string as fast as it is read; `sent` is what it got to write before the proxy hung up. */
+  function streaming(): { behaviour: UpstreamBehaviour; streams: Array<{ path: string; sent: number; stopped: Promise<void> }> } {
+    const streams: Array<{ path: string; sent: number; stopped: Promise<void> }> = [];
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    const behaviour: UpstreamBehaviour = (req, res) => {
+      const stream = { path: req.url ?? '', sent: 0, stopped: new Promise<void>((resolve) => res.once('close', resolve)) };
+      streams.push(stream);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"issuer":"');
+      // one chunk per turn of the event loop (the proxy, in this process, reads in between), so the
+      // loopback socket buffers hold little and `sent` stays near what the proxy read
+      const pump = (): void => {
+        if (res.destroyed) return;
+        if (stream.sent >= TOTAL) return void res.end('"}');
+        stream.sent += chunk.length;
+        if (res.write(chunk)) setImmediate(pump);
+        else res.once('drain', () => setImmediate(pump));
+      };
+      pump();
+    };
+    return { behaviour, streams };
+  }
+
+  const paths: Array<[string, Partial<TokenProxyOptions>]> = [
+    ['Node fetch (node-fetch.ts)', {}],
+    ['WHATWG fetch', { fetch: (input, init) => fetch(input, init) }],
+  ];
+  for (const [name, fetchOption] of paths) {
+    for (const metadata of [false, true]) {
+      test(`${name}, ${metadata ? 'metadata' : 'token endpoint'}: 502, and the proxy read about ${LIMIT} bytes of ${TOTAL}`, async () => {
+        const { behaviour: stream, streams } = streaming();
+        behaviour = stream;
+        const url = await startProxy({ rateLimit: false, timeoutMs: 10_000, ...fetchOption, ...(metadata ? { issuer: upstreamUrl } : {}) });
+        const answer = await read(await post(`${url}/token`, form(codeGrant)));
+        assert.equal(answer.status, 502);
+        assert.equal(answer.json.error, 'temporarily_unavailable');
+        assert.ok(streams.length >= 1, 'the service was called');
+        const stopped = await Promise.race([Promise.all(streams.map((s) => s.stopped)).then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still streaming'), 5_000))]);
+        assert.equal(stopped, 'stopped', 'the proxy hung up');
+        // the limit plus a chunk or two in flight (about 1.5 x the limit here); whole-answer buffering reads all 48 MiB
+        for (const s of streams) assert.ok(s.sent < 4 * LIMIT, `${s.path}: the upstream wrote ${s.sent} bytes before the proxy hung up`);
+      });
+    }
+  }
 });
 
 describe('token proxy: configuration and Fetch handler', () => {

@@ -140,7 +140,7 @@ describe('token-mediating mode: the session cookie', () => {
   test('the callback sets an HttpOnly SameSite=Strict cookie; the first token answer has no refresh token', async () => {
     const { jar, answer, setCookies } = await connect(proxy.local);
     // never the refresh token; the emulator's optional display names pass through for the page to show
-    assert.deepEqual(Object.keys(answer.json).sort(), ['access_token', 'expires_in', 'scope', 'space_id', 'space_name', 'token_type', 'user_email', 'user_name']);
+    assert.deepEqual(Object.keys(answer.json).sort(), ['access_token', 'expires_in', 'login_attempt', 'scope', 'space_id', 'space_name', 'token_type', 'user_email', 'user_name']);
     assert.equal(answer.json.space_id, 'space_acme');
     assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN);
     assert.equal(answer.headers.get('access-control-allow-credentials'), 'true');

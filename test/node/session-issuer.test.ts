@@ -1,7 +1,8 @@
 /**
- * RFC 9207: an `iss` in the authorization answer must name the issuer this sign-in went to, compared exactly. By
- * default that is the base URL; `issuer` names another (an authorization server apart from the API, or one whose
- * issuer ends in a slash, as Auth0's does). Checked before the code goes anywhere.
+ * RFC 9207 in the page (the browser-held mode, where the page receives the authorization answer): an `iss` in it must
+ * name the issuer this sign-in went to, compared exactly. By default that is the base URL; `issuer` names another (an
+ * authorization server apart from the API, or one whose issuer ends in a slash, as Auth0's does). Checked before the
+ * code goes anywhere. (In the default mode the token proxy's callback makes the same check: proxy-attacks.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -15,6 +16,7 @@ const base: SessionConfig = {
   redirectUri: 'https://app.example.com/sign',
   scope: 'envelope:read',
   storage: 'memory',
+  refreshTokens: 'browser',
 };
 
 /** A started sign-in answered with `iss`; the token proxy is not reachable, so getting past the check means a network error. */

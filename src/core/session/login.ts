@@ -68,9 +68,9 @@ export class LoginAttempts implements LoginPart {
     this.#hooks = hooks;
   }
 
-  /** The popup's callback page is this page's origin (its redirect URI). */
+  /** The popup's last page is the redirect URI, which relays the answer to this page (same origin). */
   get messageOrigin(): string {
-    return location.origin;
+    return new URL(this.#config.redirectUri).origin;
   }
 
   async begin(mode: ConnectMode): Promise<{ url: string; state: string }> {

@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     redirectUris: app.redirectUris,
     cookieKeys: [generateCookieKey()],
   });
+  // the default mode's redirect URI: the proxy's own callback (the emulator's --dev-redirects would accept it anyway)
+  emulator.registerRedirectUri(app.clientId, served.callbackUrl!);
   const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), close: () => served.close() };
 
   console.log(`
@@ -37,7 +39,7 @@ esign-elements demo services
   emulator (business API)   ${emulator.baseUrl}
   emulator (file domain)    ${emulator.fileUrl}
   emulator outbox           ${emulator.baseUrl}/__emulator/outbox.html
-  token proxy               ${proxy.url}/token   (holds ${app.clientId}'s client_secret and each session's refresh token; ephemeral cookie key)
+  token proxy               ${proxy.url}   (runs the sign-in at /login and ${served.callbackUrl}; holds ${app.clientId}'s client_secret and each session's refresh token; ephemeral cookie key)
   demo users                ${emulator.seed.users.map((u) => `${u.email} / ${u.password}`).join(', ')}
   Storybook                 http://localhost:${STORYBOOK_PORT}
 `);

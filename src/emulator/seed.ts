@@ -11,6 +11,8 @@ export function demoSeed(): EmulatorSeed {
         name: 'esign-elements demo',
         scopes: ['envelope:create', 'envelope:read'],
         redirectUris: [
+          // the token proxy's callback as `npm start` and `esign-token-proxy` run it by default (the default mode's redirect URI)
+          'http://localhost:4020/callback',
           'http://localhost:6006/iframe.html',
           'http://127.0.0.1:6006/iframe.html',
           'http://localhost:8080/',

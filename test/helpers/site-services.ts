@@ -1,6 +1,7 @@
 /**
- * The services an end-to-end page talks to: the emulator, with one integrator app whose return address is the page's
- * own origin, and a token proxy for that app, both on 127.0.0.1. The page is served as localhost, so every call is
+ * The services an end-to-end page talks to: the emulator, with one integrator app whose return addresses are the token
+ * proxy's callback (the default mode) and the page's own origin (the browser-held mode), and a token proxy for that
+ * app, both on 127.0.0.1. The page is served as localhost, so every call is
  * cross-origin; the proxy's token endpoint is given as localhost too, the same site as the page, as a proxy that keeps
  * its refresh token in a SameSite=Strict cookie needs.
  */
@@ -33,6 +34,8 @@ export async function startSiteServices(options: { clientId: string; clientSecre
     redirectUris: [redirectUri],
     cookieKeys: [generateCookieKey()],
   });
+  // the default mode's redirect URI is the proxy's own callback, registered as an integrator registers it
+  emulator.registerRedirectUri(options.clientId, proxy.callbackUrl!);
   return {
     emulator,
     proxy,

@@ -48,6 +48,7 @@ export async function startStorybookSite(out = 'storybook-static'): Promise<Stor
       redirectUris: [`${origin}/iframe.html`],
       cookieKeys: [generateCookieKey()],
     });
+    emulator.registerRedirectUri(app.clientId, proxy.callbackUrl!);
     // the demos read these at build time, as `npm start` passes them to Storybook
     execFileSync(process.execPath, ['node_modules/storybook/dist/bin/dispatcher.js', 'build', '-o', out, '--quiet'], {
       stdio: 'pipe',

@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     allowedOrigins: storybookOrigins,
     redirectUris: app.redirectUris,
     cookieKeys: [generateCookieKey()],
+    // the opt-in mode's story (BrowserHeld) redeems its code here too
+    browserHeldRefreshTokens: true,
   });
   // the default mode's redirect URI: the proxy's own callback (the emulator's --dev-redirects would accept it anyway)
   emulator.registerRedirectUri(app.clientId, served.callbackUrl!);

@@ -24,11 +24,15 @@ export const demo = {
   outbox: `${env['STORYBOOK_ESIGN_BASE_URL'] ?? 'http://127.0.0.1:4010'}/__emulator/outbox.html`,
 };
 
-/** When this page was loaded as the OAuth redirect target, an <esign-connect> completes (or relays) the sign-in. */
+/**
+ * When this page was loaded as the OAuth redirect target of the browser-held mode (the default mode's code goes to
+ * the token proxy's callback, never here), an <esign-connect> of that mode completes (or relays) the sign-in.
+ */
 export function completeCallbackIfAny(): void {
   const params = new URLSearchParams(location.search);
   if (!params.has('state') || !(params.has('code') || params.has('error'))) return;
   const el = document.createElement('esign-connect');
+  el.setAttribute('refresh-tokens', 'browser');
   el.setAttribute('client-id', demo.clientId);
   el.setAttribute('base-url', demo.baseUrl);
   el.setAttribute('token-endpoint', demo.tokenEndpoint);

@@ -62,8 +62,18 @@ export const MemoryStorage: Story = { args: { storage: 'memory' } };
  */
 export const DesignatedSpace: Story = { args: { 'space-id': 'space_acme', 'login-hint': 'bob@example.com', storage: 'memory' } };
 
-/** The token proxy is unreachable: connecting fails with a clear error after the consent page. */
+/**
+ * The token proxy is unreachable: the sign-in window cannot open its login page (the browser says so in it); when
+ * the window is closed, the element shows that the sign-in service could not be reached.
+ */
 export const ProxyDown: Story = { args: { 'token-endpoint': 'http://127.0.0.1:9/token', storage: 'memory' } };
+
+/**
+ * The opt-in browser-held mode (`refresh-tokens="browser"`), for a token proxy that cannot be served from the page's
+ * own site: this page is the PKCE client and the consent page sends the code back to it (this iframe page is a
+ * registered redirect URI), and the page keeps the refresh token, readable by any script on it (docs/security.md).
+ */
+export const BrowserHeld: Story = { args: { 'refresh-tokens': 'browser', storage: 'memory' } };
 
 /** A configuration mistake (plain-http service on a public host) is reported, not thrown. */
 export const BadConfiguration: Story = { args: { 'base-url': 'http://esign.example.com', storage: 'memory' } };

@@ -101,8 +101,9 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     const lazy = (pattern: RegExp) => cdnRequests.filter((path) => pattern.test(path));
     assert.deepEqual(lazy(/\/(login-flow|login|zh-CN|ms|browser-tokens)-/), [], `first render loads no after-action chunk: ${cdnRequests.join(' ')}`);
     await connectThroughPopup(tab);
-    // this tab's first Connect, and the popup's return to this page (which relays the answer) load it
-    assert.equal(lazy(/\/login-flow-/).length, 2, `the sign-in loads with the first Connect: ${cdnRequests.join(' ')}`);
+    // this tab's first Connect loads it; the popup never comes back to this page (the proxy's callback gets the code)
+    assert.equal(lazy(/\/login-flow-/).length, 1, `the sign-in loads with the first Connect: ${cdnRequests.join(' ')}`);
+    assert.deepEqual(lazy(/\/login-(?!flow)/), [], `the browser-held sign-in stays unloaded: ${cdnRequests.join(' ')}`);
 
     await tab.getByText('Connected as Alice Tan').waitFor();
     assert.equal(new URL(tab.url()).search, '');
@@ -128,7 +129,8 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     // the refresh token never reached the page: not in a response body, not in what the page stored
     assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no request from the page carries a refresh token');
     const cookies = await context.cookies();
-    const sessionCookie = cookies.find((cookie) => cookie.name.startsWith('esign_s_'));
+    const sessionCookie = cookies.find((cookie) => cookie.name.startsWith('esign_') && !cookie.name.startsWith('esign_l_'));
+    assert.ok(!cookies.some((cookie) => cookie.name.startsWith('esign_l_')), 'the pre-login cookie is gone');
     assert.ok(sessionCookie, 'the proxy set its session cookie');
     assert.equal(sessionCookie.httpOnly, true, 'HttpOnly: no page script can read it');
     assert.equal(sessionCookie.sameSite, 'Strict');

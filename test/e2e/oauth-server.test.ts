@@ -1,10 +1,11 @@
 /**
  * End to end against a second, standards OAuth 2.0 server (panva's oidc-provider with its own default
- * routes), not our emulator: a plain page with `<esign-connect authorization-endpoint=…>` and the token proxy
- * pointed at the provider's /token and /token/revocation. Connect as a person through the provider's login
- * and consent pages, a forced refresh (rotation at the provider), a reload without login, Disconnect
- * (revocation at the provider). What the provider itself says is checked by RFC 7662 introspection and its
- * own events.
+ * routes), not our emulator, in both session modes: by default the token proxy runs the sign-in (its login route sends
+ * the popup to the provider's /auth, the provider sends it back to the proxy's callback, RFC 9207 `iss` checked
+ * there); in the browser-held mode `<esign-connect authorization-endpoint=…>` is the PKCE client and the page the
+ * redirect URI. Connect as a person through the provider's login and consent pages, a forced refresh (rotation at the
+ * provider), a reload without login, Disconnect (revocation at the provider). What the provider itself says is checked
+ * by RFC 7662 introspection and its own events.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
 import { generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { freePort } from '../helpers/ports.js';
 
 const CLIENT_ID = 'standards-app';
 const SECRET = 'oidc-provider-secret-must-never-reach-the-browser';
@@ -27,6 +29,8 @@ let siteOrigin: string;
 let redirectUri: string;
 let markup = '';
 const proxies: ServedTokenProxy[] = [];
+/** The proxies' ports, known before the provider starts: their callbacks are registered redirect URIs there. */
+const proxyPorts: number[] = [];
 
 before(async () => {
   // the CDN build (an entry and the chunks it imports relative to its own URL), served as a folder as a CDN
@@ -52,7 +56,9 @@ before(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
   redirectUri = `${siteOrigin}/`;
-  server = await startStandardsServer({ clientId: CLIENT_ID, clientSecret: SECRET, redirectUris: [redirectUri] });
+  for (let i = 0; i < 3; i++) proxyPorts.push(await freePort());
+  const callbacks = proxyPorts.map((port) => `http://localhost:${port}/callback`);
+  server = await startStandardsServer({ clientId: CLIENT_ID, clientSecret: SECRET, redirectUris: [redirectUri, ...callbacks] });
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
@@ -63,10 +69,12 @@ after(async () => {
   await new Promise((resolve) => site?.close(resolve));
 });
 
+type Mode = 'proxy' | 'browser';
+
 /** The token proxy in front of the provider, and the page's markup pointing at it. */
-async function pointAtProxy(endpoints: Partial<TokenProxyOptions>): Promise<void> {
+async function pointAtProxy(endpoints: Partial<TokenProxyOptions>, mode: Mode = 'proxy'): Promise<void> {
   const proxy = await serveTokenProxy({
-    port: 0,
+    port: proxyPorts[proxies.length]!,
     host: '127.0.0.1',
     clientId: CLIENT_ID,
     clientSecret: SECRET,
@@ -75,6 +83,7 @@ async function pointAtProxy(endpoints: Partial<TokenProxyOptions>): Promise<void
     allowedOrigins: [siteOrigin],
     redirectUris: [redirectUri],
     cookieKeys: [generateCookieKey()],
+    browserHeldRefreshTokens: mode === 'browser',
     rateLimit: false,
   });
   proxies.push(proxy);
@@ -82,7 +91,7 @@ async function pointAtProxy(endpoints: Partial<TokenProxyOptions>): Promise<void
   const proxyUrl = proxy.url.replace('127.0.0.1', 'localhost');
   markup = `<h1>Contracts</h1>
 <esign-connect id="esign" client-id="${CLIENT_ID}" scope="${API_SCOPES}" base-url="${server.issuer}"
-  authorization-endpoint="${server.issuer}/auth" token-endpoint="${proxyUrl}/token"></esign-connect>`;
+  ${mode === 'browser' ? `refresh-tokens="browser" storage="memory" authorization-endpoint="${server.issuer}/auth"` : ''} token-endpoint="${proxyUrl}/token"></esign-connect>`;
   server.events.clear();
 }
 
@@ -94,18 +103,23 @@ function accessToken(tab: Page, forceRefresh = false): Promise<string> {
 }
 
 describe('<esign-connect> and the token proxy against oidc-provider (a standards OAuth 2.0 server)', () => {
-  it('connects through its login and consent pages, rotates on refresh, survives a reload, and revokes on Disconnect', async () => {
-    await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation` });
-    await wholeFlow();
+  it('default mode: the proxy runs the sign-in through its login and consent pages, rotates on refresh, survives a reload, and revokes on Disconnect', async () => {
+    await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation`, authorizationEndpoint: `${server.issuer}/auth` });
+    await wholeFlow('proxy');
   });
 
-  it('the same with the proxy given only the issuer (RFC 8414 metadata)', async () => {
+  it('the same with the proxy given only the issuer (RFC 8414 metadata: the authorization endpoint, and iss always required)', async () => {
     await pointAtProxy({ issuer: server.issuer });
-    await wholeFlow();
+    await wholeFlow('proxy');
+  });
+
+  it('browser-held mode: the page is the PKCE client and the redirect URI, the proxy adds the secret', async () => {
+    await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation` }, 'browser');
+    await wholeFlow('browser');
   });
 });
 
-async function wholeFlow(): Promise<void> {
+async function wholeFlow(mode: Mode): Promise<void> {
   {
     const context = await browser.newContext();
     const tab = await context.newPage();
@@ -138,13 +152,16 @@ async function wholeFlow(): Promise<void> {
       throw new Error(`not connected: ${await tab.locator('esign-connect').innerText()}\n${redacted.join('\n')}`, { cause: error });
     }
     assert.equal(await tab.locator('esign-connect').getAttribute('status'), 'connected');
-    // the provider named itself in the answer (RFC 9207 iss) and the element accepted it: base-url is the issuer
-    const callback = seen.find((line) => line.startsWith(`popup GET ${siteOrigin}/?`));
-    assert.ok(callback, 'the popup came back to the redirect URI');
+    // the provider named itself in the answer (RFC 9207 iss) and the callback accepted it: the proxy's own callback by
+    // default (the page never saw the code), the page in the browser-held mode
+    const callbackBase = mode === 'proxy' ? proxies.at(-1)!.callbackUrl! : `${siteOrigin}/`;
+    const callback = seen.find((line) => line.startsWith(`popup GET ${callbackBase}?`));
+    assert.ok(callback, `the popup came back to ${callbackBase}`);
     assert.equal(new URL(callback.split(' ')[2]!).searchParams.get('iss'), server.issuer);
+    if (mode === 'proxy') assert.ok(!seen.some((line) => line.startsWith(`popup GET ${siteOrigin}/?`)), 'no code came to the page');
     assert.ok(await tab.getByRole('button', { name: 'Disconnect' }).isVisible(), 'a Disconnect button is shown');
     assert.equal(server.events.get('authorization_code.consumed'), 1, 'one code exchange at the provider');
-    assert.equal(server.events.get('refresh_token.saved'), 1, 'the provider issued a refresh token (kept by the proxy)');
+    assert.equal(server.events.get('refresh_token.saved'), 1, `the provider issued a refresh token (kept by the ${mode === 'proxy' ? 'proxy' : 'page'})`);
 
     // the token the page got is the provider's own, for the API resource, with the scopes consented
     const first = await accessToken(tab);
@@ -161,12 +178,14 @@ async function wholeFlow(): Promise<void> {
     assert.equal(server.events.get('refresh_token.consumed'), 1, 'the old refresh token was consumed (rotation)');
     assert.equal(server.events.get('refresh_token.saved'), 2, 'a new refresh token was issued');
 
-    // a reload: connected from the proxy's cookie, no login page, no new grant
-    await tab.reload();
-    await tab.getByText('Connected', { exact: true }).waitFor();
-    assert.equal(await accessToken(tab), second, 'the proxy answers a reload with the cached access token');
-    assert.equal(server.events.get('authorization_code.consumed'), 1, 'no second code exchange');
-    assert.equal(server.events.get('refresh_token.consumed'), 1, 'no rotation on a reload');
+    if (mode === 'proxy') {
+      // a reload: connected from the proxy's cookie, no login page, no new grant
+      await tab.reload();
+      await tab.getByText('Connected', { exact: true }).waitFor();
+      assert.equal(await accessToken(tab), second, 'the proxy answers a reload with the cached access token');
+      assert.equal(server.events.get('authorization_code.consumed'), 1, 'no second code exchange');
+      assert.equal(server.events.get('refresh_token.consumed'), 1, 'no rotation on a reload');
+    }
 
     // Disconnect: revoked at the provider (RFC 7009 revokes the grant: the access token dies with it)
     await tab.getByRole('button', { name: 'Disconnect' }).click();
@@ -178,14 +197,14 @@ async function wholeFlow(): Promise<void> {
     }
     assert.equal(server.events.get('grant.revoked'), 1, 'the provider revoked the grant');
     assert.deepEqual(await server.introspect(second, 'access_token'), { active: false });
-    assert.ok(!(await context.cookies()).some((cookie) => cookie.name.startsWith('esign_s_')), 'the session cookie is gone');
+    assert.ok(!(await context.cookies()).some((cookie) => /^(__Host-)?esign_/.test(cookie.name)), 'no session or pre-login cookie is left');
 
     // a reload after Disconnect stays disconnected
     await tab.reload();
     await connectButton.waitFor();
 
     assert.ok(!seen.some((line) => line.includes(SECRET)), 'the client_secret never reached the browser');
-    assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no refresh token reached the page');
+    if (mode === 'proxy') assert.ok(!seen.some((line) => /refresh_token=|"refresh_token"/.test(line)), 'no refresh token reached the page');
     assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((line) => line.startsWith('pageerror')).join('\n'));
     await context.close();
   }

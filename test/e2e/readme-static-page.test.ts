@@ -111,7 +111,8 @@ describe("the README's static page, as written", () => {
     await tab.reload();
     await tab.getByText('Connected as Alice Tan').waitFor();
     const cookies = await context.cookies();
-    assert.ok(cookies.some((c) => c.name.startsWith('esign_s_') && c.httpOnly && c.path === '/api/esign'), 'the session cookie is HttpOnly and limited to /api/esign');
+    assert.ok(cookies.some((c) => /^esign_[\w-]{16}$/.test(c.name) && c.httpOnly && c.sameSite === 'Strict'), 'the session cookie is HttpOnly and SameSite=Strict');
+    assert.ok(!cookies.some((c) => c.name.startsWith('esign_l_')), 'the pre-login cookie is gone');
     assert.deepEqual(problems, []);
     await context.close();
   });

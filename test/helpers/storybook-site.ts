@@ -47,6 +47,8 @@ export async function startStorybookSite(out = 'storybook-static'): Promise<Stor
       allowedOrigins: [origin],
       redirectUris: [`${origin}/iframe.html`],
       cookieKeys: [generateCookieKey()],
+      // the opt-in mode's story (BrowserHeld) redeems its code here too
+      browserHeldRefreshTokens: true,
     });
     emulator.registerRedirectUri(app.clientId, proxy.callbackUrl!);
     // the demos read these at build time, as `npm start` passes them to Storybook

@@ -10,6 +10,7 @@ interface Args {
   'login-hint': string;
   'token-endpoint': string;
   'base-url': string;
+  'refresh-tokens': 'proxy' | 'browser';
 }
 
 const meta: Meta<Args> = {
@@ -22,9 +23,11 @@ const meta: Meta<Args> = {
     'login-hint': '',
     'token-endpoint': demo.tokenEndpoint,
     'base-url': demo.baseUrl,
+    'refresh-tokens': 'proxy',
   },
   argTypes: {
     mode: { control: 'inline-radio', options: ['popup', 'redirect'] },
+    'refresh-tokens': { control: 'inline-radio', options: ['proxy', 'browser'] },
     storage: { control: 'inline-radio', options: ['indexeddb', 'memory'] },
   },
   render: (args) => html`
@@ -33,6 +36,7 @@ const meta: Meta<Args> = {
       base-url=${args['base-url']}
       token-endpoint=${args['token-endpoint']}
       mode=${args.mode}
+      refresh-tokens=${args['refresh-tokens']}
       storage=${args.storage}
       space-id=${ifDefined(args['space-id'] || undefined)}
       login-hint=${ifDefined(args['login-hint'] || undefined)}

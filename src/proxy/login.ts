@@ -156,7 +156,7 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   const code = query.get('code');
   if (code === undefined || code.length > 2000) return outcome(ctx, c, login, 'invalid_request');
 
-  const result = await ctx.upstream.exchangeCode(code, login.cv, config.callbackUrl!, c.req.raw.signal);
+  const result = await ctx.upstream.exchangeCode(code, login.cv, config.callbackUrl!, c.req.raw.signal, iss);
   if (!result.ok) return outcome(ctx, c, login, result.answer.status === 429 ? 'rate_limited' : result.answer.status >= 500 ? 'temporarily_unavailable' : 'token_exchange_failed');
   const tokens = result.tokens;
   const answered = typeof tokens.space_id === 'string' ? tokens.space_id : undefined;

@@ -168,14 +168,15 @@ export class Upstream {
   }
 
   /** authorization_code grant. `signal`: the browser went away. */
-  async exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal): Promise<TokenResult> {
+  async exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal, iss?: string): Promise<TokenResult> {
     const server = await this.#authorizationServer();
     if ('status' in server) return { ok: false, answer: server };
     const { as } = server;
     return this.#token(
       server,
       (options) => {
-        const params = oauth.validateAuthResponse(as, this.#client, new URLSearchParams({ code }), oauth.skipStateCheck);
+        // the callback checked `iss` (RFC 9207) already; oauth4webapi checks it again when the server says it sends one
+        const params = oauth.validateAuthResponse(as, this.#client, new URLSearchParams(iss === undefined ? { code } : { code, iss }), oauth.skipStateCheck);
         return oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, params, redirectUri, codeVerifier, options);
       },
       (response) => oauth.processAuthorizationCodeResponse(as, this.#client, response),

@@ -134,6 +134,8 @@ async function wholeFlow(mode: Mode): Promise<void> {
     const connectButton = tab.getByRole('button', { name: 'Connect e-signature account' });
     const [popup] = await Promise.all([tab.waitForEvent('popup'), connectButton.click()]);
     popup.on('request', (request) => seen.push(`popup ${request.method()} ${request.url()}`));
+    // the done page's fragment carries the outcome (no secret): what a failure report needs
+    popup.on('framenavigated', (frame) => frame === popup.mainFrame() && frame.url().includes('/login/done') && seen.push(`popup at ${frame.url()}`));
     // the provider's own authorization endpoint and its development login page (any login, any password)
     await popup.waitForURL(new RegExp(`^${server.issuer}/interaction/`));
     await popup.getByPlaceholder('Enter any login').fill('alice@example.com');

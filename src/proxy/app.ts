@@ -156,6 +156,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
 function originAllowed(config: ResolvedConfig, origin: string, requestUrl: string): boolean {
   if (config.allowedOrigins.has(origin)) return true;
   if (!config.allowSameOrigin || origin === 'null') return false;
+  // the proxy's own origin is the configured one (behind TLS termination the request URL says http and the upstream host)
+  if (config.publicOrigin !== undefined) return origin === config.publicOrigin;
   try {
     return new URL(requestUrl).origin === origin;
   } catch {

@@ -50,8 +50,10 @@ Options (environment variable in brackets):
                             X-Forwarded-For is believed; repeatable   [ESIGN_TRUSTED_PROXIES, comma-separated]
   --store <url>             shared state for several replicas: memory (default, one process) or
                             redis://host:port (Redis or Valkey; needs @redis/client) [ESIGN_STORE]
-  --issuer <url>            read the token and revocation endpoints from this issuer's RFC 8414
-                            metadata (explicit endpoints win)         [ESIGN_ISSUER]
+  --issuer <url>            read the authorization, token and revocation endpoints from this issuer's
+                            RFC 8414 metadata (explicit endpoints win); an authorization answer's iss
+                            must name it (always, when the metadata says the server sends one)
+                                                                      [ESIGN_ISSUER]
   --token-endpoint <url>    default <base-url>/openapi/v1/oauth/token  [ESIGN_TOKEN_ENDPOINT]
   --revocation-endpoint <url>
                             default <base-url>/openapi/v1/oauth/revoke [ESIGN_REVOCATION_ENDPOINT]
@@ -234,7 +236,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   const prefix = basePath.replace(/\/+$/, '');
   process.stdout.write(
-    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, GET ${prefix}/callback, POST ${prefix}/token, POST ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
+    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, ${prefix}/callback, ${prefix}/login/done; POST ${prefix}/token, ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
       (served.callbackUrl ? `redirect URI to register at the service: ${served.callbackUrl}\n` : '') +
       `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: same-origin and server-to-server only)'}\n` +
       `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? 'redis' : 'memory'}\n` +

@@ -69,7 +69,7 @@ export interface TokenProxyOptions {
   sessionIdleSeconds?: number;
   /** How long a sign-in may take from the login route to the callback (pre-login cookie Max-Age). Default 600. */
   loginTimeoutSeconds?: number;
-  /** Path prefix of the routes: `${basePath}/login`, `/callback`, `/token`, `/revoke`. Default ''. */
+  /** Path prefix of the routes: `${basePath}/login`, `/callback`, `/login/done`, `/token`, `/revoke`. Default ''. */
   basePath?: string;
   /**
    * Opt-in: also serve requests without a `session` the way the proxy did before the token-mediating mode,

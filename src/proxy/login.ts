@@ -21,7 +21,7 @@ import { callerAddress, guard, randomId, rateLimited, type C, type Ctx } from '.
 import { CookieConflict, type PendingLogin, type Session } from './session-cookie.js';
 import type { Answer, AuthorizationInfo } from './upstream.js';
 
-/** The outcome's error codes the page knows (anything else from the service arrives as `oauth_error`). */
+/** The outcome's error codes the page knows; another code from the service passes through as it is (RFC 6749 characters), one that is not one becomes `oauth_error`. */
 const OUTCOME_ERRORS = new Set([
   'access_denied',
   'state_mismatch',
@@ -174,12 +174,12 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   return outcome(ctx, c, login, undefined);
 }
 
-/** A new sign-in replaces the slot's session: the old grant is revoked first, so none is orphaned. */
+/** A new sign-in replaces the slot's session: the old one ends everywhere (its mark) and its grant is revoked, so none is orphaned. */
 async function endPrevious(ctx: Ctx, c: C, name: string): Promise<void> {
   const previous = await ctx.cookies.read(c, name);
-  if (typeof previous === 'object' && !(previous instanceof CookieConflict) && previous.rt && previous.cid === ctx.config.clientId) {
-    await ctx.upstream.revoke(previous.rt, 'refresh_token').catch(() => undefined);
-  }
+  if (typeof previous !== 'object' || previous instanceof CookieConflict || previous.cid !== ctx.config.clientId) return;
+  await ctx.cookies.markRevoked(previous).catch(() => undefined);
+  if (previous.rt) await ctx.upstream.revoke(previous.rt, 'refresh_token').catch(() => undefined);
 }
 
 /** The access-token part of a session and the extras, from a token answer. */

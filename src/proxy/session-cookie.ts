@@ -148,6 +148,20 @@ export class CookieSessions {
     deleteCookie(c, name, { ...this.#attributes(), sameSite });
   }
 
+  /** Whether Disconnect (or a sign-in that replaced it) ended this session: a sealed mark in the store, so a writer of the shared store cannot forge one. */
+  async isRevoked(session: Session): Promise<boolean> {
+    const key = revokedKey(session);
+    const mark = await this.#config.store.get(key);
+    return mark !== undefined && (await this.#sealer.open(mark, key)) !== undefined;
+  }
+
+  /** Marks the session ended, for as long as it could have lived: every copy of its cookie is refused where the store is shared. */
+  async markRevoked(session: Session): Promise<void> {
+    const key = revokedKey(session);
+    const ttlMs = Math.max(1, session.iat + this.#config.sessionMaxAgeSeconds - Math.floor(Date.now() / 1000)) * 1000;
+    await this.#config.store.set(key, await this.#sealer.seal('revoked', key), ttlMs);
+  }
+
   /** The pre-login cookie: SameSite=Lax, so it comes back on the authorization server's redirect to the callback. */
   async writeLogin(c: Context, name: string, login: PendingLogin, maxAgeSeconds: number): Promise<void> {
     const value = await this.#sealer.seal(JSON.stringify(login), this.#aad(name));
@@ -183,6 +197,10 @@ export class CookieSessions {
     const base = cookieBase(this.#config);
     return { httpOnly: true, secure: base.secure, path: '/', ...(base.domain ? { domain: base.domain } : {}) };
   }
+}
+
+function revokedKey(session: Session): string {
+  return `rv:${session.sid}`;
 }
 
 /** Every value of the cookie `name` in a Cookie header, in the order sent (RFC 6265 section 5.4 pairs). */

@@ -146,9 +146,7 @@ async function sessionOver(ctx: Ctx, session: Session, slot: string, values: Map
     return 'ended';
   }
   // Disconnect ended this session: any copy of the cookie is useless wherever the store is shared
-  const mark = await guard(config.store.get(revokedKey(session)));
-  if (mark !== undefined && (await ctx.sealer.open(mark, revokedKey(session))) !== undefined) return 'revoked';
-  return undefined;
+  return (await guard(ctx.cookies.isRevoked(session))) ? 'revoked' : undefined;
 }
 
 /** Ends a session the proxy will not serve: its grant is revoked at the service first (unless Disconnect did), then the cookie goes. */
@@ -156,17 +154,6 @@ async function endSession(ctx: Ctx, c: C, name: string, session: Session, why: '
   if (why === 'ended' && session.rt) await ctx.upstream.revoke(session.rt, 'refresh_token').catch(() => undefined);
   ctx.cookies.clear(c, name);
   return oauthError(401, 'session_invalid', why === 'revoked' ? 'This session was disconnected; connect again.' : 'This session is over (unused too long, or past its lifetime); connect again.');
-}
-
-function revokedKey(session: Session): string {
-  return `rv:${session.sid}`;
-}
-
-/** The revoked-session mark: sealed, so that a writer of the shared store cannot forge one; it lives as long as the session could. */
-async function markRevoked(ctx: Ctx, session: Session): Promise<void> {
-  const key = revokedKey(session);
-  const ttlMs = Math.max(1, session.iat + ctx.config.sessionMaxAgeSeconds - Math.floor(Date.now() / 1000)) * 1000;
-  await guard(ctx.config.store.set(key, await ctx.sealer.seal('revoked', key), ttlMs));
 }
 
 function conflict(): Answer {
@@ -241,7 +228,7 @@ export async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promi
     ctx.cookies.clear(c, name);
     if (!valid || valid.cid !== config.clientId) return { status: 200, body: {} };
     // every copy of the cookie ends too (where the store is shared), even if the service cannot be reached now
-    await markRevoked(ctx, valid).catch(() => undefined);
+    await ctx.cookies.markRevoked(valid).catch(() => undefined);
     if (!valid.rt) return { status: 200, body: {} };
     const revoked = await ctx.upstream.revoke(valid.rt, 'refresh_token', c.req.raw.signal);
     return revoked.ok ? { status: 200, body: {} } : revoked.answer;

@@ -176,6 +176,16 @@ describe('attack 4: Secure behind a TLS-terminating reverse proxy', () => {
     assert.equal(new URL(login.headers.get('location')!).searchParams.get('redirect_uri'), 'https://app.example.com/callback', 'the callback is the public one');
   });
 
+  test("a page on the public origin is the proxy's own origin behind TLS termination; the Host header's origin is not", async () => {
+    const behind = await startProxy({ publicOrigin: 'https://app.example.com', allowedOrigins: [] });
+    const direct = behind.replace('localhost', '127.0.0.1');
+    const own = await post(`${direct}/token`, refreshFields(), new Map(), { Origin: 'https://app.example.com' });
+    assert.equal(own.status, 401, 'past the origin check (no cookie: session_missing)');
+    assert.equal(own.json.error, 'session_missing');
+    const hostOrigin = await post(`${direct}/token`, refreshFields(), new Map(), { Origin: direct });
+    assert.equal(hostOrigin.status, 403, 'the origin the Host header names is not the proxy\'s own');
+  });
+
   test('the default mode refuses to start without a public origin (no Host header decides)', async () => {
     const { createTokenProxy } = await import('../../src/proxy/index.js');
     assert.throws(
@@ -260,12 +270,16 @@ describe('attack 10: Disconnect and idleness end every copy, and no grant is lef
     assert.equal(await embeddedStatus(emulator.baseUrl, accessToken), 401, 'no orphaned grant');
   });
 
-  test('a new sign-in into the same slot revokes the grant it replaces', async () => {
+  test('a new sign-in into the same slot revokes the grant it replaces, and a copy of the old cookie gets nothing', async () => {
     const jar: Jar = new Map();
     const first = await connect(proxy, jar);
+    const oldCopy = new Map(jar);
     const second = await connect(proxy, jar);
     assert.equal(await embeddedStatus(emulator.baseUrl, first.accessToken), 401, 'the first grant is revoked');
     assert.equal(await embeddedStatus(emulator.baseUrl, second.accessToken), 200);
+    const stale = await post(`${proxy}/token`, refreshFields(), oldCopy);
+    assert.equal(stale.status, 401, stale.text);
+    assert.equal(stale.json.access_token, undefined, 'not even its cached access token');
   });
 });
 

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey, type ProxyStore } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../../src/proxy/node.js';
+import type { ServeTokenProxyOptions, ServedTokenProxy } from '../../src/proxy/node.js';
 import { decodeCookieKey, importCookieKeys, open, seal } from '../../src/proxy/seal.js';
 import { MemoryStore } from '../../src/proxy/store.js';
-import { createPkcePair, DEMO_LOGIN, driveConsent, getWithJar, outcomeOf, signInThroughProxy, type Jar } from '../helpers/oauth-login.js';
+import { createPkcePair, DEMO_LOGIN, driveConsent, getWithJar, outcomeOf, serveDemoProxy, signInThroughProxy, type Jar } from '../helpers/oauth-login.js';
 import { counters, embeddedStatus, ORIGIN, post, refreshFields } from './proxy-helpers.js';
 
 const KEY = generateCookieKey();
@@ -21,18 +21,8 @@ const started: ServedTokenProxy[] = [];
 let proxy: string;
 
 async function startProxy(overrides: Partial<ServeTokenProxyOptions> = {}): Promise<string> {
-  const served = await serveTokenProxy({
-    port: 0,
-    clientId: DEMO_LOGIN.clientId,
-    clientSecret: DEMO_LOGIN.clientSecret,
-    baseUrl: emulator.baseUrl,
-    allowedOrigins: [ORIGIN],
-    cookieKeys: [KEY],
-    rateLimit: false,
-    ...overrides,
-  });
+  const served = await serveDemoProxy(emulator, { allowedOrigins: [ORIGIN], cookieKeys: [KEY], rateLimit: false, ...overrides });
   started.push(served);
-  if (served.callbackUrl) emulator.registerRedirectUri(DEMO_LOGIN.clientId, served.callbackUrl);
   return served.url.replace('//127.0.0.1:', '//localhost:');
 }
 

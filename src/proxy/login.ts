@@ -41,6 +41,8 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
 /** An OAuth error code as the service may send it back (RFC 6749 error charset), short. */
 const ERROR_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
 const ATTEMPT = /^[A-Za-z0-9_-]{16,128}$/;
+/** Pre-login cookies one browser may carry at once (sign-ins in several tabs); past that the older ones are dropped. */
+const MAX_PENDING_LOGINS = 5;
 const LOGIN_FIELDS = ['session', 'origin', 'display', 'return', 'attempt', 'scope', 'space_id', 'login_hint', 'client_id'] as const;
 const CALLBACK_FIELDS = ['state', 'code', 'error', 'iss'] as const;
 
@@ -59,6 +61,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   const { config } = ctx;
   c.get('st').type = 'login';
   c.get('st').mode = 'mediated';
+  if (config.callbackUrl === undefined) return page(c, 400, 'This token proxy runs no sign-in (its token-mediating mode is off: no cookie keys).');
   const query = single(new URL(c.req.url).searchParams, LOGIN_FIELDS);
   if (!query) return page(c, 400, 'This sign-in link is malformed (a repeated parameter). Close this window and try again.');
   const origin = query.get('origin') ?? '';
@@ -102,6 +105,9 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   login.sl = slot;
   if (spaceId !== undefined) login.sp = spaceId;
   login.exp = Date.now() + config.loginTimeoutSeconds * 1000;
+  // sign-ins started and abandoned leave their cookies for ten minutes: past a few, they go, so the Cookie header stays small
+  const pending = ctx.cookies.loginNames(c);
+  if (pending.length >= MAX_PENDING_LOGINS) for (const old of pending) ctx.cookies.clear(c, old, 'Lax');
   await ctx.cookies.writeLogin(c, await ctx.cookies.loginName(login.st), login, config.loginTimeoutSeconds);
 
   const url = new URL(server.authorizationEndpoint);
@@ -126,6 +132,7 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   const { config } = ctx;
   c.get('st').type = 'callback';
   c.get('st').mode = 'mediated';
+  if (config.callbackUrl === undefined) return page(c, 400, 'This token proxy runs no sign-in (its token-mediating mode is off: no cookie keys).');
   const query = single(new URL(c.req.url).searchParams, CALLBACK_FIELDS);
   const state = query?.get('state');
   const once = async (): Promise<boolean> => guard(config.store.claim(`ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`, '1', config.loginTimeoutSeconds * 1000));

@@ -114,6 +114,15 @@ export class CookieSessions {
     return `${cookieBase(this.#config).prefix}esign_l_${(await this.#sealer.sha256url(`${this.#config.clientId}\u0000${this.#config.basePath}\u0000${state}`)).slice(0, 16)}`;
   }
 
+  /** The names of the pre-login cookies this request carries (sign-ins on their way in this browser). */
+  loginNames(c: Context): string[] {
+    const prefix = `${cookieBase(this.#config).prefix}esign_l_`;
+    return (c.req.header('cookie') ?? '')
+      .split(';')
+      .map((pair) => pair.slice(0, pair.indexOf('=')).trim())
+      .filter((name) => name.startsWith(prefix));
+  }
+
   /** The slot's session: missing, invalid (sealed by no key, another name, malformed), a conflict, or the payload. */
   async read(c: Context, name: string): Promise<Session | 'missing' | 'invalid' | CookieConflict> {
     const opened = await this.#open(c, name);

@@ -134,6 +134,20 @@ describe("attack 2: the script sends the person through a sign-in of its own ser
   });
 });
 
+describe('sign-ins started and abandoned', () => {
+  test('their pre-login cookies do not pile up: past five, the older ones are cleared', async () => {
+    const jar: Jar = new Map();
+    for (let i = 0; i < 7; i++) {
+      const started = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: `abandoned-attempt-${i}00000`, scope: DEMO_LOGIN.scope })}`, jar);
+      assert.equal(started.status, 303);
+      assert.ok(jar.size <= 5, `${jar.size} pre-login cookies after ${i + 1} sign-ins`);
+    }
+    // the newest still completes
+    const last = await signInThroughProxy({ proxyUrl: proxy, origin: ORIGIN, jar, chooseSpaceId: 'space_acme' });
+    assert.equal(last.outcome.get('outcome'), 'connected');
+  });
+});
+
 describe('attack 3: cookie tossing from a sibling subdomain', () => {
   test('two cookies of the session name: refused with session_conflict, neither used nor cleared, nothing sent to the service', async () => {
     const { jar } = await connect();

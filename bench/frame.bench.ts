@@ -6,7 +6,7 @@
  *
  * Both count "loaded" the same way: the embedded page's `ready` message. The session comes from a minimal
  * provider element (the public `connect="ID"` interface: getAccessToken, baseUrl, session) holding a token
- * minted in Node through the consent forms, so no sign-in happens inside the measured span.
+ * minted in Node through a token proxy's sign-in (page-session.ts), so no sign-in happens inside the measured span.
  *
  * A third path, reported but not part of the target, is a hand-written page with the element's security
  * properties: the same sandbox/allow/referrerpolicy, a blank frame built while the request is in flight and
@@ -28,8 +28,7 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { createEmulator } from '../src/emulator/index.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
-import { BENCH_SESSION } from './page-session.js';
+import { BENCH_SESSION, mintPageAccessToken } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 
 const ITERATIONS = Number(process.env['FRAME_BENCH_ITERATIONS'] ?? 60);
@@ -147,12 +146,8 @@ function quantile(values: number[], q: number): number {
 
 async function main(): Promise<void> {
   const emulator = await createEmulator({ port: 0, filePort: 0, limits: { requestsPerMinute: 10_000 } });
-  // a session minted in Node, as <esign-connect> would hold it
-  const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId: 'space_acme' });
-  const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
-  form.set('client_secret', DEMO_LOGIN.clientSecret);
-  const tokenRes = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
-  const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
+  // a session minted in Node (a sign-in through a token proxy), as <esign-connect> would hold it
+  const accessToken = await mintPageAccessToken(emulator);
   const uploadRes = await fetch(`${emulator.baseUrl}/openapi/v1/files/upload`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json' },

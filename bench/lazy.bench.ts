@@ -6,7 +6,9 @@
  * - Connect click -> popup open: the window must open inside the click, before the login flow's code is loaded.
  *   Measured in the page from the click (capture listener) to `window.open` returning a window.
  * - Connect click -> consent page shown in the popup: includes loading the login flow and the session manager's login
- *   part, building the authorization URL (PKCE) and storing the attempt.
+ *   part, and the popup's way there: the token proxy's login route (default mode: the proxy makes the PKCE pair and
+ *   the state, sets its pre-login cookie and sends the popup on to the service's authorization page) and the
+ *   service's redirect to its consent page. The proxy runs in this process on loopback.
  * - File -> upload start: `upload([file])` to `esign-upload-start`; cold includes loading the upload pipeline (a
  *   person's pointer or a dragged file over the drop zone starts that load earlier: not counted here).
  *
@@ -20,9 +22,10 @@ import { build } from 'esbuild';
 import { chromium, type Page } from 'playwright-core';
 import { cdnOptions } from '../scripts/cdn-options.mjs';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { DEMO_LOGIN, serveDemoProxy } from '../test/helpers/oauth-login.js';
 import { createEmulator } from '../src/emulator/index.js';
-import { BENCH_SESSION } from './page-session.js';
+import { generateCookieKey } from '../src/proxy/index.js';
+import { BENCH_SESSION, mintPageAccessToken } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 
 const ROUNDS = Number(process.env['LAZY_BENCH_ROUNDS'] ?? 15);
@@ -60,13 +63,9 @@ const median = (values: number[]): number => {
 };
 
 async function main(): Promise<void> {
-  // devRedirects: any loopback page may be a return address, so the consent page shows for this one
-  const emulator = await createEmulator({ port: 0, filePort: 0, devRedirects: true, limits: { requestsPerMinute: 100_000 } });
-  const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl, chooseSpaceId: 'space_acme' });
-  const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
-  form.set('client_secret', DEMO_LOGIN.clientSecret);
-  const tokenRes = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
-  const { access_token: accessToken } = (await tokenRes.json()) as { access_token: string };
+  const emulator = await createEmulator({ port: 0, filePort: 0, limits: { requestsPerMinute: 100_000 } });
+  // the uploader's session: a token minted in Node through a token proxy's sign-in
+  const accessToken = await mintPageAccessToken(emulator);
 
   const bundle = await build({
     ...cdnOptions,
@@ -83,6 +82,8 @@ async function main(): Promise<void> {
   const entry = [...files.keys()].find((path) => path.includes('stdin'))!;
   let latency = 0;
   const config = { baseUrl: emulator.baseUrl, accessToken };
+  /** <esign-connect>'s token proxy (default mode: its login route starts the sign-in), known once the site listens. */
+  let proxyOrigin = '';
   const site = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const script = files.get(path);
@@ -93,11 +94,15 @@ async function main(): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lazy paths</title><link rel="icon" href="data:,">
 <script>window.bench = ${JSON.stringify(config)};</script><script type="module" src="${entry}"></script></head>
 <body><bench-session id="bench-session"></bench-session>
-<esign-connect client-id="${DEMO_LOGIN.clientId}" base-url="${emulator.baseUrl}" token-endpoint="${emulator.baseUrl}/token" storage="memory"></esign-connect>
+<esign-connect client-id="${DEMO_LOGIN.clientId}" base-url="${emulator.baseUrl}" token-endpoint="${proxyOrigin}/token" storage="memory"></esign-connect>
 <esign-uploader connect="bench-session" multiple></esign-uploader></body></html>`);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   const origin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  // the page's token proxy on the same site (localhost), its callback registered at the emulator; no rate limit
+  // (every sign-in and token call of the run comes from one address)
+  const proxy = await serveDemoProxy(emulator, { cookieKeys: [generateCookieKey()], allowedOrigins: [origin], rateLimit: false });
+  proxyOrigin = new URL(proxy.callbackUrl!).origin;
   const browser = await chromium.launch(chromiumLaunchOptions());
   const loadBefore = loadavg()[0]!;
   const rows: Array<Record<string, string | number>> = [];
@@ -133,6 +138,7 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
     site.close();
+    await proxy.close();
     await emulator.close();
   }
   printTable(`lazy paths, cold (first time, its code not loaded) and warm, medians of ${ROUNDS} rounds (Chromium; load average ${loadBefore.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`, rows);

@@ -1,3 +1,8 @@
+import type { RunningEmulator } from '../src/emulator/index.js';
+import { generateCookieKey } from '../src/proxy/index.js';
+import { serveDemoProxy, signInThroughProxy } from '../test/helpers/oauth-login.js';
+import { ORIGIN, post, refreshFields } from '../test/node/proxy-helpers.js';
+
 /**
  * Page script shared by the browser benches: <bench-session>, a session provider (the public connect="ID" interface:
  * baseUrl, session, operatorUserId, getAccessToken) holding a token minted in Node (`window.bench.accessToken`), so
@@ -12,3 +17,21 @@ class BenchSession extends HTMLElement {
 }
 customElements.define('bench-session', BenchSession);
 `;
+
+/**
+ * Node side: an access token of Alice in `spaceId` as `<esign-connect>` gets one in the default mode, minted before
+ * any measured span: a sign-in through a token proxy (its login route, the consent pages, its callback, which
+ * redeems the code) and the page's first /token call. The proxy is closed afterwards; the token stays valid.
+ */
+export async function mintPageAccessToken(emulator: RunningEmulator, spaceId = 'space_acme'): Promise<string> {
+  const proxy = await serveDemoProxy(emulator, { cookieKeys: [generateCookieKey()], allowedOrigins: [ORIGIN] });
+  try {
+    const signedIn = await signInThroughProxy({ proxyUrl: proxy.url, origin: ORIGIN, chooseSpaceId: spaceId });
+    if (signedIn.outcome.get('outcome') !== 'connected') throw new Error(`the sign-in through the proxy ended at ${signedIn.finalUrl}`);
+    const answer = await post(`${proxy.url}/token`, refreshFields(), signedIn.jar);
+    if (answer.status !== 200 || typeof answer.json['access_token'] !== 'string') throw new Error(`the proxy's first /token answered ${answer.status}: ${answer.text}`);
+    return answer.json['access_token'];
+  } finally {
+    await proxy.close();
+  }
+}

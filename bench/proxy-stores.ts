@@ -41,7 +41,7 @@ try {
       const env = { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: generateCookieKey(), ...(setup.redis ? { BENCH_STORE: redis.url } : {}) };
       const proxies: ChildServer[] = await Promise.all(Array.from({ length: setup.replicas }, () => startChild(benchFile, 'proxy', env)));
       try {
-        const session = sessionRefreshRequest(await mintSessionCookies(emulator.url, proxies[0]!.url, CONNECTIONS * 6), '/token');
+        const session = sessionRefreshRequest(await mintSessionCookies(emulator, proxies[0]!, CONNECTIONS * 6), '/token');
         const run = (seconds: number) =>
           Promise.all(
             proxies.map((proxy, i) =>

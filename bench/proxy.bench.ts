@@ -5,7 +5,8 @@
  * Refresh tokens rotate and a reused one revokes its grant, so every request needs a token nobody used:
  * a pool of refresh tokens from grants minted once through the consent forms; `setupRequest` takes the
  * next token from the pool and `onResponse` puts the rotated one back. No token is ever sent twice, and a
- * non-2xx answer (which a reuse would cause) is counted.
+ * non-2xx answer (which a reuse would cause) is counted. The proxies' pool holds session cookies instead, each
+ * from a sign-in through the proxy's own routes (login → consent pages → callback), as a browser gets one.
  *
  * The emulator and the proxy each run in their own child process (like a service and a customer's
  * server), autocannon in this one; all on 127.0.0.1. Segments run direct, proxy, proxy, direct (ABBA) so
@@ -20,10 +21,12 @@
  * else runs, CPU per request much less, so it shows where the proxy's cost is and whether a change helped.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { connectSession, ORIGIN } from '../test/node/proxy-helpers.js';
 import { printTable, recordResults } from './results.js';
 
 /** 10 s segments: with 5 s the loopback ratio moved between 0.67 and 0.90 from one run to the next on this 2-CPU machine. */
@@ -44,15 +47,21 @@ const CPU_TARGET_MICROS = 500;
 
 // --- the child roles -------------------------------------------------------------------------------
 
-/** Child: runs a server, tells its URL over IPC, answers {cmd:'mem'} (after GC), {cmd:'cpu'} and {cmd:'stop'}. */
+/**
+ * Child: runs a server, tells its URL (a proxy: and its callback URL) over IPC, answers {cmd:'mem'} (after GC),
+ * {cmd:'cpu'}, {cmd:'stop'} and, the emulator, {cmd:'register'} (a redirect URI of the demo app).
+ */
 async function serveChild(role: string): Promise<void> {
   let close: () => Promise<void>;
   let url: string;
+  let callbackUrl: string | undefined;
+  let register: ((redirectUri: string) => void) | undefined;
   if (role === 'emulator') {
     const { createEmulator } = await import('../src/emulator/index.js');
     const emu = await createEmulator({ port: 0, filePort: 0, limits: { requestsPerMinute: Number(process.env.BENCH_RPM ?? 60) } });
     url = emu.baseUrl;
     close = () => emu.close();
+    register = (redirectUri) => emu.registerRedirectUri(DEMO_LOGIN.clientId, redirectUri);
   } else {
     const { serveTokenProxy } = await import('../src/proxy/node.js');
     const { generateCookieKey } = await import('../src/proxy/index.js');
@@ -61,7 +70,9 @@ async function serveChild(role: string): Promise<void> {
       clientId: DEMO_LOGIN.clientId,
       clientSecret: DEMO_LOGIN.clientSecret,
       baseUrl: process.env.BENCH_UPSTREAM!,
-      allowedOrigins: [],
+      // the page origin the sign-ins that make the cookie pool come from (the refreshes themselves send no Origin)
+      allowedOrigins: [ORIGIN],
+      // browser-held mode only (load.bench.ts); the default mode's redirect URI is the proxy's callback
       redirectUris: [DEMO_LOGIN.redirectUri],
       // the limiter stays in the path, with a ceiling this load never reaches
       rateLimit: { windowMs: 60_000, max: 1e9 },
@@ -71,9 +82,11 @@ async function serveChild(role: string): Promise<void> {
       browserHeldRefreshTokens: true,
     });
     url = served.url;
+    // on 127.0.0.1 the public origin defaults to http://localhost:<port>; the callback must be registered at the emulator
+    callbackUrl = served.callbackUrl;
     close = () => served.close();
   }
-  process.on('message', async (message: { cmd: string }) => {
+  process.on('message', async (message: { cmd: string; redirectUri?: string }) => {
     if (message.cmd === 'mem') {
       globalThis.gc?.();
       globalThis.gc?.();
@@ -82,17 +95,24 @@ async function serveChild(role: string): Promise<void> {
       // user + system time of this process so far, in µs: robust to other load on the machine, unlike req/s
       const { user, system } = process.cpuUsage();
       process.send!({ cpu: user + system });
+    } else if (message.cmd === 'register') {
+      register!(message.redirectUri!);
+      process.send!({ registered: true });
     } else if (message.cmd === 'stop') {
       await close();
       process.exit(0);
     }
   });
-  process.send!({ url });
+  process.send!({ url, callbackUrl });
 }
 
 export interface ChildServer {
   url: string;
+  /** A proxy's callback (`${publicOrigin}/callback`), the default mode's redirect URI; undefined for the emulator. */
+  callbackUrl: string | undefined;
   child: ChildProcess;
+  /** The emulator only: registers a redirect URI of the demo app (a proxy's callbackUrl). */
+  register(redirectUri: string): Promise<void>;
   memory(): Promise<NodeJS.MemoryUsage>;
   /** CPU time (user + system) the child has used so far, in µs. */
   cpu(): Promise<number>;
@@ -102,22 +122,29 @@ export interface ChildServer {
 /** Starts this file in a child process in the given role. */
 export function startChild(file: string, role: 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<ChildServer> {
   const child = fork(file, [`--serve-${role}`], { execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const next = <T>(key: string): Promise<T> =>
+  const message = (key: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const onMessage = (m: Record<string, unknown>): void => {
         if (key in m) {
           child.off('message', onMessage);
           child.off('exit', onExit);
-          resolve(m[key] as T);
+          resolve(m);
         }
       };
       const onExit = (code: number | null): void => reject(new Error(`${role} child exited (${code}) before answering ${key}`));
       child.on('message', onMessage);
       child.once('exit', onExit);
     });
-  return next<string>('url').then((url) => ({
-    url,
+  const next = async <T>(key: string): Promise<T> => (await message(key))[key] as T;
+  return message('url').then(({ url, callbackUrl }) => ({
+    url: url as string,
+    callbackUrl: callbackUrl as string | undefined,
     child,
+    register: async (redirectUri) => {
+      const answer = next<boolean>('registered');
+      child.send({ cmd: 'register', redirectUri });
+      await answer;
+    },
     memory: () => {
       const answer = next<NodeJS.MemoryUsage>('mem');
       child.send({ cmd: 'mem' });
@@ -190,7 +217,11 @@ export function percentile(sorted: number[], p: number): number {
 
 // --- the benchmark ---------------------------------------------------------------------------------
 
-/** Mints `count` grants through the consent forms (as a user would) and returns their refresh tokens. */
+/**
+ * Mints `count` grants through the consent forms (as a user would) and returns their refresh tokens: the code is
+ * redeemed at the emulator's token endpoint by this process, the confidential client itself (the direct side's
+ * refresh-token pool, and load.bench.ts's pool for the browser-held mode); no token proxy is involved.
+ */
 export async function mintRefreshTokens(baseUrl: string, count: number): Promise<string[]> {
   const tokens: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -205,17 +236,19 @@ export async function mintRefreshTokens(baseUrl: string, count: number): Promise
   return tokens;
 }
 
-/** Connects `count` sessions through the proxy (token-mediating mode) and returns their cookies (`name=value`). */
-export async function mintSessionCookies(emulatorUrl: string, proxyUrl: string, count: number): Promise<string[]> {
+/**
+ * Connects `count` sessions through `proxy` (token-mediating mode) as a browser does: its callback registered at the
+ * emulator, then for each the proxy's login route, the consent pages, its callback (the session cookie) and the page's
+ * first /token call. Returns the session cookies (`name=value`); any proxy with the same cookie key takes them.
+ */
+export async function mintSessionCookies(emulator: ChildServer, proxy: ChildServer, count: number): Promise<string[]> {
+  if (!proxy.callbackUrl) throw new Error('the proxy has no callback URL (no cookie key?)');
+  await emulator.register(proxy.callbackUrl);
   const cookies: string[] = [];
   for (let i = 0; i < count; i++) {
-    const login = await obtainAuthorizationCode({ baseUrl: emulatorUrl, chooseSpaceId: 'space_acme' });
-    const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
-    form.set('session', 'open');
-    const response = await fetch(`${proxyUrl}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' }, body: form.toString() });
-    const cookie = response.headers.getSetCookie()[0]?.split(';')[0];
-    await response.arrayBuffer();
-    if (response.status !== 200 || !cookie) throw new Error(`code exchange through the proxy answered ${response.status}`);
+    const { jar } = await connectSession(emulator.url, proxy.url);
+    const cookie = cookieHeader(jar);
+    if (jar.size !== 1 || !cookie) throw new Error(`the sign-in through the proxy left ${jar.size} cookies`);
     cookies.push(cookie);
   }
   return cookies;
@@ -224,9 +257,10 @@ export async function mintSessionCookies(emulatorUrl: string, proxyUrl: string, 
 /**
  * A forced refresh of a session (token-mediating mode): the cookie comes from the pool, the rotated one
  * (Set-Cookie) goes back. force=1 so that every request is a real refresh at the service, not a cached answer.
+ * Each request carries a fresh `request_id` as a page's refresh does (a page reuses one only for the retries of
+ * that refresh; there are none here).
  */
 export function sessionRefreshRequest(pool: string[], path: string): AutocannonRequest {
-  const body = new URLSearchParams({ grant_type: 'refresh_token', session: 'open', redirect_uri: DEMO_LOGIN.redirectUri, force: '1' }).toString();
   return {
     method: 'POST',
     path,
@@ -234,6 +268,7 @@ export function sessionRefreshRequest(pool: string[], path: string): AutocannonR
     setupRequest: (request) => {
       const cookie = pool.shift();
       if (cookie === undefined) poolEmpty.count += 1;
+      const body = new URLSearchParams({ grant_type: 'refresh_token', session: 'open', force: '1', request_id: randomBytes(16).toString('base64url') }).toString();
       return { ...request, body, headers: { ...request.headers, cookie: cookie ?? 'esign_s_none=x' } };
     },
     onResponse: (status, _body, _context, headers) => {
@@ -438,7 +473,7 @@ async function main(): Promise<void> {
   const replicas = await Promise.all([0, 1, 2].map(() => startChild(file, 'proxy', { ...proxyEnv, BENCH_STORE: redis.url })));
   try {
     const pool = await mintRefreshTokens(emulator.url, POOL_GRANTS);
-    const cookies = await mintSessionCookies(emulator.url, memory.url, POOL_GRANTS);
+    const cookies = await mintSessionCookies(emulator, memory, POOL_GRANTS);
     const setup: Setup = {
       emulator,
       memory,

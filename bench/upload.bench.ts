@@ -17,8 +17,8 @@ import { build } from 'esbuild';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { createEmulator } from '../src/emulator/index.js';
-import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
 import { printTable, recordResults } from './results.js';
+import { mintPageAccessToken } from './page-session.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MiB = 1024 * 1024;
@@ -240,16 +240,6 @@ function servePage(js: string): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-async function accessToken(baseUrl: string): Promise<string> {
-  const code = await obtainAuthorizationCode({ baseUrl, chooseSpaceId: 'space_alice' });
-  const form = codeExchangeForm(code, DEMO_LOGIN.clientId);
-  form.set('client_secret', DEMO_LOGIN.clientSecret);
-  const res = await fetch(`${baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form });
-  const json = (await res.json()) as { access_token?: string };
-  if (!json.access_token) throw new Error(`no token: ${JSON.stringify(json)}`);
-  return json.access_token;
-}
-
 /** Polls CDP heap usage while `work` runs; returns its result with the peak folded in. */
 async function withCdpPeak<T extends Run>(cdp: CDPSession, work: Promise<T>): Promise<T> {
   let done = false;
@@ -295,7 +285,7 @@ async function main(): Promise<void> {
     const setToken = async () => {
       // reset frees the files the emulator keeps in memory; it also drops tokens, so get a new one
       emulator.reset();
-      const token = await accessToken(emulator.baseUrl);
+      const token = await mintPageAccessToken(emulator, 'space_alice');
       await page.evaluate(([t, b]) => Object.assign(window, { __token: t, __baseUrl: b }), [token, emulator.baseUrl] as const);
     };
     const call = <T>(name: 'element' | 'raw' | 'naive'): Promise<T> =>

@@ -99,25 +99,33 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
     ctx.cookies.clear(c, name);
     return oauthError(401, 'session_invalid', 'The session cookie is not valid for this request; connect again.');
   }
-  const over = await sessionOver(ctx, valid, slot, values);
-  if (over) return endSession(ctx, c, name, valid, over);
+  if (sessionEnded(ctx, valid, slot, values)) return endSession(ctx, c, name, valid, 'ended');
+  // Disconnect ended this session: any copy of the cookie is useless wherever the store is shared. A refresh does not
+  // wait for this look before its claim (both go to the store at once); a revoked grant is refused at the service anyway
+  const revoked = guard(ctx.cookies.isRevoked(valid));
 
   if (cached) {
+    if (await revoked) return endSession(ctx, c, name, valid, 'revoked');
     state.cached = true;
     const now = Math.floor(Date.now() / 1000);
     if (now - (valid.lat ?? valid.iat) > ACTIVITY_GRAIN_SECONDS) await ctx.cookies.write(c, name, { ...valid, lat: now });
     return sessionAnswer(valid);
   }
   if (!valid.rt) {
+    if (await revoked) return endSession(ctx, c, name, valid, 'revoked');
     ctx.cookies.clear(c, name);
     return oauthError(400, 'invalid_grant', 'The service issued no refresh token for this session; connect again.');
   }
   const refreshToken = valid.rt;
   const scope = values.get('scope');
   const retryId = values.get('request_id');
-  const run = await guard(
-    ctx.refreshes.run(refreshToken, scope, `session:${valid.sid}`, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, rateKey), retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined),
-  );
+  const [isRevoked, run] = await Promise.all([
+    revoked,
+    guard(
+      ctx.refreshes.run(refreshToken, scope, `session:${valid.sid}`, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, rateKey), retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined),
+    ),
+  ]);
+  if (isRevoked) return endSession(ctx, c, name, valid, 'revoked');
   if ('limitedMs' in run) return tooMany(run.limitedMs);
   if ('reuse' in run) {
     // this refresh token was rotated a moment ago by another request of the session: its tokens are only for the
@@ -131,22 +139,18 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   return afterRefresh(ctx, c, name, valid, run.result);
 }
 
-/** Why a readable session can no longer be used, or undefined when it can. */
-async function sessionOver(ctx: Ctx, session: Session, slot: string, values: Map<string, string>): Promise<'revoked' | 'ended' | undefined> {
+/** A readable session the proxy will not serve: another client, slot or Space, past its lifetime, unused too long. */
+function sessionEnded(ctx: Ctx, session: Session, slot: string, values: Map<string, string>): boolean {
   const { config } = ctx;
   const now = Date.now() / 1000;
   const space = values.get('space_id');
-  if (
+  return (
     session.cid !== config.clientId ||
     session.sl !== slot ||
     (space !== undefined && session.sp !== space) ||
     session.iat + config.sessionMaxAgeSeconds <= now ||
     (session.lat ?? session.iat) + config.sessionIdleSeconds <= now
-  ) {
-    return 'ended';
-  }
-  // Disconnect ended this session: any copy of the cookie is useless wherever the store is shared
-  return (await guard(ctx.cookies.isRevoked(session))) ? 'revoked' : undefined;
+  );
 }
 
 /** Ends a session the proxy will not serve: its grant is revoked at the service first (unless Disconnect did), then the cookie goes. */

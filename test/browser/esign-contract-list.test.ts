@@ -50,6 +50,32 @@ describe('<esign-contract-list>', () => {
     await expect(el).shadowDom.to.be.accessible();
   });
 
+  it('is as tall as its page says it is, border included: the page inside has no scrollbar', async () => {
+    const { el, events } = await mountView('esign-contract-list', { connect: 'c' });
+    await once(el, 'esign-view-loaded');
+    // the last height the page reported (the page measures its content and posts `resize` when it changes)
+    const reported = (): number | undefined =>
+      events
+        .flatMap((e) => {
+          const data = e.type === 'esign-view-message' ? (e.detail.data as { type?: string; height?: number }) : undefined;
+          return data?.type === 'resize' ? [Math.ceil(Number(data.height))] : [];
+        })
+        .at(-1);
+    await until(() => reported() !== undefined, 'the page to report its height');
+    // an iframe's viewport is its content box, which clientHeight measures (the frame's 1 px border left out): a pixel
+    // less than the page's content and engines with classic scrollbars (Firefox, WebKitGTK) show one
+    let seen = '';
+    const fits = await until(
+      () => {
+        seen = `${frameOf(el)!.clientHeight} px for the ${reported()} px the page reported`;
+        return frameOf(el)!.clientHeight === reported();
+      },
+      'the frame to fit its page',
+      { timeout: 3_000 },
+    ).catch(() => false);
+    expect(fits, `the frame's viewport is ${seen}`).to.equal(true);
+  });
+
   it('refresh() loads the list again with a new Url, in a new frame', async () => {
     const { el, events } = await mountView('esign-contract-list', { connect: 'c' });
     await once(el, 'esign-view-loaded');

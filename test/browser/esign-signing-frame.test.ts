@@ -103,7 +103,8 @@ describe('<esign-signing-frame>', () => {
     await until(() => events.some((e) => e.type === 'esign-view-message' && (e.detail as { data: { type: string } }).data.type === 'resize'), 'resize message');
     const resize = events.filter((e) => e.type === 'esign-view-message').map((e) => (e.detail as { data: { type: string; height?: number } }).data).filter((d) => d.type === 'resize').at(-1)!;
     await el.updateComplete;
-    expect(frame.style.height).to.equal(`${resize.height}px`);
+    // its viewport (the content box, inside the frame's border) holds what the page reported: no scrollbar inside
+    expect(frame.clientHeight).to.equal(Math.ceil(resize.height!));
     await expect(el).shadowDom.to.be.accessible();
 
     const sent = new Promise<{ envelopeId: string; status: string }>((resolve) =>

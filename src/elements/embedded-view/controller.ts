@@ -350,9 +350,21 @@ export class EmbeddedViewController implements ReactiveController {
 
   /** The height the page reported, set through the CSSOM (as styleMap did, minus its bytes): never a style attribute, so a strict style-src allows it. */
   #sizeFrame(): void {
-    const style = this.frameRef.value?.style;
-    if (!style) return;
-    const height = this.frameHeight ? `${this.frameHeight}px` : '';
+    const frame = this.frameRef.value;
+    if (!frame) return;
+    const { style } = frame;
+    let height = '';
+    if (this.frameHeight) {
+      // the page reported the height of its own viewport's content; the frame's box also holds its border (and any
+      // padding a page style gives it through ::part(frame)) when it is border-box, as it is by default: without
+      // them the page is a few pixels short and engines with classic scrollbars show one
+      const box = getComputedStyle(frame);
+      const around =
+        box.boxSizing === 'border-box'
+          ? ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom'].reduce((sum, side) => sum + (parseFloat(box[side as 'borderTopWidth']) || 0), 0)
+          : 0;
+      height = `${this.frameHeight + around}px`;
+    }
     style.flexBasis = height;
     style.height = height;
   }

@@ -438,7 +438,11 @@ export class EsignConnect extends LitElement implements SessionProvider {
       this.status = 'connected';
       emit(this, 'esign-connected', { session, restored: true });
     } else if (this.status === 'connected') {
+      // the stored record showed a session that ended before the manager read it: another page disconnected (or it
+      // expired there) while this page's manager was still loading, so its broadcast found no one listening. Told
+      // like any other end of a session: a status change always comes with its event
       this.status = 'idle';
+      emit(this, 'esign-disconnected', { reason: 'other-tab' });
     }
     return manager;
   }

@@ -358,6 +358,9 @@ export class SessionManager extends EventTarget {
   async #onBroadcast(data: unknown): Promise<void> {
     if (typeof data !== 'object' || data === null) return;
     const type = (data as { type?: unknown }).type;
+    // a message that arrives while the stored session is being read is applied once it has been read: otherwise a
+    // disconnect in another tab would find no session to end yet, and the one read (from before it) would stay
+    await this.load();
     if (type === 'session') {
       const had = this.#session;
       const latest = await this.#readStored();

@@ -1,14 +1,46 @@
-// Browser tests in Debian's Chromium, against the real emulator and token proxy on other origins.
-// Run through `node --import tsx` (npm run test:browser) so this config can start the TypeScript servers.
+// Browser tests in Chromium, Firefox and WebKit (Debian's packages; test/helpers/engines.ts), against the real
+// emulator and token proxy on other origins. Run through `node --import tsx` (npm run test:browser) so this config can
+// start the TypeScript servers. ESIGN_ENGINES=firefox (or a list) narrows a local run; `npm test` runs all three.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/helpers/chromium.ts';
+import { webdriverLauncher } from '@web/test-runner-webdriver';
+import puppeteer from 'puppeteer-core';
+import { puppeteerLaunchOptions, selectedEngines, startWebKitDriver, assertInstalled } from './test/helpers/engines.ts';
 import { startTestServices } from './test/helpers/services.ts';
 
 // WTR_PORT lets several runs share a machine; the emulator's test app registers this origin's fixture pages
 const PORT = Number(process.env.WTR_PORT ?? 8000);
 const PAGE_ORIGIN = `http://localhost:${PORT}`;
+const engines = selectedEngines();
+for (const engine of engines) assertInstalled(engine);
 const services = await startTestServices({ pageOrigin: PAGE_ORIGIN });
+const webkit = engines.includes('webkit') ? await startWebKitDriver() : undefined;
+
+/** Which engine a launcher drives, for the page's config and the commands. */
+function engineOf(launcher) {
+  if (launcher.type === 'webdriver') return 'webkit';
+  return /firefox/i.test(launcher.name) ? 'firefox' : 'chromium';
+}
+
+/**
+ * Another page of the site on a cold cache: `/fresh/…` serves the same modules under other URLs, so a same-origin
+ * iframe opened there fetches its own copy of the library, which the `esign-hold-modules` command can hold back (a
+ * slow network for one chunk) until `esign-release-modules`.
+ */
+const held = { pattern: undefined, waiting: [], count: 0 };
+function releaseModules() {
+  held.pattern = undefined;
+  for (const release of held.waiting.splice(0)) release();
+}
+async function freshPages(ctx, next) {
+  if (!ctx.path.startsWith('/fresh/')) return next();
+  if (held.pattern && ctx.path.startsWith(held.pattern)) {
+    held.count += 1;
+    await new Promise((resolve) => held.waiting.push(resolve));
+  }
+  ctx.url = ctx.url.slice('/fresh'.length);
+  return next();
+}
 
 /** Commands the browser tests call with `executeServerCommand`: they act as a person would in windows a test cannot script. */
 function esignCommands() {
@@ -16,14 +48,34 @@ function esignCommands() {
     name: 'esign-commands',
     async executeCommand({ command, payload, session }) {
       if (!command.startsWith('esign-')) return undefined;
-      const page = session.browser.getPage(session.id);
-      return services.command(command, payload, page);
+      if (command === 'esign-hold-modules') {
+        Object.assign(held, { pattern: String(payload?.path ?? ''), count: 0 });
+        return true;
+      }
+      if (command === 'esign-held-requests') return held.count;
+      if (command === 'esign-release-modules') {
+        releaseModules();
+        return true;
+      }
+      const launcher = session.browser;
+      const engine = engineOf(launcher);
+      const target = engine === 'webkit' ? { engine, driver: launcher.driver } : { engine, page: launcher.getPage(session.id) };
+      return services.command(command, payload, target);
     },
     async serverStop() {
+      releaseModules();
       await services.close();
+      await webkit?.close();
     },
   };
 }
+
+const launchers = {
+  chromium: () => chromeLauncher({ launchOptions: puppeteerLaunchOptions('chromium') }),
+  // puppeteer-core drives Firefox over WebDriver BiDi; the launcher takes it as its `puppeteer`
+  firefox: () => chromeLauncher({ puppeteer, launchOptions: puppeteerLaunchOptions('firefox') }),
+  webkit: () => webdriverLauncher(webkit.options),
+};
 
 export default {
   files: ['test/browser/**/*.test.ts'],
@@ -31,22 +83,14 @@ export default {
   port: PORT,
   hostname: 'localhost',
   nodeResolve: true,
+  middleware: [freshPages],
   concurrency: 1,
   concurrentBrowsers: 1,
   testsFinishTimeout: 180_000,
+  browserStartTimeout: 60_000,
   testFramework: { config: { timeout: 30_000 } },
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), esignCommands()],
-  browsers: [
-    chromeLauncher({
-      launchOptions: {
-        executablePath: CHROMIUM_PATH,
-        headless: true,
-        args: CHROMIUM_ARGS,
-        // keep the real popup blocker: tests must prove the popup opens from a user gesture
-        ignoreDefaultArgs: ['--disable-popup-blocking'],
-      },
-    }),
-  ],
+  browsers: engines.map((engine) => launchers[engine]()),
   testRunnerHtml: (testFramework) => `<!doctype html>
 <html lang="en">
   <head><meta charset="utf-8"></head>

@@ -3,7 +3,7 @@
  * consent and embedded pages, file-management domain) plus test helpers under /__emulator/.
  * Contract: docs/architecture.md, "The emulator's wire contract".
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -103,6 +103,24 @@ function listen(fetch: (req: Request, env: never) => Response | Promise<Response
   });
 }
 
+/** Cuts a server off the network and back: open connections are reset, and new ones while it is cut. */
+function severable(server: ServerType): (offline: boolean) => void {
+  const sockets = new Set<Socket>();
+  let offline = false;
+  server.on('connection', (socket: Socket) => {
+    if (offline) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return (next) => {
+    offline = next;
+    if (offline) for (const socket of sockets) socket.destroy();
+  };
+}
+
 function closeServer(server: ServerType): Promise<void> {
   return new Promise((resolve) => {
     const s = server as import('node:http').Server;
@@ -163,6 +181,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
   rt.publicUrl = options.publicUrl ? checkPublicUrl(options.publicUrl) : baseUrl;
   rt.fileUrl = fileUrl;
   let closed: Promise<void> | undefined;
+  const cuts = [severable(business.server), severable(files.server)];
   return {
     baseUrl,
     fileUrl,
@@ -179,6 +198,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
       const live = store.apps.get(clientId);
       if (!seeded || !live) throw new Error(`registerRedirectUri: no app ${clientId}`);
       for (const app of [seeded, live]) if (!app.redirectUris.includes(redirectUri)) app.redirectUris.push(redirectUri);
+    },
+    setOffline: (offline) => {
+      for (const cut of cuts) cut(offline);
     },
     close: () => (closed ??= Promise.all([closeServer(business.server), closeServer(files.server)]).then(() => undefined)),
   };

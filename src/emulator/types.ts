@@ -143,5 +143,11 @@ export interface RunningEmulator {
    * `reset()`. Throws for an unknown client_id.
    */
   registerRedirectUri(clientId: string, redirectUri: string): void;
+  /**
+   * Takes the service off the network (`true`) or back on: while off, both servers reset every open connection and
+   * every new one, which is what a browser that lost its network sees (a fetch fails as a network error, never with an
+   * answer). Requests under way are cut, not answered later. For tests of offline handling in any browser engine.
+   */
+  setOffline(offline: boolean): void;
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@ import type { EsignError } from '../../src/core/errors.js';
 import { KV_DB, KV_STORE } from '../../src/core/kv.js';
 import { UPLOADS_PREFIX } from '../../src/core/upload/persist.js';
 import { uploadBodySize } from '../../src/core/upload/body.js';
-import { cfg, clearFaults, clearSession, clickIn, connectedElement, emulatorCounters, fault, mount, once, record, shadowText, until, type Recorded } from './helpers.js';
+import { cfg, clearFaults, clearSession, clickIn, connectedElement, emulatorCounters, engine, fault, mount, once, record, setOffline, shadowText, until, type Recorded } from './helpers.js';
 
 const SESSION_ID = 'uploader-session';
 const UPLOAD_ROUTE = 'POST /openapi/v1/files/upload';
@@ -287,7 +287,9 @@ describe('<esign-uploader>', function () {
     expect(third.fileIds).to.deep.equal([]);
   });
 
-  it('opens the file picker from the keyboard (the drop zone is a button) and uploads what is picked', async () => {
+  // WebKit: WebDriver classic cannot see or answer a native file chooser, so this runs in Chromium (CDP) and Firefox
+  // (WebDriver BiDi); WebKit's pick-and-upload path is the same `upload()` the other tests drive
+  (engine === 'webkit' ? it.skip : it)('opens the file picker from the keyboard (the drop zone is a button) and uploads what is picked', async () => {
     const el = await mountUploader();
     await ready(el);
     dropZone(el).focus();
@@ -396,13 +398,15 @@ describe('<esign-uploader>', function () {
     // the service holds the first two uploads, so they are still in flight when the connection goes
     await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 3000, times: 2 });
     const before = await uploadCount();
-    await executeServerCommand('esign-watch-requests', { contains: '/openapi/v1/files/upload', method: 'POST' });
+    // WebKit: WebDriver classic cannot watch the page's requests; the check of how they ended runs in the other engines
+    const watching = engine !== 'webkit';
+    if (watching) await executeServerCommand('esign-watch-requests', { contains: '/openapi/v1/files/upload', method: 'POST' });
     const settled = el.upload([pdf('on-the-way-1.pdf'), pdf('on-the-way-2.pdf'), pdf('queued.pdf')]);
     await until(() => el.files.filter((f) => f.status === 'uploading').length === 2, 'two uploads in flight');
     let completes = 0;
     el.addEventListener('esign-upload-complete', () => (completes += 1));
     try {
-      await executeServerCommand('esign-offline', { offline: true });
+      await setOffline(true);
       // the mechanism really cuts the page off from the service on 127.0.0.1
       const reached = await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'DELETE' }).then(
         () => true,
@@ -426,17 +430,20 @@ describe('<esign-uploader>', function () {
       // the requests that were on their way ended in this page (aborted, not answered): no answer of the service can
       // still arrive, so what the files show now is what they keep until the connection returns
       type Watched = { url: string; outcome: 'pending' | 'answered' | 'failed'; error?: string };
-      const onTheWay = await until(async () => {
-        const watched = (await executeServerCommand('esign-watched-requests')) as Watched[];
-        return watched.every((r) => r.outcome !== 'pending') && watched;
-      }, 'the upload requests on their way to end');
-      expect(onTheWay.filter((r) => r.outcome === 'answered'), 'no upload answered while offline').to.deep.equal([]);
+      if (watching) {
+        const onTheWay = await until(async () => {
+          const watched = (await executeServerCommand('esign-watched-requests')) as Watched[];
+          return watched.every((r) => r.outcome !== 'pending') && watched;
+        }, 'the upload requests on their way to end');
+        expect(onTheWay.length, 'the two uploads in flight were seen').to.equal(2);
+        expect(onTheWay.filter((r) => r.outcome === 'answered'), 'no upload answered while offline').to.deep.equal([]);
+      }
       await el.updateComplete;
       expect(el.files.map((f) => f.status)).to.deep.equal(['offline', 'offline', 'offline']);
       expect(errors).to.deep.equal([]);
       expect(completes).to.equal(0);
     } finally {
-      await executeServerCommand('esign-offline', { offline: false });
+      await setOffline(false);
     }
     const uploaded = await settled;
     expect(uploaded.map((f) => f.FileName)).to.deep.equal(['on-the-way-1.pdf', 'on-the-way-2.pdf', 'queued.pdf']);

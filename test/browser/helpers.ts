@@ -119,8 +119,18 @@ export async function until<T>(condition: () => T | Promise<T>, what = 'the cond
 export async function settled(el: Element & { updateComplete: Promise<unknown> }): Promise<void> {
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   await el.updateComplete;
-  await new Promise<void>((resolve) => requestIdleCallback(() => resolve(), { timeout: 10_000 }));
+  await idle();
   await el.updateComplete;
+}
+
+/**
+ * After the idle work asked for so far: requestIdleCallback where the engine has it; in WebKit, which has none, a
+ * timeout asked for after (and no shorter than) the library's own fallback for it (100 ms after a render), so it runs
+ * after that one.
+ */
+function idle(): Promise<void> {
+  if (typeof requestIdleCallback === 'function') return new Promise((resolve) => requestIdleCallback(() => resolve(), { timeout: 10_000 }));
+  return new Promise((resolve) => setTimeout(resolve, 150));
 }
 
 // ---- embedded frames ----
@@ -233,4 +243,23 @@ export async function clearSession(): Promise<void> {
 export async function emulatorCounters(): Promise<Record<string, number>> {
   const res = await fetch(`${cfg.baseUrl}/__emulator/requests`);
   return (await res.json()) as Record<string, number>;
+}
+
+// ---- engines and the network ----
+
+/** The engine this page runs in (the suite runs in Chromium, Firefox and WebKit; test/helpers/engines.ts). */
+export const engine: 'chromium' | 'firefox' | 'webkit' = / Firefox\//.test(navigator.userAgent)
+  ? 'firefox'
+  : /Chrome\//.test(navigator.userAgent)
+    ? 'chromium'
+    : 'webkit';
+
+/**
+ * The network drops (or comes back) between this page and the service and proxy, in any engine: the test server resets
+ * their connections, and the page is told as a browser tells it (`navigator.onLine`, the `offline` / `online` event).
+ */
+export async function setOffline(offline: boolean): Promise<void> {
+  await executeServerCommand('esign-offline', { offline });
+  Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => !offline });
+  window.dispatchEvent(new Event(offline ? 'offline' : 'online'));
 }

@@ -1,15 +1,14 @@
 /** Offline and back online, as when a laptop leaves the Wi-Fi: the elements say so, keep the session and resume. */
 import { expect, fixture, html } from '@open-wc/testing';
-import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-contract-list.js';
 import type { EsignConnect } from '../../src/elements/esign-connect.js';
 import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
-import { cfg, connectAs, once, shadowText, until } from './helpers.js';
+import { cfg, connectAs, once, setOffline, shadowText, until } from './helpers.js';
 
 describe('offline and back online', () => {
   afterEach(async () => {
-    await executeServerCommand('esign-offline', { offline: false });
+    await setOffline(false);
   });
 
   it('the contract list says it is offline, then opens again by itself; the session survives', async () => {
@@ -22,7 +21,7 @@ describe('offline and back online', () => {
     await connectAs(connect, { spaceId: 'space_acme' });
     await until(() => list.status === 'loaded', 'the list loads', { timeout: 15000 });
 
-    await executeServerCommand('esign-offline', { offline: true });
+    await setOffline(true);
     await until(() => shadowText(connect).includes('You are offline'), 'esign-connect shows it is offline');
     const failed = once(list, 'esign-error');
     void list.refresh().catch(() => undefined);
@@ -32,7 +31,7 @@ describe('offline and back online', () => {
     expect(connect.status).to.equal('connected');
 
     const loaded = once(list, 'esign-view-loaded');
-    await executeServerCommand('esign-offline', { offline: false });
+    await setOffline(false);
     await loaded;
     expect(list.status).to.equal('loaded');
     await until(() => !shadowText(connect).includes('You are offline'), 'the offline note goes away');

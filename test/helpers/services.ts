@@ -2,18 +2,18 @@
  * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
  * page on localhost), plus commands that act as a person in windows a test page cannot script.
  */
-import type { Frame, HTTPRequest, KeyInput, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
+import type { Browser as WebDriverBrowser } from 'webdriverio';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { serveTokenProxy } from '../../src/proxy/node.js';
+import { type BrowserPerson, puppeteerPerson, type Signer, webdriverPerson } from './browser-person.js';
+import { openLink } from './link.js';
 import { freePort } from './ports.js';
 import { getWithJar, type Jar } from './oauth-login.js';
 
-/** Pages the esign-offline command has cut off, with their request handler. */
-const offlinePages = new Map<Page, (request: HTTPRequest) => void>();
-
-/** Requests the esign-watch-requests command follows, per page. */
-const watchedRequests = new Map<Page, { list: () => unknown[]; stop: () => void }>();
+/** The test page a command acts for: its engine and that engine's handle on it. */
+export type CommandTarget = { engine: 'chromium' | 'firefox'; page: Page } | { engine: 'webkit'; driver: WebDriverBrowser };
 
 export const TEST_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret-never-in-a-browser' };
 
@@ -64,11 +64,14 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     cookieKeys: [generateCookieKey()],
     browserHeldRefreshTokens: true,
   };
-  const served = await serveTokenProxy({ ...proxyOptions, port: 0 });
+  // the page reaches the proxy through a link the offline command can cut (the proxy's public origin is the link's)
+  const proxyPort = await freePort();
+  const proxyLink = await openLink(proxyPort);
+  const served = await serveTokenProxy({ ...proxyOptions, port: proxyPort, publicOrigin: `http://localhost:${proxyLink.port}` });
   const crossSitePort = await freePort();
   const crossSite = await serveTokenProxy({ ...proxyOptions, port: crossSitePort, publicOrigin: `http://127.0.0.1:${crossSitePort}` });
   for (const proxied of [served, crossSite]) emulator.registerRedirectUri(TEST_CLIENT.clientId, proxied.callbackUrl!);
-  const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), crossSiteUrl: crossSite.url, close: () => Promise.all([served.close(), crossSite.close()]) };
+  const proxy = { url: `http://localhost:${proxyLink.port}`, crossSiteUrl: crossSite.url, close: () => Promise.all([served.close(), crossSite.close(), proxyLink.close()]) };
   const browserConfig: BrowserTestConfig = {
     baseUrl: emulator.baseUrl,
     fileUrl: emulator.fileUrl,
@@ -133,43 +136,23 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     return { tried: new Set(candidates).size, accepted };
   }
 
-  async function consentPage(page: Page, timeoutMs: number): Promise<Page> {
-    const target = await page
-      .browser()
-      .waitForTarget((t) => t.type() === 'page' && t.url().startsWith(`${emulator.baseUrl}/consent`), { timeout: timeoutMs });
-    const consent = await target.page();
-    if (!consent) throw new Error('consent page target has no page');
-    return consent;
+  /** The person acting in the test page's other windows and frames, through the page's own browser protocol. */
+  function personFor(target: CommandTarget): BrowserPerson {
+    return target.engine === 'webkit' ? webdriverPerson(target.driver, emulator.baseUrl) : puppeteerPerson(target.engine, target.page, emulator.baseUrl);
   }
 
-  /** The embedded page of the emulator shown in one of the test page's iframes, whose path contains `path`. */
-  async function embeddedFrame(page: Page, path: string, timeoutMs: number): Promise<Frame> {
-    const deadline = Date.now() + timeoutMs;
-    const prefix = `${emulator.baseUrl}/embedded/s/`;
-    for (;;) {
-      const frame = page.frames().find((f) => f.url().startsWith(prefix) && new URL(f.url()).pathname.includes(path));
-      if (frame) return frame;
-      if (Date.now() > deadline) throw new Error(`no embedded frame with ${path}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  async function command(name: string, payload: Record<string, unknown> | undefined, page: Page): Promise<unknown> {
+  async function command(name: string, payload: Record<string, unknown> | undefined, target: CommandTarget): Promise<unknown> {
     const timeoutMs = Number(payload?.['timeoutMs'] ?? 10_000);
     switch (name) {
+      case 'esign-engine':
+        return target.engine;
       case 'esign-consent': {
         // a person logs in, picks a Space (Open Mode) and agrees or denies
-        const consent = await consentPage(page, timeoutMs);
-        await consent.waitForSelector('input[name="email"]', { timeout: timeoutMs });
-        // the emulator may prefill the hinted email: a person clears the field first
-        await consent.$eval('input[name="email"]', (input) => ((input as HTMLInputElement).value = ''));
-        await consent.type('input[name="email"]', String(payload?.['email'] ?? 'alice@example.com'));
-        await consent.type('input[name="password"]', String(payload?.['password'] ?? 'alice-password'));
-        await Promise.all([consent.waitForNavigation({ timeout: timeoutMs }), clickButton(consent, 'Log in')]);
-        const spaceId = payload?.['spaceId'];
-        if (typeof spaceId === 'string') await consent.click(`input[name="space_id"][value="${spaceId}"]`);
-        const action = payload?.['action'] === 'deny' ? 'Deny' : 'Agree';
-        await clickButton(consent, action);
+        const spaceId = typeof payload?.['spaceId'] === 'string' ? payload['spaceId'] : undefined;
+        await personFor(target).consent(
+          { email: String(payload?.['email'] ?? 'alice@example.com'), password: String(payload?.['password'] ?? 'alice-password'), spaceId, action: payload?.['action'] === 'deny' ? 'deny' : 'agree' },
+          timeoutMs,
+        );
         return true;
       }
       case 'esign-attacker-login': {
@@ -184,120 +167,39 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const strings = (payload?.['strings'] as string[] | undefined) ?? [];
         return attackerRedeem(strings);
       }
-      case 'esign-close-consent': {
-        const consent = await consentPage(page, timeoutMs);
-        await consent.close();
+      case 'esign-close-consent':
+        await personFor(target).closeConsent(timeoutMs);
         return true;
-      }
       case 'esign-frame-send': {
         // a person fills the emulator's envelope edit page inside the element's iframe and clicks Send
-        const frame = await embeddedFrame(page, '/compose', timeoutMs);
-        const signers = (payload?.['signers'] as Array<{ name: string; email: string }> | undefined) ?? [{ name: 'Bob Lim', email: 'bob@example.com' }];
-        if (typeof payload?.['subject'] === 'string') await frame.type('#subject', payload['subject']);
-        for (const [i, signer] of signers.entries()) {
-          if (i > 0) await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#add-signer')]);
-          await frame.type(`#signer-name-${i}`, signer.name);
-          await frame.type(`#signer-email-${i}`, signer.email);
-        }
-        await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#send')]).catch((error: unknown) => {
-          // the element may take the frame away as soon as the envelope page reports the envelope sent
-          if (!/detached/i.test(String(error))) throw error;
-        });
-        // the element may replace the frame with its "sent" state as soon as the page reports the envelope
+        const signers = (payload?.['signers'] as Signer[] | undefined) ?? [{ name: 'Bob Lim', email: 'bob@example.com' }];
+        const subject = typeof payload?.['subject'] === 'string' ? payload['subject'] : undefined;
         // a plugin that returns null or undefined did not handle the command: '' when the frame went first
-        try {
-          const id = await frame.waitForSelector('#envelope-id', { timeout: timeoutMs });
-          return (id ? await id.evaluate((el) => el.textContent) : '') ?? '';
-        } catch {
-          return '';
-        }
+        return personFor(target).frameSend({ subject, signers }, timeoutMs);
       }
-      case 'esign-frame-text': {
+      case 'esign-frame-text':
         // what a person reads in the element's iframe (e.g. the contract list), once it shows `contains`
-        const frame = await embeddedFrame(page, String(payload?.['path'] ?? '/'), timeoutMs);
-        const contains = String(payload?.['contains'] ?? '');
-        await frame.waitForFunction((text) => document.body?.innerText.includes(text), { timeout: timeoutMs }, contains);
-        return frame.evaluate(() => document.body.innerText);
-      }
+        return personFor(target).frameText(String(payload?.['path'] ?? '/'), String(payload?.['contains'] ?? ''), timeoutMs);
       case 'esign-file-chooser': {
         // a person picks files in the native file chooser the page opened (from a click or a key press)
-        const { mkdtemp, writeFile } = await import('node:fs/promises');
-        const { tmpdir } = await import('node:os');
-        const { join } = await import('node:path');
-        const { randomBytes } = await import('node:crypto');
-        // with `press`, the key that opens it is pressed here once the browser intercepts choosers, so the test needs no
-        // pause between starting the wait and the key: the interception request, sent again on the page's own session
-        // and answered, proves it is on (pressing while waitForFileChooser's own request was on its way lost the chooser)
-        const press = typeof payload?.['press'] === 'string' ? (payload['press'] as KeyInput) : undefined;
-        const chosen = page.waitForFileChooser({ timeout: timeoutMs });
-        if (press) {
-          const session = (page as unknown as { _client(): { send(method: string, params: object): Promise<unknown> } })._client();
-          await session.send('Page.setInterceptFileChooserDialog', { enabled: true });
-          await page.keyboard.press(press);
-        }
-        const chooser = await chosen;
-        const dir = await mkdtemp(join(tmpdir(), 'esign-chooser-'));
         const files = (payload?.['files'] as Array<{ name: string; size: number }> | undefined) ?? [{ name: 'picked.pdf', size: 1024 }];
-        const paths = await Promise.all(
-          files.map(async (f) => {
-            const path = join(dir, f.name);
-            await writeFile(path, randomBytes(f.size));
-            return path;
-          }),
-        );
-        await chooser.accept(paths);
-        return { multiple: chooser.isMultiple(), count: paths.length };
+        const press = typeof payload?.['press'] === 'string' ? payload['press'] : undefined;
+        return personFor(target).chooseFiles(files, press, timeoutMs);
       }
       case 'esign-offline': {
-        // the test runner talks to this page over the network as well, so a page-wide offline mode would cut it off:
-        // requests to the service and the proxy fail as a disconnected browser's do, and the page is told it is offline
+        // the network between the browser and the service and proxy drops: open connections are reset, new ones
+        // refused (the test runner's own connection to the page stays up); the page is told by the test itself
         const offline = payload?.['offline'] === true;
-        const cut = [emulator.baseUrl, emulator.fileUrl, proxy.url];
-        const known = offlinePages.get(page);
-        if (offline && !known) {
-          const onRequest = (request: HTTPRequest): void => {
-            if (request.isInterceptResolutionHandled()) return;
-            if (cut.some((origin) => request.url().startsWith(origin))) void request.abort('internetdisconnected');
-            else void request.continue();
-          };
-          offlinePages.set(page, onRequest);
-          await page.setRequestInterception(true);
-          page.on('request', onRequest);
-        } else if (!offline && known) {
-          page.off('request', known);
-          offlinePages.delete(page);
-          await page.setRequestInterception(false);
-        }
-        // a string, not a function: tsx would wrap a function in a helper that does not exist in the page
-        await page.evaluate(
-          `Object.defineProperty(navigator, 'onLine', { configurable: true, get: () => ${!offline} }); window.dispatchEvent(new Event('${offline ? 'offline' : 'online'}'));`,
-        );
+        emulator.setOffline(offline);
+        proxyLink.setOffline(offline);
         return true;
       }
-      case 'esign-watch-requests': {
+      case 'esign-watch-requests':
         // from now on, the page's `method` requests whose URL contains `contains`, and how each ended
-        const contains = String(payload?.['contains'] ?? '');
-        const method = String(payload?.['method'] ?? 'POST');
-        watchedRequests.get(page)?.stop();
-        const seen = new Map<HTTPRequest, { url: string; outcome: 'pending' | 'answered' | 'failed'; error?: string }>();
-        const onRequest = (r: HTTPRequest): void => void (r.method() === method && r.url().includes(contains) && seen.set(r, { url: r.url(), outcome: 'pending' }));
-        const onFinished = (r: HTTPRequest): void => void (seen.has(r) && (seen.get(r)!.outcome = 'answered'));
-        const onFailed = (r: HTTPRequest): void => void (seen.has(r) && Object.assign(seen.get(r)!, { outcome: 'failed', error: r.failure()?.errorText }));
-        page.on('request', onRequest);
-        page.on('requestfinished', onFinished);
-        page.on('requestfailed', onFailed);
-        watchedRequests.set(page, {
-          list: () => [...seen.values()],
-          stop: () => {
-            page.off('request', onRequest);
-            page.off('requestfinished', onFinished);
-            page.off('requestfailed', onFailed);
-          },
-        });
+        await personFor(target).watchRequests(String(payload?.['contains'] ?? ''), String(payload?.['method'] ?? 'POST'));
         return true;
-      }
       case 'esign-watched-requests':
-        return watchedRequests.get(page)?.list() ?? [];
+        return personFor(target).watchedRequests();
       case 'esign-reset':
         emulator.reset();
         return true;
@@ -325,10 +227,4 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       await Promise.allSettled([emulator.close(), proxy.close()]);
     },
   };
-}
-
-async function clickButton(page: Page, text: string): Promise<void> {
-  const handle = await page.waitForSelector(`::-p-xpath(//button[normalize-space(.)="${text}"] | //input[@type="submit" and @value="${text}"])`);
-  if (!handle) throw new Error(`no button "${text}" on ${page.url()}`);
-  await handle.click();
 }

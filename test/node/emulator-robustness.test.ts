@@ -95,4 +95,25 @@ describe('robustness', () => {
     const swept = await stats();
     for (const k of ['authRequests', 'codes', 'grants', 'accessTokens', 'refreshTokens', 'embeddedUrls', 'pageSessions', 'rateWindows']) assert.equal(swept[k], 0, k);
   });
+
+  it('setOffline: requests under way and new ones fail as a dropped network does, and work again after', async () => {
+    await fetch(`${emu.baseUrl}/__emulator/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 2000, times: 1 }),
+    });
+    const underWay = fetch(`${emu.baseUrl}/openapi/v1/files/upload`, { method: 'POST', headers: { Authorization: `Bearer ${accessToken}` }, body: '{}' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    emu.setOffline(true);
+    try {
+      await assert.rejects(underWay, TypeError, 'the request under way is cut, not answered');
+      await assert.rejects(fetch(`${emu.baseUrl}/openapi/v1/oauth/auth`), TypeError, 'a new request on the business API fails');
+      await assert.rejects(fetch(`${emu.fileUrl}/`), TypeError, 'and on the file domain');
+    } finally {
+      emu.setOffline(false);
+    }
+    const back = await fetch(`${emu.baseUrl}/openapi/v1/oauth/auth`);
+    await back.arrayBuffer();
+    assert.ok(back.status < 500, `answers again (${back.status})`);
+  });
 });

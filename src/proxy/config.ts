@@ -7,11 +7,33 @@ import { MemoryStore, type ProxyStore } from './store.js';
 
 export type TokenProxyEventType = 'login' | 'callback' | 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
 
+/**
+ * What became of a request, from a fixed set (a metrics label): `ok` (2xx/3xx, a sign-in that connected),
+ * `rejected` (a 4xx or a sign-in outcome error of the request's own making), `rate_limited` (429: the proxy's
+ * limit or the service's), `store_unavailable` (503: the shared store did not answer), `upstream_error` (the
+ * service unreachable, slow or failing: 502/504, a sign-in outcome `temporarily_unavailable`), `error` (500).
+ */
+export type TokenProxyOutcome = 'ok' | 'rejected' | 'rate_limited' | 'store_unavailable' | 'upstream_error' | 'error';
+
 /** What `onEvent` sees: never a token, code, secret, cookie, key or body. */
 export interface TokenProxyEvent {
   type: TokenProxyEventType;
+  /** The route under basePath: `/login`, `/callback`, `/login/done`, `/token` or `/revoke`. */
+  route: string;
+  method: string;
   status: number;
+  outcome: TokenProxyOutcome;
+  /** The error code answered (the JSON `error`, or the sign-in outcome's `error`): an identifier, never a description. */
+  error?: string;
+  /** The request's id: the `X-Request-Id` of a trusted proxy, else a new one; echoed in the answer's `X-Request-Id`. */
+  requestId: string;
   durationMs: number;
+  /** Milliseconds this request waited for the service (its own calls only); absent when it made none. */
+  upstreamMs?: number;
+  /** This request made a refresh call to the service (not a cached, shared or replayed answer). */
+  refreshed?: true;
+  /** The proxy's own rate limit answered 429. */
+  rateLimited?: true;
   /** Which mode served it: the cookie session (token-mediating) or a browser-held refresh token. */
   mode?: 'mediated' | 'browser-held';
   /** A refresh answered from the session's cached access token, without a call to the service. */
@@ -100,8 +122,18 @@ export interface TokenProxyOptions {
   refreshReplayMs?: number;
   /** Shared state (rate-limit counters, refresh dedupe/replay). Default: a `MemoryStore` (one process). */
   store?: ProxyStore;
-  /** Observability hook; never receives a token, code, secret or key. Errors thrown by it are ignored. */
+  /**
+   * Observability hook, called once per request to the five routes after its answer is made (not for `/health`
+   * and `/ready`); never receives a token, code, secret or key. Errors thrown by it are ignored. Feeds
+   * `createProxyMetrics()` and `createJsonLog()` (see `combineEvents`).
+   */
   onEvent?: (event: TokenProxyEvent) => void;
+  /**
+   * Believe an `X-Request-Id` the request comes with even when it does not come from one of `trustedProxies`
+   * (on a runtime whose edge sets it and that gives the proxy no socket address). Default false: an incoming id
+   * is used only from a trusted proxy; otherwise the proxy makes one. Either way it is echoed in `X-Request-Id`.
+   */
+  trustRequestId?: boolean;
   /** Upstream fetch (oauth4webapi's customFetch), for tests or custom agents. Default: the global fetch. */
   fetch?: typeof fetch;
 }
@@ -144,6 +176,7 @@ export interface ResolvedConfig {
   refreshReplayMs: number;
   store: ProxyStore;
   onEvent: ((event: TokenProxyEvent) => void) | undefined;
+  trustRequestId: boolean;
   fetch: typeof fetch | undefined;
 }
 
@@ -291,6 +324,7 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     refreshReplayMs: replayMs,
     store: options.store ?? new MemoryStore(),
     onEvent: options.onEvent,
+    trustRequestId: options.trustRequestId === true,
     fetch: options.fetch,
   };
 }

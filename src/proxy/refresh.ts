@@ -40,6 +40,8 @@ export interface RefreshCoordinatorOptions {
   pollMs?: number;
   /** How often it looks anyway when the store notifies (a notification lost in a reconnect). Default 250 ms. */
   notifiedPollMs?: number;
+  /** Given each store write the answer does not wait for (a shutdown waits for them). */
+  background?: (write: Promise<unknown>) => void;
 }
 
 export interface RefreshRun {
@@ -62,13 +64,16 @@ export interface ReuseRun {
 }
 
 export class RefreshCoordinator {
-  readonly #o: Required<RefreshCoordinatorOptions>;
+  readonly #o: Required<Omit<RefreshCoordinatorOptions, 'background'>>;
+  readonly #track: ((write: Promise<unknown>) => void) | undefined;
   readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun | ReuseRun> }>();
   /** The store is this process's memory: replay entries need no sealing. */
   readonly #local_: boolean;
 
   constructor(options: RefreshCoordinatorOptions) {
-    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, ...options };
+    const { background: track, ...rest } = options;
+    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, ...rest };
+    this.#track = track;
     this.#local_ = options.store instanceof MemoryStore;
   }
 
@@ -159,7 +164,7 @@ export class RefreshCoordinator {
     try {
       result = await call();
     } catch (error) {
-      background(() => settle(store, key, undefined, 0));
+      background(() => settle(store, key, undefined, 0), this.#track);
       throw error;
     }
     if (result.ok && replayMs > 0) {
@@ -168,18 +173,19 @@ export class RefreshCoordinator {
       const sealed = this.#local_ ? `m${tokens}` : this.#o.sealer.seal(tokens, key).then((s) => `s${s}`);
       // the answer does not wait for the store: a request for this token meanwhile still finds the claim and
       // waits; a failure loses only the replay for a later request (the claim then runs out with its TTL)
-      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs));
+      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs), this.#track);
     } else {
-      background(() => settle(store, key, undefined, 0));
+      background(() => settle(store, key, undefined, 0), this.#track);
     }
     return { result, replayed: false };
   }
 }
 
 /** A store write the answer does not wait for; its failure is dropped (see #call). */
-function background(write: () => Promise<void>): void {
+function background(write: () => Promise<void>, track: ((write: Promise<unknown>) => void) | undefined): void {
   try {
-    write().catch(() => undefined);
+    const written = write().catch(() => undefined);
+    track?.(written);
   } catch {
     // a store that threw instead of rejecting: the same
   }

@@ -143,11 +143,22 @@ describe('esign-token-proxy CLI', () => {
       });
       assert.equal(held.status, 400);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.match(r.stdout(), /login 303 \d+ms mediated/);
-      assert.match(r.stdout(), /callback 303 \d+ms mediated/);
-      assert.match(r.stdout(), /refresh_token 200 \d+ms mediated cached/);
+      // one JSON line per request
+      const lines = r.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.deepEqual(
+        lines.map((line) => [line.msg, line.route, line.type, line.status, line.mode, line.cached]),
+        [
+          ['request', '/login', 'login', 303, 'mediated', undefined],
+          ['request', '/callback', 'callback', 303, 'mediated', undefined],
+          ['request', '/token', 'refresh_token', 200, 'mediated', true],
+          ['request', '/token', 'refresh_token', 400, undefined, undefined],
+        ],
+      );
+      assert.equal(lines[3]!.error, 'invalid_request');
       assert.match(r.stdout(), /POST \/api\/esign\/token/);
-      assert.equal(r.stderr(), '', 'no warning when the secret and key come from the environment');
+      // the only warning: the memory store is this process's only
+      assert.equal(r.stderr().trim().split('\n').length, 1, r.stderr());
+      assert.match(r.stderr(), /warning: store: memory is this process's only/);
     } finally {
       r.child.kill('SIGTERM');
       await r.exited;

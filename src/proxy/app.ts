@@ -9,7 +9,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
-import { oauthError, reply, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
+import { oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
@@ -198,7 +198,7 @@ function requestIdOf(config: ResolvedConfig, hooks: AdapterHooks, c: Context<Env
     if (config.trustedProxies.size > 0) {
       let remote: string | undefined;
       try {
-        remote = hooks.remoteAddress?.(c);
+        remote = (hooks.remoteAddress ?? serverAddress)(c);
       } catch {
         remote = undefined;
       }

@@ -117,7 +117,7 @@ export function callerAddress(ctx: Ctx, c: C): string {
   }
   let remote: string | undefined;
   try {
-    const address = ctx.hooks.remoteAddress?.(c);
+    const address = (ctx.hooks.remoteAddress ?? serverAddress)(c);
     remote = address ? normalizeAddress(address) : undefined;
   } catch {
     remote = undefined;
@@ -129,6 +129,27 @@ export function callerAddress(ctx: Ctx, c: C): string {
     }
   }
   return remote ?? 'unknown';
+}
+
+/**
+ * The socket's address as the usual servers hand it to a Fetch handler beside the Request: @hono/node-server's
+ * `getRequestListener` (and so Express) `{incoming}`, `Deno.serve`'s `info.remoteAddr`, `Bun.serve`'s
+ * `server.requestIP()`. Property reads only: nothing runtime-specific is imported.
+ */
+export function serverAddress(c: Context): string | undefined {
+  const env = c.env as
+    | { incoming?: { socket?: { remoteAddress?: unknown } }; remoteAddr?: { hostname?: unknown }; requestIP?: (request: Request) => { address?: unknown } | null }
+    | undefined;
+  if (!env || typeof env !== 'object') return undefined;
+  const node = env.incoming?.socket?.remoteAddress;
+  if (typeof node === 'string') return node;
+  const deno = env.remoteAddr?.hostname;
+  if (typeof deno === 'string') return deno;
+  if (typeof env.requestIP === 'function') {
+    const bun = env.requestIP(c.req.raw)?.address;
+    if (typeof bun === 'string') return bun;
+  }
+  return undefined;
 }
 
 export async function rateLimited(ctx: Ctx, key: string): Promise<Answer | undefined> {

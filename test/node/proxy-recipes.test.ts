@@ -3,8 +3,8 @@
  * inside an existing Hono app, under `getRequestListener` in a plain node:http server, and as a Next.js-style route
  * handler (a function of Request returning Response, called with no server at all). Each one completes a real
  * sign-in: the proxy's login route and callback (the callback redeems the code and sets the session cookie), then a
- * refresh through that cookie answers an access token the service accepts. (The Workers-style bundle is tested in proxy-bundle.test.ts; Deno and Bun are not installed
- * here.)
+ * refresh through that cookie answers an access token the service accepts. Deno, Bun, workerd and Express run
+ * their recipes in proxy-runtimes.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';

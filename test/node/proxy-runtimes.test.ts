@@ -1,0 +1,226 @@
+/**
+ * The token proxy on every runtime the docs name, for real: the recipes of docs/recipes (each one shown verbatim in
+ * docs/proxy.md) run as an integrator runs them, importing the published entry `esign-elements/proxy` (dist, as
+ * `npm pack` ships it) from node_modules: Deno (`Deno.serve`), Bun (`Bun.serve`), workerd (the Worker bundled by
+ * esbuild as wrangler would, served by the `workerd` binary) and Express on Node. Through each one: a real sign-in at
+ * the emulator (the proxy's login route, consent, its callback), a token from the session cookie, a forced refresh
+ * (one rotation at the service), `/health` and `/ready`, and Disconnect (the grant revoked at the service). The
+ * binaries come from devDependencies (`deno`, `bun`, `workerd`): a missing one fails the test, it is never skipped.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { createEmulator } from '../../src/emulator/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { DEMO_LOGIN, signInThroughProxy } from '../helpers/oauth-login.js';
+import { freePort } from '../helpers/ports.js';
+import { embeddedStatus, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
+
+type Emulator = Awaited<ReturnType<typeof createEmulator>>;
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RECIPES = join(ROOT, 'docs', 'recipes');
+const KEY = generateCookieKey();
+let emulator: Emulator;
+let work: string;
+const children = new Set<ChildProcess>();
+
+/** A devDependency's binary; its absence fails the test with what to do. */
+function binary(name: string): string {
+  const path = join(ROOT, 'node_modules', '.bin', name);
+  assert.ok(existsSync(path), `the ${name} binary is missing (${path}): it comes with the devDependency "${name}"; run npm ci`);
+  return path;
+}
+
+/** The newest modification time under `dir` of files matching `pattern`. */
+function newest(dir: string, pattern: RegExp): number {
+  let time = 0;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    if (stat.isDirectory()) time = Math.max(time, newest(path, pattern));
+    else if (pattern.test(name)) time = Math.max(time, stat.mtimeMs);
+  }
+  return time;
+}
+
+before(async () => {
+  // the published entry is dist (npm test builds it in test:pack; npm ci in prepare): refuse a stale one
+  const entry = join(ROOT, 'dist', 'proxy', 'index.js');
+  assert.ok(existsSync(entry), 'dist/proxy/index.js is missing: run npm run build:dist');
+  const sources = Math.max(newest(join(ROOT, 'src', 'proxy'), /\.ts$/), newest(join(ROOT, 'src', 'core'), /\.ts$/));
+  assert.ok(statSync(entry).mtimeMs >= sources, 'dist/proxy is older than src/proxy or src/core: run npm run build:dist');
+  emulator = await createEmulator({ port: 0, filePort: 0 });
+  // an integrator's project: esign-elements (this package, as installed) and the recipe's other imports in node_modules
+  work = await mkdtemp(join(tmpdir(), 'esign-runtimes-'));
+  await mkdir(join(work, 'node_modules', '@hono'), { recursive: true });
+  await symlink(ROOT, join(work, 'node_modules', 'esign-elements'), 'dir');
+  await symlink(join(ROOT, 'node_modules', 'express'), join(work, 'node_modules', 'express'), 'dir');
+  await symlink(join(ROOT, 'node_modules', '@hono', 'node-server'), join(work, 'node_modules', '@hono', 'node-server'), 'dir');
+  await writeFile(join(work, 'package.json'), JSON.stringify({ name: 'integrator-app', private: true, type: 'module' }));
+  for (const recipe of ['deno.ts', 'bun.ts', 'worker.ts', 'express.mjs']) await copyFile(join(RECIPES, recipe), join(work, recipe));
+});
+
+after(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await emulator?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+interface Running {
+  base: string;
+  output: () => string;
+}
+
+/** Starts `command` in the project, with the proxy's settings in its environment, and waits for `/health`. */
+async function start(command: string, args: string[], port: number, extraEnv: Record<string, string> = {}): Promise<Running> {
+  const publicOrigin = `http://localhost:${port}`;
+  emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${publicOrigin}/api/esign/callback`);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ESIGN_') && k !== 'PORT'));
+  const child = spawn(command, args, {
+    cwd: work,
+    env: {
+      ...clean,
+      ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+      ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
+      ESIGN_BASE_URL: emulator.baseUrl,
+      ESIGN_COOKIE_KEYS: KEY,
+      ESIGN_ALLOWED_ORIGINS: ORIGIN,
+      ESIGN_PUBLIC_ORIGIN: publicOrigin,
+      PORT: String(port),
+      // no update checks or telemetry from the runtimes
+      DENO_NO_UPDATE_CHECK: '1',
+      DO_NOT_TRACK: '1',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const base = `${publicOrigin}/api/esign`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} exited (${child.exitCode}): ${out}`);
+    if (Date.now() > deadline) throw new Error(`${command} did not answer /health: ${out}`);
+    const health = await fetch(`${base}/health`).catch(() => undefined);
+    if (health?.status === 200) {
+      assert.deepEqual(await health.json(), { status: 'ok' });
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { base, output: () => out };
+}
+
+/** Sign-in, token, forced refresh, ready, Disconnect: through the proxy at `base`, checked at the service. */
+async function signInRefreshRevoke(running: Running): Promise<void> {
+  const { base } = running;
+  const signedIn = await signInThroughProxy({ proxyUrl: base, origin: ORIGIN, chooseSpaceId: 'space_acme' });
+  assert.equal(signedIn.outcome.get('outcome'), 'connected', signedIn.finalUrl);
+  assert.ok(signedIn.callbackUrl.startsWith(`${base}/callback?`), "the proxy's own callback received the code");
+  const jar = signedIn.jar;
+  const first = await post(`${base}/token`, refreshFields(), jar);
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.headers.get('access-control-allow-origin'), ORIGIN);
+  assert.match(first.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal(await embeddedStatus(emulator.baseUrl, first.json.access_token), 200, 'the first access token works');
+  const refreshesBefore = await refreshCount(emulator.baseUrl);
+  const forced = await post(`${base}/token`, refreshFields({ force: '1' }), jar);
+  assert.equal(forced.status, 200, forced.text);
+  assert.equal(await refreshCount(emulator.baseUrl), refreshesBefore + 1, 'one rotation at the service');
+  assert.notEqual(forced.json.access_token, first.json.access_token);
+  assert.ok(forced.setCookies.some((line) => /^esign_(?!l_)/.test(line)), 'the rotated session cookie');
+  assert.equal(await embeddedStatus(emulator.baseUrl, forced.json.access_token), 200, 'the refreshed access token works');
+  const ready = await fetch(`${base}/ready`);
+  assert.equal(ready.status, 200, await ready.clone().text());
+  const revoked = await post(`${base}/revoke`, { session: 'open' }, jar);
+  assert.equal(revoked.status, 200, revoked.text);
+  assert.equal(await embeddedStatus(emulator.baseUrl, forced.json.access_token), 401, 'Disconnect revoked the grant at the service');
+  const after = await post(`${base}/token`, refreshFields(), jar);
+  assert.equal(after.status, 401, after.text);
+  assert.equal(after.json.error, 'session_missing', 'the session cookie was cleared');
+  assert.ok(!running.output().includes(DEMO_LOGIN.clientSecret) && !running.output().includes(KEY), 'nothing secret printed');
+}
+
+describe('token proxy on real runtimes (the recipes of docs/proxy.md)', () => {
+  test('every recipe is shown verbatim in docs/proxy.md', async () => {
+    const docs = await readFile(join(ROOT, 'docs', 'proxy.md'), 'utf8');
+    for (const recipe of ['deno.ts', 'bun.ts', 'worker.ts', 'express.mjs']) {
+      const code = (await readFile(join(RECIPES, recipe), 'utf8')).trim();
+      assert.ok(docs.includes(code), `docs/proxy.md shows docs/recipes/${recipe} as it is`);
+    }
+  });
+
+  test('Deno: Deno.serve(esignTokens)', async () => {
+    const deno = binary('deno');
+    await writeFile(join(work, 'deno.json'), JSON.stringify({ nodeModulesDir: 'manual' }));
+    const running = await start(deno, ['run', '--allow-net', '--allow-env', '--allow-read', 'deno.ts'], await freePort());
+    await signInRefreshRevoke(running);
+  });
+
+  test('Bun: Bun.serve({ fetch: esignTokens })', async () => {
+    const bun = binary('bun');
+    const running = await start(bun, ['run', 'bun.ts'], await freePort());
+    await signInRefreshRevoke(running);
+  });
+
+  test('workerd: the Worker bundled as wrangler does (no node: import), its secrets as bindings', async () => {
+    const workerd = binary('workerd');
+    const bundle = await build({
+      entryPoints: [join(work, 'worker.ts')],
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      conditions: ['workerd', 'worker', 'browser'],
+      mainFields: ['module', 'main'],
+      outfile: join(work, 'worker.js'),
+      logLevel: 'error',
+      metafile: true,
+    });
+    const imports = Object.values(bundle.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+    assert.deepEqual(imports.filter((path) => path.startsWith('node:')), [], 'the Worker imports nothing from node:');
+    const port = await freePort();
+    await writeFile(
+      join(work, 'config.capnp'),
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .proxyWorker),
+    (name = "loopback", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const proxyWorker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  compatibilityDate = "2025-09-01",
+  globalOutbound = "loopback",
+  bindings = [
+    (name = "ESIGN_CLIENT_ID", fromEnvironment = "ESIGN_CLIENT_ID"),
+    (name = "ESIGN_CLIENT_SECRET", fromEnvironment = "ESIGN_CLIENT_SECRET"),
+    (name = "ESIGN_BASE_URL", fromEnvironment = "ESIGN_BASE_URL"),
+    (name = "ESIGN_COOKIE_KEYS", fromEnvironment = "ESIGN_COOKIE_KEYS"),
+    (name = "ESIGN_ALLOWED_ORIGINS", fromEnvironment = "ESIGN_ALLOWED_ORIGINS"),
+    (name = "ESIGN_PUBLIC_ORIGIN", fromEnvironment = "ESIGN_PUBLIC_ORIGIN"),
+  ],
+);
+`,
+    );
+    const running = await start(workerd, ['serve', 'config.capnp'], port);
+    await signInRefreshRevoke(running);
+  });
+
+  test("Express: the proxy's routes before any body parser, the site's own routes untouched", async () => {
+    const port = await freePort();
+    const running = await start(process.execPath, ['express.mjs'], port);
+    assert.equal(await (await fetch(`http://localhost:${port}/`)).text(), 'the rest of your site');
+    await signInRefreshRevoke(running);
+  });
+});

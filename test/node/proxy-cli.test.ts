@@ -51,7 +51,7 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
-    for (const flag of ['--public-origin', 'ESIGN_PUBLIC_ORIGIN', '--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer']) {
+    for (const flag of ['--public-origin', 'ESIGN_PUBLIC_ORIGIN', '--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer', '--log-level', 'ESIGN_LOG_LEVEL', '--metrics-port', 'ESIGN_METRICS_PORT', '--shutdown-timeout-ms', '--store-prefix', '--login-timeout', '--max-body-bytes', '--max-upstream-bytes', '--no-same-origin', '--trust-request-id', 'ESIGN_PORT', '/health', '/ready']) {
       assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
     }
   });

@@ -125,6 +125,25 @@ describe('token proxy recipes', () => {
     await signInThrough((request) => fetch(request), `${base}/api/esign`);
   });
 
+  test('getRequestListener without clientAddress: the socket address comes with the request, so trustedProxies and the rate limit hold', async () => {
+    const port = await freePort();
+    const base = `http://localhost:${port}`;
+    const esignTokens = createTokenProxy({ ...options(base), rateLimit: { windowMs: 60_000, max: 2 }, trustedProxies: ['127.0.0.1'] });
+    await listen(createServer(getRequestListener(esignTokens)), port);
+    const ask = async (client: string): Promise<number> =>
+      (
+        await fetch(`${base}/api/esign/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, 'X-Forwarded-For': client },
+          body: 'grant_type=refresh_token&session=open',
+        })
+      ).status;
+    // no session cookie: 401 until the caller's limit, then 429; the caller is X-Forwarded-For's, believed because
+    // the socket's address (127.0.0.1) is a trusted proxy
+    assert.deepEqual([await ask('203.0.113.1'), await ask('203.0.113.1'), await ask('203.0.113.1')], [401, 401, 429]);
+    assert.equal(await ask('203.0.113.2'), 401, 'another caller has a limit of its own');
+  });
+
   test('a Next.js-style route handler: GET, POST and OPTIONS are the handler, called with a Request and no server', async () => {
     const esignTokens = createTokenProxy(options('http://localhost:3000'));
     // app/api/esign/[...path]/route.ts (GET: the sign-in's login, callback and done page)

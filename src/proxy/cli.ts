@@ -66,6 +66,8 @@ Options (environment variable in brackets):
   --refresh-replay-ms <n>   how long a refresh answer is kept for the same session presenting the same
                             refresh token again (default 10000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
   --store-prefix <prefix>   prefix of every Redis key (default esign-proxy:) [ESIGN_STORE_PREFIX]
+  --store-timeout-ms <n>    a Redis command not answered within this is a 503 (default 1000)
+                                                                      [ESIGN_STORE_TIMEOUT_MS]
   --login-timeout <s>       how long a sign-in may take, login route to callback (default 600)
                                                                       [ESIGN_LOGIN_TIMEOUT]
   --max-body-bytes <n>      request body limit (default 8192)         [ESIGN_MAX_BODY_BYTES]
@@ -117,7 +119,7 @@ function shownStore(url: string): string {
   }
 }
 
-async function openStore(url: string, prefix: string | undefined): Promise<ProxyStore | undefined> {
+async function openStore(url: string, prefix: string | undefined, commandTimeoutMs: number | undefined): Promise<ProxyStore | undefined> {
   if (url === 'memory') return undefined;
   if (/^(rediss?|valkeys?):\/\//i.test(url)) {
     let redis: typeof import('./redis.js');
@@ -126,7 +128,7 @@ async function openStore(url: string, prefix: string | undefined): Promise<Proxy
     } catch {
       throw new EsignError('invalid_config', '--store redis:// needs the package @redis/client: npm install @redis/client');
     }
-    return redis.RedisStore.connect({ url: url.replace(/^valkey/i, 'redis'), ...(prefix !== undefined ? { prefix } : {}) });
+    return redis.RedisStore.connect({ url: url.replace(/^valkey/i, 'redis'), ...(prefix !== undefined ? { prefix } : {}), ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}) });
   }
   throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
 }
@@ -162,6 +164,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'rate-limit': { type: 'string' },
         'timeout-ms': { type: 'string' },
         'store-prefix': { type: 'string' },
+        'store-timeout-ms': { type: 'string' },
         'login-timeout': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'max-upstream-bytes': { type: 'string' },
@@ -221,6 +224,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const loginTimeout = count('--login-timeout', values['login-timeout'] ?? env.ESIGN_LOGIN_TIMEOUT, 'a whole number of seconds');
   const maxBodyBytes = count('--max-body-bytes', values['max-body-bytes'] ?? env.ESIGN_MAX_BODY_BYTES, 'a whole number of bytes');
   const maxUpstreamBytes = count('--max-upstream-bytes', values['max-upstream-bytes'] ?? env.ESIGN_MAX_UPSTREAM_BYTES, 'a whole number of bytes');
+  const storeTimeoutMs = count('--store-timeout-ms', values['store-timeout-ms'] ?? env.ESIGN_STORE_TIMEOUT_MS, 'a whole number of milliseconds');
   const shutdownMs = count('--shutdown-timeout-ms', values['shutdown-timeout-ms'] ?? env.ESIGN_SHUTDOWN_TIMEOUT_MS, 'a whole number of milliseconds');
   const metricsPortText = values['metrics-port'] ?? env.ESIGN_METRICS_PORT;
   if (metricsPortText !== undefined && (!/^\d{1,5}$/.test(metricsPortText) || Number(metricsPortText) > 65_535)) problems.push(`--metrics-port must be 0..65535, got ${JSON.stringify(metricsPortText)}`);
@@ -271,7 +275,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let served;
   let store: ProxyStore | undefined;
   try {
-    store = await openStore(storeUrl, values['store-prefix'] ?? env.ESIGN_STORE_PREFIX);
+    store = await openStore(storeUrl, values['store-prefix'] ?? env.ESIGN_STORE_PREFIX, storeTimeoutMs);
     served = await serveTokenProxy({
       clientId: clientId!,
       clientSecret: clientSecret!,

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '@redis/client';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { decodeCookieKey, importCookieKeys, open } from '../../src/proxy/seal.js';
@@ -55,7 +56,7 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 describe('token proxy operations (CLI on a real redis-server)', () => {
   let replica: CliReplica;
   before(async () => {
-    replica = await startCli(emulator, KEY, ['--store', redis.url, '--metrics-port', '0', '--trusted-proxy', '127.0.0.1', '--rate-limit', '4']);
+    replica = await startCli(emulator, KEY, ['--store', redis.url, '--metrics-port', '0', '--trusted-proxy', '127.0.0.1', '--rate-limit', '4'], { ESIGN_STORE_PREFIX: 'ops-a:', ESIGN_STORE_TIMEOUT_MS: '500' });
   });
   after(async () => {
     await replica.stop();
@@ -100,6 +101,15 @@ describe('token proxy operations (CLI on a real redis-server)', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await post(`${replica.url}/token`, refreshFields(), new Map(), { 'X-Forwarded-For': '203.0.113.9' })).status);
     assert.deepEqual(statuses, [401, 401, 401, 401, 429]);
+    // the store prefix from the environment
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      assert.ok((await client.keys('ops-a:*')).length > 0, 'keys under the prefix');
+      assert.deepEqual(await client.keys('esign-proxy:*'), [], 'none under the default prefix');
+    } finally {
+      client.destroy();
+    }
 
     // Redis away: not ready (the reason said), token calls 503, health still 200
     await redis.stop();

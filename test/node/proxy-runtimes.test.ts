@@ -1,14 +1,14 @@
 /**
  * The token proxy on every runtime the docs name, for real: the recipes of docs/recipes (each one shown verbatim in
  * docs/proxy.md) run as an integrator runs them, importing the published entry `esign-elements/proxy` (dist, as
- * `npm pack` ships it) from node_modules: Deno (`Deno.serve`), Bun (`Bun.serve`), workerd (the Worker bundled by
+ * `npm pack` ships it; built again first when older than its sources) from node_modules: Deno (`Deno.serve`), Bun (`Bun.serve`), workerd (the Worker bundled by
  * esbuild as wrangler would, served by the `workerd` binary) and Express on Node. Through each one: a real sign-in at
  * the emulator (the proxy's login route, consent, its callback), a token from the session cookie, a forced refresh
  * (one rotation at the service), `/health` and `/ready`, and Disconnect (the grant revoked at the service). The
  * binaries come from devDependencies (`deno`, `bun`, `workerd`): a missing one fails the test, it is never skipped.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,11 +51,14 @@ function newest(dir: string, pattern: RegExp): number {
 }
 
 before(async () => {
-  // the published entry is dist (npm test builds it in test:pack; npm ci in prepare): refuse a stale one
+  // the published entry is dist (npm ci builds it in prepare, npm test in test:pack); when src/proxy or src/core is
+  // newer (run alone after an edit), the two builds it comes from are made again first
   const entry = join(ROOT, 'dist', 'proxy', 'index.js');
-  assert.ok(existsSync(entry), 'dist/proxy/index.js is missing: run npm run build:dist');
   const sources = Math.max(newest(join(ROOT, 'src', 'proxy'), /\.ts$/), newest(join(ROOT, 'src', 'core'), /\.ts$/));
-  assert.ok(statSync(entry).mtimeMs >= sources, 'dist/proxy is older than src/proxy or src/core: run npm run build:dist');
+  if (!existsSync(entry) || statSync(entry).mtimeMs < sources) {
+    for (const script of ['build:lib', 'build:server']) execFileSync('npm', ['run', script], { cwd: ROOT, stdio: 'pipe' });
+  }
+  assert.ok(existsSync(entry) && statSync(entry).mtimeMs >= sources, 'dist/proxy is older than src/proxy or src/core after building it');
   emulator = await createEmulator({ port: 0, filePort: 0 });
   // an integrator's project: esign-elements (this package, as installed) and the recipe's other imports in node_modules
   work = await mkdtemp(join(tmpdir(), 'esign-runtimes-'));

@@ -315,7 +315,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     await store?.close?.().catch(() => undefined);
     // EsignError messages never carry the secret or a key; other errors are reduced to their message.
     const message = error instanceof EsignError || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`esign-token-proxy: ${message}\n`);
+    // one line per mistake (the options' checks name them all)
+    process.stderr.write(message.split('\n').map((line) => `esign-token-proxy: ${line}\n`).join(''));
     return 1;
   }
   const prefix = basePath.replace(/\/+$/, '');

@@ -201,6 +201,22 @@ describe('esign-token-proxy start-up', () => {
     );
   });
 
+  test("the options' own mistakes, all of them, one line each; exit 1, no secret or key quoted", async () => {
+    await assert.rejects(
+      startCli(emulator, KEY, ['--public-origin', 'http://proxy.example', '--base-path', 'api'], { ESIGN_ALLOWED_ORIGINS: '*,https://ok.example/path', ESIGN_COOKIE_KEYS: `${KEY},not-a-key-value` }),
+      (error: Error) => {
+        const lines = error.message.split('\n').filter((line) => line.startsWith('esign-token-proxy: '));
+        assert.deepEqual(
+          lines.map((line) => line.slice('esign-token-proxy: '.length).split(/[ :]/)[0]),
+          ['allowedOrigins', 'allowedOrigins', 'cookieKeys[1]', 'basePath', 'publicOrigin'],
+          error.message,
+        );
+        assert.ok(!error.message.includes('not-a-key-value') && !error.message.includes(KEY) && !error.message.includes(DEMO_LOGIN.clientSecret), 'nothing secret quoted');
+        return true;
+      },
+    );
+  });
+
   test('says which store it uses: memory with a warning that it is one process only; Redis without its password', async () => {
     const memory = await startCli(emulator, KEY, ['--log-level', 'warn']);
     try {

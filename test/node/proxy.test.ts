@@ -602,6 +602,19 @@ describe('token proxy: configuration and Fetch handler', () => {
         JSON.stringify(override),
       );
     }
+    // several mistakes: every one named, one per line
+    assert.throws(
+      () => createTokenProxy({ ...base, baseUrl: 'http://esign.example', allowedOrigins: ['*', 'https://ok.example', 'ftp://x'], cookieKeys: ['c2hvcnQ'], basePath: 'api', sessionIdleSeconds: 0 }),
+      (e: unknown) => {
+        assert.ok(e instanceof EsignError && e.code === 'invalid_config');
+        assert.deepEqual(
+          e.message.split('\n').map((line) => line.split(/[ :]/)[0]),
+          ['baseUrl', 'allowedOrigins', 'allowedOrigins', 'cookieKeys[0]', 'basePath', 'sessionIdleSeconds'],
+          e.message,
+        );
+        return true;
+      },
+    );
     assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
     // redirect URIs are only for the browser-held mode: the default mode's is its own callback
     assert.doesNotThrow(() => createTokenProxy({ ...base, browserHeldRefreshTokens: false, redirectUris: undefined }));

@@ -56,7 +56,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, hooks };
 
   const root = new Hono<Env>({ strict: true });
-  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only ${PROXY_ROUTES.map((route) => config.basePath + route).join(', ')} are served here.`), { Vary: 'Origin' }));
+  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only ${PROXY_ROUTES.map((route) => config.basePath + route).join(', ')} are served here.`), { Vary: 'Origin', [REQUEST_ID_HEADER]: requestIdOf(config, hooks, c) }));
   root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }, { Vary: 'Origin' }));
 
   // the routes under basePath (a view of the same router: root.fetch serves them)
@@ -81,6 +81,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     headers.set('X-Content-Type-Options', 'nosniff');
     if (!/\borigin\b/i.test(headers.get('Vary') ?? '')) headers.append('Vary', 'Origin');
     headers.set(REQUEST_ID_HEADER, requestId);
+    // shutting down: the connection ends with this answer, so the client's next request goes to another replica
+    if (hooks.draining?.()) headers.set('Connection', 'close');
     if (config.onEvent) {
       try {
         const status = c.res.status;

@@ -118,6 +118,7 @@ describe('a replica stopped with SIGTERM mid-refresh, under load', () => {
       const answers = await Promise.all(inFlight);
       for (const [i, answer] of answers.entries()) {
         assert.equal(answer.status, 200, answer.text);
+        assert.equal(answer.headers.get('connection'), 'close', 'the connection ends with the answer');
         assert.ok(
           answer.setCookies.some((line) => /^esign_(?!l_)/.test(line)),
           'the rotated session cookie reached the page',

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
 import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
+import { createJsonLog, createProxyMetrics, generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy } from '../../src/proxy/node.js';
 import { decodeCookieKey, importCookieKeys, open } from '../../src/proxy/seal.js';
 import { DEMO_LOGIN, signInThroughProxy } from '../helpers/oauth-login.js';
 import { startCli, type CliReplica } from './proxy-cli-process.js';
@@ -240,5 +241,58 @@ describe('esign-token-proxy start-up', () => {
       await shared.stop();
     }
     assert.ok(!(shared.stdout() + shared.stderr()).includes('hunter2-redis-password'), 'the store password is never printed');
+  });
+});
+
+describe('serveTokenProxy in code: logLevel, metricsPort, shutdown()', () => {
+  test('its log lines go to logWrite, its metrics to their own port; shutdown() stops accepting and resolves', async () => {
+    const lines: string[] = [];
+    const served = await serveTokenProxy({
+      clientId: DEMO_LOGIN.clientId,
+      clientSecret: DEMO_LOGIN.clientSecret,
+      baseUrl: emulator.baseUrl,
+      cookieKeys: [KEY],
+      allowedOrigins: [ORIGIN],
+      port: 0,
+      logLevel: 'info',
+      logWrite: (line) => lines.push(line),
+      metricsPort: 0,
+    });
+    emulator.registerRedirectUri(DEMO_LOGIN.clientId, served.callbackUrl!);
+    const url = served.url.replace('//127.0.0.1:', '//localhost:');
+    const signedIn = await signInThroughProxy({ proxyUrl: url, origin: ORIGIN, chooseSpaceId: 'space_acme' });
+    assert.equal(signedIn.outcome.get('outcome'), 'connected', signedIn.finalUrl);
+    const answer = await post(`${url}/token`, refreshFields(), signedIn.jar);
+    assert.equal(answer.status, 200, answer.text);
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(logged.map((line) => `${line.level} ${line.route} ${line.status}`), ['info /login 303', 'info /callback 303', 'info /token 200']);
+    assert.equal(logged[2]!.requestId, answer.headers.get('x-request-id'));
+    const metrics = await get(served.metricsUrl!);
+    assert.equal(sample(metrics.body, 'esign_proxy_requests_total{route="/token",outcome="ok"}'), 1, metrics.body);
+    assert.equal((await get(served.metricsUrl!.replace('/metrics', '/other'))).status, 404);
+    await served.shutdown({ timeoutMs: 2_000 });
+    await assert.rejects(fetch(`${url}/health`), 'no longer accepting');
+    await assert.rejects(fetch(served.metricsUrl!), 'the metrics port is closed too');
+    for (const line of lines) assert.ok(!line.includes(DEMO_LOGIN.clientSecret) && !line.includes(KEY) && !line.includes(String(answer.json.access_token)));
+  });
+
+  test('createProxyMetrics and createJsonLog in code: fixed labels whatever the event says; nothing below the level', () => {
+    const metrics = createProxyMetrics();
+    const base = { type: 'refresh_token', method: 'POST', status: 200, requestId: 'r', durationMs: 1 } as const;
+    metrics.onEvent({ ...base, route: '/token', outcome: 'ok', upstreamMs: 30, refreshed: true });
+    metrics.onEvent({ ...base, route: '/evil"}\n', outcome: 'weird' as never });
+    const text = metrics.render();
+    assert.equal(sample(text, 'esign_proxy_requests_total{route="/token",outcome="ok"}'), 1);
+    assert.equal(sample(text, 'esign_proxy_requests_total{route="other",outcome="error"}'), 1, text);
+    assert.equal(sample(text, 'esign_proxy_upstream_duration_seconds_bucket{type="refresh_token",le="0.025"}'), 0);
+    assert.equal(sample(text, 'esign_proxy_upstream_duration_seconds_bucket{type="refresh_token",le="0.05"}'), 1);
+    assert.ok(!text.includes('evil'));
+    const written: string[] = [];
+    const log = createJsonLog({ level: 'warn', write: (line) => written.push(line) });
+    log.onEvent({ ...base, route: '/token', outcome: 'ok' });
+    log.onEvent({ ...base, route: '/token', outcome: 'rate_limited', status: 429 });
+    log.onEvent({ ...base, route: '/token', outcome: 'error', status: 500 });
+    assert.deepEqual(written.map((line) => (JSON.parse(line) as { level: string }).level), ['warn', 'error']);
+    assert.throws(() => createJsonLog({ level: 'loud' as never }), /level must be one of/);
   });
 });

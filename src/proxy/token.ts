@@ -72,11 +72,23 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
   const scope = values.get('scope');
   const owner = `${address}|${c.req.header('origin') ?? ''}`;
   // the rate-limit hit goes with the refresh's claim: one store step
-  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address)));
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(c)));
   if ('limitedMs' in run) return tooMany(run.limitedMs);
   if ('reuse' in run) return oauthError(400, 'invalid_grant', 'This refresh token was already used.');
   if (run.replayed) c.get('st').replayed = true;
   return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
+}
+
+/** The runtime's `waitUntil` for this request (Workers' ExecutionContext), so store writes after the answer still land. */
+function waitUntil(c: C): ((write: Promise<unknown>) => void) | undefined {
+  let executionCtx: { waitUntil?: (promise: Promise<unknown>) => void } | undefined;
+  try {
+    executionCtx = c.executionCtx;
+  } catch {
+    // no ExecutionContext on this runtime (Hono throws when none was given)
+    return undefined;
+  }
+  return typeof executionCtx?.waitUntil === 'function' ? (write) => executionCtx.waitUntil!(write) : undefined;
 }
 
 /** The refresh at the service, when this request is the one that makes it (metrics: refreshes at the service). */
@@ -130,7 +142,15 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   const [isRevoked, run] = await Promise.all([
     revoked,
     guard(
-      ctx.refreshes.run(refreshToken, scope, `session:${valid.sid}`, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, rateKey), retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined),
+      ctx.refreshes.run(
+        refreshToken,
+        scope,
+        `session:${valid.sid}`,
+        refreshCall(ctx, c, refreshToken, scope),
+        rateHit(ctx, rateKey),
+        retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined,
+        waitUntil(c),
+      ),
     ),
   ]);
   if (isRevoked) return endSession(ctx, c, name, valid, 'revoked');

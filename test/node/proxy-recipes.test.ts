@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createEmulator } from '../../src/emulator/index.js';
-import { createTokenProxy, createTokenProxyApp, generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, type TokenProxyOptions } from '../../src/proxy/index.js';
 import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '../helpers/oauth-login.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -142,6 +142,26 @@ describe('token proxy recipes', () => {
     // the socket's address (127.0.0.1) is a trusted proxy
     assert.deepEqual([await ask('203.0.113.1'), await ask('203.0.113.1'), await ask('203.0.113.1')], [401, 401, 429]);
     assert.equal(await ask('203.0.113.2'), 401, 'another caller has a limit of its own');
+  });
+
+  test("Workers: a refresh's store write after the answer is handed to the request's ctx.waitUntil", async () => {
+    // a store whose writes take a while, as a remote one's do
+    class SlowStore extends MemoryStore {
+      settle(key: string, value: string | undefined, ttlMs: number): Promise<void> {
+        return new Promise((resolve) => setTimeout(resolve, 100)).then(() => (value === undefined ? this.delete(key) : this.set(key, value, ttlMs)));
+      }
+    }
+    const waited: Array<Promise<unknown>> = [];
+    const executionCtx = { waitUntil: (promise: Promise<unknown>) => void waited.push(promise), passThroughOnException: () => undefined };
+    const esignTokens = createTokenProxy({ ...options('http://localhost:3001'), store: new SlowStore() });
+    await signInThrough((request) => esignTokens(request, {}, executionCtx), 'http://localhost:3001/api/esign');
+    assert.equal(waited.length, 1, "the forced refresh's replay entry, written after its answer");
+    let landed = false;
+    void waited[0]!.then(() => (landed = true));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(landed, false, 'still being written when the answer was out');
+    await Promise.all(waited);
+    assert.equal(landed, true);
   });
 
   test('a Next.js-style route handler: GET, POST and OPTIONS are the handler, called with a Request and no server', async () => {

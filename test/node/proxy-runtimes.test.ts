@@ -4,7 +4,9 @@
  * `npm pack` ships it; built again first when older than its sources) from node_modules: Deno (`Deno.serve`), Bun (`Bun.serve`), workerd (the Worker bundled by
  * esbuild as wrangler would, served by the `workerd` binary) and Express on Node. Through each one: a real sign-in at
  * the emulator (the proxy's login route, consent, its callback), a token from the session cookie, a forced refresh
- * (one rotation at the service), `/health` and `/ready`, and Disconnect (the grant revoked at the service). The
+ * (one rotation at the service), `/health` and `/ready`, and Disconnect (the grant revoked at the service). And two
+ * Workers in one workerd sharing the Durable Object store recipe: refresh dedupe, Disconnect and rate limit across
+ * isolates. The
  * binaries come from devDependencies (`deno`, `bun`, `workerd`): a missing one fails the test, it is never skipped.
  */
 import assert from 'node:assert/strict';
@@ -20,13 +22,14 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
 import { DEMO_LOGIN, signInThroughProxy } from '../helpers/oauth-login.js';
 import { freePort } from '../helpers/ports.js';
-import { embeddedStatus, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
+import { applyCookies, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECIPES = join(ROOT, 'docs', 'recipes');
 const KEY = generateCookieKey();
+const RECIPE_FILES = ['deno.ts', 'bun.ts', 'worker.ts', 'express.mjs', 'durable-object-store.ts', 'worker-with-store.ts'];
 let emulator: Emulator;
 let work: string;
 const children = new Set<ChildProcess>();
@@ -67,7 +70,7 @@ before(async () => {
   await symlink(join(ROOT, 'node_modules', 'express'), join(work, 'node_modules', 'express'), 'dir');
   await symlink(join(ROOT, 'node_modules', '@hono', 'node-server'), join(work, 'node_modules', '@hono', 'node-server'), 'dir');
   await writeFile(join(work, 'package.json'), JSON.stringify({ name: 'integrator-app', private: true, type: 'module' }));
-  for (const recipe of ['deno.ts', 'bun.ts', 'worker.ts', 'express.mjs']) await copyFile(join(RECIPES, recipe), join(work, recipe));
+  for (const recipe of RECIPE_FILES) await copyFile(join(RECIPES, recipe), join(work, recipe));
 });
 
 after(async () => {
@@ -156,7 +159,7 @@ async function signInRefreshRevoke(running: Running): Promise<void> {
 describe('token proxy on real runtimes (the recipes of docs/proxy.md)', () => {
   test('every recipe is shown verbatim in docs/proxy.md', async () => {
     const docs = await readFile(join(ROOT, 'docs', 'proxy.md'), 'utf8');
-    for (const recipe of ['deno.ts', 'bun.ts', 'worker.ts', 'express.mjs']) {
+    for (const recipe of RECIPE_FILES) {
       const code = (await readFile(join(RECIPES, recipe), 'utf8')).trim();
       assert.ok(docs.includes(code), `docs/proxy.md shows docs/recipes/${recipe} as it is`);
     }
@@ -218,6 +221,89 @@ const proxyWorker :Workerd.Worker = (
     );
     const running = await start(workerd, ['serve', 'config.capnp'], port);
     await signInRefreshRevoke(running);
+  });
+
+  test('workerd with the Durable Object store: two Workers (isolates) share the refresh dedupe, Disconnect and the rate limit', async () => {
+    const workerd = binary('workerd');
+    await build({
+      entryPoints: [join(work, 'worker-with-store.ts')],
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      conditions: ['workerd', 'worker', 'browser'],
+      mainFields: ['module', 'main'],
+      outfile: join(work, 'worker-store.js'),
+      logLevel: 'error',
+    });
+    const [portA, portB] = [await freePort(), await freePort()];
+    const worker = (name: string, port: number, store: string): string => `const ${name} :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker-store.js") ],
+  compatibilityDate = "2025-09-01",
+  globalOutbound = "loopback",
+  ${name === 'a' ? 'durableObjectNamespaces = [ (className = "ProxyStoreEntry", uniqueKey = "esign-proxy-store") ],\n  durableObjectStorage = (inMemory = void),' : ''}
+  bindings = [
+    (name = "ESIGN_CLIENT_ID", fromEnvironment = "ESIGN_CLIENT_ID"),
+    (name = "ESIGN_CLIENT_SECRET", fromEnvironment = "ESIGN_CLIENT_SECRET"),
+    (name = "ESIGN_BASE_URL", fromEnvironment = "ESIGN_BASE_URL"),
+    (name = "ESIGN_COOKIE_KEYS", fromEnvironment = "ESIGN_COOKIE_KEYS"),
+    (name = "ESIGN_ALLOWED_ORIGINS", fromEnvironment = "ESIGN_ALLOWED_ORIGINS"),
+    (name = "ESIGN_PUBLIC_ORIGIN", text = "http://localhost:${port}"),
+    (name = "ESIGN_STORE", durableObjectNamespace = ${store}),
+  ],
+);`;
+    await writeFile(
+      join(work, 'store.capnp'),
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "a", worker = .a),
+    (name = "b", worker = .b),
+    (name = "loopback", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [
+    (name = "http-a", address = "127.0.0.1:${portA}", http = (), service = "a"),
+    (name = "http-b", address = "127.0.0.1:${portB}", http = (), service = "b"),
+  ],
+);
+${worker('a', portA, '"ProxyStoreEntry"')}
+${worker('b', portB, '(className = "ProxyStoreEntry", serviceName = "a")')}
+`,
+    );
+    // one workerd, two Workers: each its own isolate and module state, one Durable Object namespace
+    const a = await start(workerd, ['serve', 'store.capnp'], portA);
+    const b = `http://localhost:${portB}/api/esign`;
+    emulator.registerRedirectUri(DEMO_LOGIN.clientId, `http://localhost:${portB}/api/esign/callback`);
+    const ready = await fetch(`${b}/ready`);
+    assert.equal(ready.status, 200, await ready.clone().text());
+    const signedIn = await signInThroughProxy({ proxyUrl: a.base, origin: ORIGIN, chooseSpaceId: 'space_acme' });
+    assert.equal(signedIn.outcome.get('outcome'), 'connected', signedIn.finalUrl);
+    const jar = signedIn.jar;
+    const first = await post(`${b}/token`, refreshFields(), jar);
+    assert.equal(first.status, 200, `the session cookie serves on the other Worker: ${first.text}`);
+
+    // four pages refresh at once through both Workers while the service takes its time: one refresh at the service
+    const before = await refreshCount(emulator.baseUrl);
+    await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 800, times: 1 });
+    const pages = await Promise.all([0, 1, 2, 3].map((i) => post(`${i % 2 ? b : a.base}/token`, refreshFields({ force: '1', request_id: `page-${i}-0123456789abcdef` }), new Map(jar))));
+    assert.deepEqual(pages.map((page) => page.status), [200, 200, 200, 200], pages.map((page) => page.text).join('\n'));
+    assert.equal(await refreshCount(emulator.baseUrl), before + 1, 'exactly one refresh reached the service');
+    assert.equal(new Set(pages.map((page) => page.json.access_token)).size, 1, 'one set of tokens');
+    assert.equal(await embeddedStatus(emulator.baseUrl, pages[1]!.json.access_token), 200);
+
+    // Disconnect through A: a copy of the cookie is refused by B too (its cached access token is not served)
+    const copy = new Map(jar);
+    applyCookies(copy, pages[0]!.setCookies);
+    const mine = new Map(copy);
+    assert.equal((await post(`${a.base}/revoke`, { session: 'open' }, mine)).status, 200);
+    const stolen = await post(`${b}/token`, refreshFields(), copy);
+    assert.equal(stolen.status, 401, stolen.text);
+    assert.equal(stolen.json.error, 'session_invalid');
+
+    // the rate limit of one caller (no session: its address, here CF-Connecting-IP) is counted across both Workers
+    const statuses: number[] = [];
+    for (let i = 0; i < 62; i++) statuses.push((await post(`${i % 2 ? b : a.base}/token`, refreshFields(), new Map(), { 'CF-Connecting-IP': '203.0.113.50' })).status);
+    assert.deepEqual([...new Set(statuses.slice(0, 60))], [401]);
+    assert.deepEqual(statuses.slice(60), [429, 429], 'the 61st request over both Workers is over the default 60 per minute');
   });
 
   test("Express: the proxy's routes before any body parser, the site's own routes untouched", async () => {

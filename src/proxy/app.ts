@@ -8,13 +8,12 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
+import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
 import { oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
-import { normalizeAddress } from './config.js';
 import { StoreUnavailableError, type ProxyStore } from './store.js';
 import { handleRevoke, handleToken } from './token.js';
 import { Upstream } from './upstream.js';

@@ -56,7 +56,7 @@ async function refreshBehindBalancer(jar: Jar, first: number, gone: Set<number>)
 }
 
 describe('a replica stopped with SIGTERM mid-refresh, under load', () => {
-  test('the refreshes in flight finish with their cookies, the replica exits 0 in time, no session ends, no grant is orphaned', async () => {
+  test('the refreshes in flight finish with their cookies, the replica exits 0 in time, no session ends, no grant is orphaned', async (t) => {
     const stopped = replicas[0]!;
     const sessions: Jar[] = [];
     for (let i = 0; i < 6; i++) sessions.push((await connectSession(emulator.baseUrl, replicas[i % 3]!.url)).jar);
@@ -145,6 +145,7 @@ describe('a replica stopped with SIGTERM mid-refresh, under load', () => {
       await Promise.all(load);
       assert.ok(statuses.length > 10, `load: ${statuses.length} refreshes`);
       assert.deepEqual([...new Set(statuses)], [200], `every refresh of the load succeeded (${statuses.length}, ${refusals} refused connections retried elsewhere)`);
+      t.diagnostic(`load: ${statuses.length} refreshes, all 200; ${refusals} connections refused by the stopping replica and retried on another; exit after ${tookMs} ms`);
     }
 
     // no session ended, no grant orphaned: every session refreshes once more through the survivors with the cookie it

@@ -6,7 +6,7 @@
 // Imports of the browser-safe library (src/core/**) stay imports of the shipped dist/core files, so
 // `instanceof EsignError` holds across `esign-elements/core` and `esign-elements/proxy`.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 const SERVER_DIRS = ['emulator', 'proxy'];
@@ -28,6 +28,8 @@ const keepLibraryExternal = {
     });
   },
 };
+
+const BANNER = "import { createRequire as __esignCreateRequire } from 'node:module';\nconst require = __esignCreateRequire(import.meta.url);";
 
 const result = await build({
   entryPoints: ENTRIES,
@@ -54,9 +56,19 @@ const result = await build({
   plugins: [keepLibraryExternal],
   // a CommonJS dependency inlined into these ES modules (a Redis client, say) may require() Node's modules: give
   // each output a real require, else esbuild's stand-in throws "Dynamic require of … is not supported"
-  banner: { js: "import { createRequire as __esignCreateRequire } from 'node:module';\nconst require = __esignCreateRequire(import.meta.url);" },
+  banner: { js: BANNER },
   // the CLIs keep their #!/usr/bin/env node line (esbuild keeps a hashbang of an entry)
 });
+
+// the banner only where something calls require: `esign-elements/proxy` and its chunks run on Workers, Deno and
+// Bun, and a `node:module` import there would break Workers without nodejs_compat
+for (const path of Object.keys(result.metafile.outputs).filter((p) => p.endsWith('.js'))) {
+  const text = readFileSync(path, 'utf8');
+  const at = text.indexOf(BANNER);
+  if (at < 0) continue;
+  const rest = text.slice(at + BANNER.length);
+  if (!/\brequire\s*\(|__require\b/.test(rest)) writeFileSync(path, text.slice(0, at) + rest.replace(/^\n/, ''));
+}
 
 // tsc's per-file JavaScript for the server folders is now inside the bundles: drop it (types stay)
 const outputs = new Set(Object.keys(result.metafile.outputs).map((p) => p.split(sep).join('/')));

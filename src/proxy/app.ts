@@ -5,16 +5,16 @@
  * Cookies: session-cookie.ts. Modes and wire format: docs/proxy.md. Runtime-free: no `node:` import; the Node
  * server is in node.ts.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions } from './config.js';
-import { oauthError, reply, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
+import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
+import { oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
-import { StoreUnavailableError } from './store.js';
+import { StoreUnavailableError, type ProxyStore } from './store.js';
 import { handleRevoke, handleToken } from './token.js';
 import { Upstream } from './upstream.js';
 
@@ -28,7 +28,16 @@ export const PROXY_HEADER = 'X-Esign-Proxy';
 export type TokenProxyHandler = (request: Request, env?: any, executionCtx?: any) => Promise<Response>;
 
 /** The routes under basePath, as paths: what a server that serves other files beside the proxy passes to it. */
-export const PROXY_ROUTES = ['/login', '/callback', '/login/done', '/token', '/revoke'] as const;
+export const PROXY_ROUTES = ['/login', '/callback', '/login/done', '/token', '/revoke', '/health', '/ready'] as const;
+
+/** The request id header: taken from a trusted proxy, else made; echoed in every answer and in the logs. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** An incoming request id is used only if it is this tame (no log injection, bounded). */
+const REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
+
+/** How long `/ready` waits for the store. */
+const READY_TIMEOUT_MS = 2_000;
 
 /** Creates the Fetch handler. Throws `EsignError('invalid_config')` on unsafe or missing options. */
 export function createTokenProxy(options: TokenProxyOptions): TokenProxyHandler {
@@ -42,11 +51,11 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const upstream = new Upstream({ ...config, fetch: config.fetch });
   // without cookie keys (browser-held mode only) an ephemeral one seals the replay entries
   const sealer = (hooks.sealer ?? webCryptoSealer)(config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))]);
-  const coordinator = new RefreshCoordinator({ store: config.store, sealer, replayMs: config.refreshReplayMs, callMs: config.timeoutMs });
+  const coordinator = new RefreshCoordinator({ store: config.store, sealer, replayMs: config.refreshReplayMs, callMs: config.timeoutMs, ...(hooks.background ? { background: hooks.background } : {}) });
   const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, hooks };
 
   const root = new Hono<Env>({ strict: true });
-  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only ${PROXY_ROUTES.map((route) => config.basePath + route).join(', ')} are served here.`), { Vary: 'Origin' }));
+  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only ${PROXY_ROUTES.map((route) => config.basePath + route).join(', ')} are served here.`), { Vary: 'Origin', [REQUEST_ID_HEADER]: requestIdOf(config, hooks, c) }));
   root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }, { Vary: 'Origin' }));
 
   // the routes under basePath (a view of the same router: root.fetch serves them)
@@ -59,6 +68,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     const started = performance.now();
     const state: RequestState = { type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected' };
     c.set('st', state);
+    const requestId = requestIdOf(config, hooks, c);
     await next();
     // the token calls never redirect (the sign-in routes do, on purpose)
     if (c.res.status >= 300 && c.res.status < 400 && (state.type !== 'login' && state.type !== 'callback')) {
@@ -69,9 +79,25 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     headers.set('Pragma', 'no-cache');
     headers.set('X-Content-Type-Options', 'nosniff');
     if (!/\borigin\b/i.test(headers.get('Vary') ?? '')) headers.append('Vary', 'Origin');
+    headers.set(REQUEST_ID_HEADER, requestId);
+    // shutting down: the connection ends with this answer, so the client's next request goes to another replica
+    if (hooks.draining?.()) headers.set('Connection', 'close');
     if (config.onEvent) {
       try {
-        const event: TokenProxyEvent = { type: state.type, status: c.res.status, durationMs: Math.round(performance.now() - started) };
+        const status = c.res.status;
+        const event: TokenProxyEvent = {
+          type: state.type,
+          route: c.req.routePath.slice(config.basePath.length) || c.req.path,
+          method: c.req.method,
+          status,
+          outcome: outcomeOf(state, status),
+          requestId,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+        };
+        if (state.error !== undefined) event.error = state.error;
+        if (state.upstreamMs !== undefined) event.upstreamMs = Math.round(state.upstreamMs * 10) / 10;
+        if (state.refreshed) event.refreshed = true;
+        if (state.limited) event.rateLimited = true;
         if (state.mode) event.mode = state.mode;
         if (state.cached) event.cached = true;
         if (state.replayed) event.replayed = true;
@@ -103,6 +129,16 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     return streamedLimit(c, next);
   };
 
+  // liveness and readiness for load balancers and orchestrators: no CORS, no cookie read or written, no rate limit, no event
+  app.get('/health', (c) => probeAnswer(c, 200, { status: 'ok' }, requestIdOf(config, hooks, c)));
+  app.get('/ready', async (c) => {
+    const id = requestIdOf(config, hooks, c);
+    if (hooks.draining?.()) return probeAnswer(c, 503, { status: 'unavailable', reason: 'shutting down' }, id);
+    const problem = await storeProblem(config.store);
+    return problem === undefined ? probeAnswer(c, 200, { status: 'ok', store: 'ok' }, id) : probeAnswer(c, 503, { status: 'unavailable', reason: `store: ${problem}` }, id);
+  });
+  for (const route of ['/health', '/ready'] as const) app.all(route, (c) => probeAnswer(c, 405, { status: 'method_not_allowed' }, requestIdOf(config, hooks, c), { Allow: 'GET, HEAD' }));
+
   // the sign-in: top-level navigations, no CORS, no body
   for (const route of ['/login', '/callback', '/login/done'] as const) {
     app.use(route, finish);
@@ -111,6 +147,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
         return await (route === '/login' ? handleLogin(ctx, c) : route === '/callback' ? handleCallback(ctx, c) : handleDone(c));
       } catch (error) {
         if (!(error instanceof StoreUnavailableError)) throw error;
+        c.get('st').storeError = true;
         return c.text('The sign-in service is busy; close this window and try again in a moment.', 503, { 'Cache-Control': 'no-store', 'Retry-After': String(error.retryAfterSeconds), 'Referrer-Policy': 'no-referrer' });
       }
     });
@@ -142,6 +179,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
           return reply(c, route === '/token' ? await handleToken(ctx, c, form) : await handleRevoke(ctx, c, form));
         } catch (error) {
           if (error instanceof StoreUnavailableError) {
+            c.get('st').storeError = true;
             return reply(c, { status: 503, body: { error: 'temporarily_unavailable', error_description: 'The token proxy cannot reach its shared store; retry.' }, headers: { 'Retry-After': String(error.retryAfterSeconds) } });
           }
           throw error;
@@ -151,6 +189,58 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     app.all(route, (c) => reply(c, oauthError(405, 'invalid_request', 'Use POST.'), { Allow: 'POST, OPTIONS' }));
   }
   return root;
+}
+
+/** The request's id: a tame X-Request-Id from a trusted proxy (or any, with trustRequestId), else a new one. */
+function requestIdOf(config: ResolvedConfig, hooks: AdapterHooks, c: Context<Env>): string {
+  const sent = c.req.header('x-request-id');
+  if (sent !== undefined && REQUEST_ID.test(sent)) {
+    if (config.trustRequestId) return sent;
+    if (config.trustedProxies.size > 0) {
+      let remote: string | undefined;
+      try {
+        remote = (hooks.remoteAddress ?? serverAddress)(c);
+      } catch {
+        remote = undefined;
+      }
+      if (remote !== undefined && config.trustedProxies.has(normalizeAddress(remote))) return sent;
+    }
+  }
+  return crypto.randomUUID();
+}
+
+function outcomeOf(state: RequestState, status: number): TokenProxyOutcome {
+  if (state.storeError) return 'store_unavailable';
+  if (status === 429 || state.limited || state.error === 'rate_limited') return 'rate_limited';
+  if (status === 502 || status === 504 || (status < 400 && state.error === 'temporarily_unavailable')) return 'upstream_error';
+  if (status >= 500) return status === 503 ? 'store_unavailable' : 'error';
+  return status >= 400 || state.error !== undefined ? 'rejected' : 'ok';
+}
+
+/** `/health` and `/ready`: JSON, never cached, the request id; nothing else (no CORS). */
+function probeAnswer(c: Context<Env>, status: number, body: Record<string, string>, requestId: string, extra: Record<string, string> = {}): Response {
+  return new Response(c.req.method === 'HEAD' ? null : JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', [REQUEST_ID_HEADER]: requestId, ...extra },
+  });
+}
+
+/** Undefined when the store answers within READY_TIMEOUT_MS; else why not (no secret: store messages are fixed sentences). */
+async function storeProblem(store: ProxyStore): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      store.ping ? store.ping() : store.get('ready'),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new StoreUnavailableError('The store did not answer in time.')), READY_TIMEOUT_MS);
+      }),
+    ]);
+    return undefined;
+  } catch (error) {
+    return error instanceof StoreUnavailableError ? error.message : 'the store failed.';
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function originAllowed(config: ResolvedConfig, origin: string, requestUrl: string): boolean {

@@ -5,8 +5,10 @@
  * (except the new key --generate-cookie-key is asked to print).
  */
 
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { EsignError } from '../core/errors.js';
+import { LOG_LEVELS, type LogLevel } from './observe.js';
 import { generateCookieKey } from './seal.js';
 import type { ProxyStore } from './store.js';
 import { serveTokenProxy } from './node.js';
@@ -63,12 +65,34 @@ Options (environment variable in brackets):
   --timeout-ms <n>          how long the service may take to answer (default 10000) [ESIGN_TIMEOUT_MS]
   --refresh-replay-ms <n>   how long a refresh answer is kept for the same session presenting the same
                             refresh token again (default 10000; 0 turns it off) [ESIGN_REFRESH_REPLAY_MS]
-  --port <n>                default 4020                              [PORT]
-  --host <host>             default 127.0.0.1                         [HOST]
+  --store-prefix <prefix>   prefix of every Redis key (default esign-proxy:) [ESIGN_STORE_PREFIX]
+  --store-timeout-ms <n>    a Redis command not answered within this is a 503 (default 1000)
+                                                                      [ESIGN_STORE_TIMEOUT_MS]
+  --login-timeout <s>       how long a sign-in may take, login route to callback (default 600)
+                                                                      [ESIGN_LOGIN_TIMEOUT]
+  --max-body-bytes <n>      request body limit (default 8192)         [ESIGN_MAX_BODY_BYTES]
+  --max-upstream-bytes <n>  limit of the service's answers (default 65536) [ESIGN_MAX_UPSTREAM_BYTES]
+  --no-same-origin          refuse an Origin equal to the request's own unless it is listed in
+                            --allowed-origin                          [ESIGN_ALLOW_SAME_ORIGIN=0]
+  --trust-request-id        believe any incoming X-Request-Id (default: only from --trusted-proxy
+                            addresses; otherwise a new id is made)    [ESIGN_TRUST_REQUEST_ID=1]
+  --log-level <level>       debug, info (default), warn, error or silent: one JSON line per request
+                            on stdout (never a token, code, cookie, key or secret) [ESIGN_LOG_LEVEL]
+  --metrics-port <n>        serve Prometheus metrics at GET /metrics on this port (0: a free one);
+                            off by default                            [ESIGN_METRICS_PORT]
+  --metrics-host <host>     default: --host                           [ESIGN_METRICS_HOST]
+  --shutdown-timeout-ms <n> on SIGTERM/SIGINT, how long requests in flight may take to finish before
+                            they are cut (default --timeout-ms + 5000) [ESIGN_SHUTDOWN_TIMEOUT_MS]
+  --port <n>                default 4020                              [ESIGN_PORT, PORT]
+  --host <host>             default 127.0.0.1                         [ESIGN_HOST, HOST]
   --static <dir>            also serve the files of <dir> at / (a static page beside its proxy, one
                             origin: the session cookie needs no CORS); development and simple sites
                                                                       [ESIGN_STATIC_DIR]
   -h, --help                show this help
+
+Also served: GET <base-path>/health (200 while the process runs) and GET <base-path>/ready (200 when
+the store answers, 503 with the reason otherwise); every answer carries X-Request-Id. On SIGTERM or
+SIGINT the server stops accepting, finishes the requests in flight, then closes the store and exits 0.
 
 Example (local emulator):
   ESIGN_CLIENT_SECRET=demo-secret ESIGN_COOKIE_KEYS=$(esign-token-proxy --generate-cookie-key) \\
@@ -83,7 +107,19 @@ function list(values: string[] | undefined, env: string | undefined): string[] {
   return (env ?? '').split(',').map((v) => v.trim()).filter(Boolean);
 }
 
-async function openStore(url: string): Promise<ProxyStore | undefined> {
+/** A store URL as it may be printed: without user name or password. */
+function shownStore(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return 'redis';
+  }
+}
+
+async function openStore(url: string, prefix: string | undefined, commandTimeoutMs: number | undefined): Promise<ProxyStore | undefined> {
   if (url === 'memory') return undefined;
   if (/^(rediss?|valkeys?):\/\//i.test(url)) {
     let redis: typeof import('./redis.js');
@@ -92,7 +128,7 @@ async function openStore(url: string): Promise<ProxyStore | undefined> {
     } catch {
       throw new EsignError('invalid_config', '--store redis:// needs the package @redis/client: npm install @redis/client');
     }
-    return redis.RedisStore.connect(url.replace(/^valkey/i, 'redis'));
+    return redis.RedisStore.connect({ url: url.replace(/^valkey/i, 'redis'), ...(prefix !== undefined ? { prefix } : {}), ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}) });
   }
   throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
 }
@@ -127,6 +163,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'refresh-replay-ms': { type: 'string' },
         'rate-limit': { type: 'string' },
         'timeout-ms': { type: 'string' },
+        'store-prefix': { type: 'string' },
+        'store-timeout-ms': { type: 'string' },
+        'login-timeout': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'max-upstream-bytes': { type: 'string' },
+        'no-same-origin': { type: 'boolean' },
+        'trust-request-id': { type: 'boolean' },
+        'log-level': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
+        'shutdown-timeout-ms': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -154,7 +201,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     process.stderr.write('esign-token-proxy: warning: --cookie-key is visible in the process list; set ESIGN_COOKIE_KEYS instead.\n');
   }
   const clientAuth = values['client-auth'] ?? env.ESIGN_CLIENT_AUTH ?? 'post';
-  const portText = values.port ?? env.PORT ?? '4020';
+  const portText = values.port ?? env.ESIGN_PORT ?? env.PORT ?? '4020';
   const port = Number(portText);
   const problems: string[] = [];
   if (!/^\d+$/.test(portText) || port > 65_535) problems.push(`--port must be 0..65535, got ${JSON.stringify(portText)}`);
@@ -169,6 +216,36 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (maxAgeText !== undefined && !/^[1-9]\d{0,9}$/.test(maxAgeText)) problems.push(`--session-max-age must be a whole number of seconds, got ${JSON.stringify(maxAgeText)}`);
   const idleText = values['session-idle'] ?? env.ESIGN_SESSION_IDLE;
   if (idleText !== undefined && !/^[1-9]\d{0,9}$/.test(idleText)) problems.push(`--session-idle must be a whole number of seconds, got ${JSON.stringify(idleText)}`);
+  const count = (flag: string, text: string | undefined, what: string): number | undefined => {
+    if (text === undefined) return undefined;
+    if (!/^[1-9]\d{0,9}$/.test(text)) problems.push(`${flag} must be ${what}, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  const loginTimeout = count('--login-timeout', values['login-timeout'] ?? env.ESIGN_LOGIN_TIMEOUT, 'a whole number of seconds');
+  const maxBodyBytes = count('--max-body-bytes', values['max-body-bytes'] ?? env.ESIGN_MAX_BODY_BYTES, 'a whole number of bytes');
+  const maxUpstreamBytes = count('--max-upstream-bytes', values['max-upstream-bytes'] ?? env.ESIGN_MAX_UPSTREAM_BYTES, 'a whole number of bytes');
+  const storeTimeoutMs = count('--store-timeout-ms', values['store-timeout-ms'] ?? env.ESIGN_STORE_TIMEOUT_MS, 'a whole number of milliseconds');
+  const shutdownMs = count('--shutdown-timeout-ms', values['shutdown-timeout-ms'] ?? env.ESIGN_SHUTDOWN_TIMEOUT_MS, 'a whole number of milliseconds');
+  const metricsPortText = values['metrics-port'] ?? env.ESIGN_METRICS_PORT;
+  if (metricsPortText !== undefined && (!/^\d{1,5}$/.test(metricsPortText) || Number(metricsPortText) > 65_535)) problems.push(`--metrics-port must be 0..65535, got ${JSON.stringify(metricsPortText)}`);
+  const logLevel = (values['log-level'] ?? env.ESIGN_LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  const flag = (value: boolean | undefined, envText: string | undefined, name: string, fallback: boolean): boolean => {
+    if (value !== undefined) return value;
+    if (envText === undefined || envText === '') return fallback;
+    if (/^(1|true|yes|on)$/i.test(envText)) return true;
+    if (/^(0|false|no|off)$/i.test(envText)) return false;
+    problems.push(`${name} must be 1 or 0 (true/false), got ${JSON.stringify(envText)}`);
+    return fallback;
+  };
+  const allowSameOrigin = values['no-same-origin'] === true ? false : flag(undefined, env.ESIGN_ALLOW_SAME_ORIGIN, 'ESIGN_ALLOW_SAME_ORIGIN', true);
+  const trustRequestId = flag(values['trust-request-id'], env.ESIGN_TRUST_REQUEST_ID, 'ESIGN_TRUST_REQUEST_ID', false);
+  const storeUrl = values.store ?? env.ESIGN_STORE ?? 'memory';
+  if (storeUrl !== 'memory' && !/^(rediss?|valkeys?):\/\/[^/\s]/i.test(storeUrl)) problems.push('--store must be memory or a redis:// (rediss://, valkey://) URL');
+  const trustedProxies = list(values['trusted-proxy'], env.ESIGN_TRUSTED_PROXIES);
+  for (const address of trustedProxies) {
+    if (isIP(address.replace(/^\[|\]$/g, '')) === 0) problems.push(`--trusted-proxy must be an IP address, got ${JSON.stringify(address)}`);
+  }
   const clientId = values['client-id'] ?? env.ESIGN_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.ESIGN_CLIENT_SECRET;
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -177,10 +254,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!baseUrl) problems.push('missing --base-url (or ESIGN_BASE_URL)');
   const allowedOrigins = list(values['allowed-origin'], env.ESIGN_ALLOWED_ORIGINS);
   const redirectUris = list(values['redirect-uri'], env.ESIGN_REDIRECT_URIS);
-  const browserHeld = values['browser-held-refresh-tokens'] === true || /^(1|true|yes)$/i.test(env.ESIGN_BROWSER_HELD_REFRESH_TOKENS ?? '');
+  const browserHeld = flag(values['browser-held-refresh-tokens'], env.ESIGN_BROWSER_HELD_REFRESH_TOKENS, 'ESIGN_BROWSER_HELD_REFRESH_TOKENS', false);
   if (browserHeld && redirectUris.length === 0) problems.push('the browser-held mode needs --redirect-uri (or ESIGN_REDIRECT_URIS): the pages that receive the code');
   if (problems.length > 0) {
-    process.stderr.write(`esign-token-proxy: ${problems.join('; ')}\nRun with --help for usage.\n`);
+    // one line per mistake
+    process.stderr.write(`${problems.map((problem) => `esign-token-proxy: ${problem}\n`).join('')}Run with --help for usage.\n`);
     return 2;
   }
   const publicOrigin = values['public-origin'] ?? env.ESIGN_PUBLIC_ORIGIN;
@@ -197,7 +275,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let served;
   let store: ProxyStore | undefined;
   try {
-    store = await openStore(values.store ?? env.ESIGN_STORE ?? 'memory');
+    store = await openStore(storeUrl, values['store-prefix'] ?? env.ESIGN_STORE_PREFIX, storeTimeoutMs);
     served = await serveTokenProxy({
       clientId: clientId!,
       clientSecret: clientSecret!,
@@ -208,7 +286,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(authorizationEndpoint ? { authorizationEndpoint } : {}),
       cookieKeys,
       browserHeldRefreshTokens: browserHeld,
-      trustedProxies: list(values['trusted-proxy'], env.ESIGN_TRUSTED_PROXIES),
+      trustedProxies,
       basePath,
       ...(values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN ? { cookieDomain: values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN } : {}),
       ...(store ? { store } : {}),
@@ -221,38 +299,64 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...(timeoutText !== undefined ? { timeoutMs: Number(timeoutText) } : {}),
       ...(maxAgeText !== undefined ? { sessionMaxAgeSeconds: Number(maxAgeText) } : {}),
       ...(idleText !== undefined ? { sessionIdleSeconds: Number(idleText) } : {}),
+      ...(loginTimeout !== undefined ? { loginTimeoutSeconds: loginTimeout } : {}),
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+      ...(maxUpstreamBytes !== undefined ? { maxUpstreamBytes } : {}),
+      allowSameOrigin,
+      trustRequestId,
+      logLevel,
+      ...(metricsPortText !== undefined ? { metricsPort: Number(metricsPortText) } : {}),
+      ...((values['metrics-host'] ?? env.ESIGN_METRICS_HOST) ? { metricsHost: values['metrics-host'] ?? env.ESIGN_METRICS_HOST } : {}),
       port,
-      host: values.host ?? env.HOST ?? '127.0.0.1',
+      host: values.host ?? env.ESIGN_HOST ?? env.HOST ?? '127.0.0.1',
       ...(values.static ?? env.ESIGN_STATIC_DIR ? { staticDir: values.static ?? env.ESIGN_STATIC_DIR } : {}),
-      onEvent: (event) =>
-        process.stdout.write(`${event.type} ${event.status} ${event.durationMs}ms${event.mode ? ` ${event.mode}` : ''}${event.cached ? ' cached' : ''}${event.replayed ? ' replayed' : ''}\n`),
     });
   } catch (error) {
     await store?.close?.().catch(() => undefined);
     // EsignError messages never carry the secret or a key; other errors are reduced to their message.
     const message = error instanceof EsignError || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`esign-token-proxy: ${message}\n`);
+    // one line per mistake (the options' checks name them all)
+    process.stderr.write(message.split('\n').map((line) => `esign-token-proxy: ${line}\n`).join(''));
     return 1;
   }
   const prefix = basePath.replace(/\/+$/, '');
+  if (!store) {
+    process.stderr.write(
+      "esign-token-proxy: warning: store: memory is this process's only: rate limits, refresh dedupe and Disconnect hold for this replica alone. Run one replica, or give every replica the same --store redis://host:port.\n",
+    );
+  }
   process.stdout.write(
-    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, ${prefix}/callback, ${prefix}/login/done; POST ${prefix}/token, ${prefix}/revoke) for client ${clientId}, upstream ${baseUrl}\n` +
+    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, ${prefix}/callback, ${prefix}/login/done; POST ${prefix}/token, ${prefix}/revoke; GET ${prefix}/health, ${prefix}/ready) for client ${clientId}, upstream ${baseUrl}\n` +
       (served.callbackUrl ? `redirect URI to register at the service: ${served.callbackUrl}\n` : '') +
       `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: same-origin and server-to-server only)'}\n` +
-      `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? 'redis' : 'memory'}\n` +
+      `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? `redis ${shownStore(storeUrl)}` : "memory (this process's only)"}\n` +
+      (served.metricsUrl ? `metrics: ${served.metricsUrl}\n` : '') +
+      `logs: one JSON line per request on stdout, level ${logLevel}\n` +
       (values.static ?? env.ESIGN_STATIC_DIR ? `static files: ${values.static ?? env.ESIGN_STATIC_DIR} at ${served.url.replace('//127.0.0.1:', '//localhost:')}/\n` : ''),
   );
-  const stop = (): void => {
-    served.close().then(
+  const boundMs = shutdownMs ?? (timeoutText !== undefined ? Number(timeoutText) : 10_000) + 5_000;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    // a second signal: stop now
+    if (stopping) process.exit(1);
+    stopping = true;
+    served.log.log('info', 'shutting down', { signal, timeoutMs: boundMs });
+    // whatever happens, the process is gone shortly after the bound
+    setTimeout(() => {
+      process.stderr.write('esign-token-proxy: the shutdown took too long; exiting.\n');
+      process.exit(1);
+    }, boundMs + 2_000).unref();
+    served.shutdown({ timeoutMs: boundMs }).then(
       async () => {
         await store?.close?.().catch(() => undefined);
+        served.log.log('info', 'stopped', { signal });
         process.exit(0);
       },
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   return -1;
 }
 

@@ -7,11 +7,33 @@ import { MemoryStore, type ProxyStore } from './store.js';
 
 export type TokenProxyEventType = 'login' | 'callback' | 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
 
+/**
+ * What became of a request, from a fixed set (a metrics label): `ok` (2xx/3xx, a sign-in that connected),
+ * `rejected` (a 4xx or a sign-in outcome error of the request's own making), `rate_limited` (429: the proxy's
+ * limit or the service's), `store_unavailable` (503: the shared store did not answer), `upstream_error` (the
+ * service unreachable, slow or failing: 502/504, a sign-in outcome `temporarily_unavailable`), `error` (500).
+ */
+export type TokenProxyOutcome = 'ok' | 'rejected' | 'rate_limited' | 'store_unavailable' | 'upstream_error' | 'error';
+
 /** What `onEvent` sees: never a token, code, secret, cookie, key or body. */
 export interface TokenProxyEvent {
   type: TokenProxyEventType;
+  /** The route under basePath: `/login`, `/callback`, `/login/done`, `/token` or `/revoke`. */
+  route: string;
+  method: string;
   status: number;
+  outcome: TokenProxyOutcome;
+  /** The error code answered (the JSON `error`, or the sign-in outcome's `error`): an identifier, never a description. */
+  error?: string;
+  /** The request's id: the `X-Request-Id` of a trusted proxy, else a new one; echoed in the answer's `X-Request-Id`. */
+  requestId: string;
   durationMs: number;
+  /** Milliseconds this request waited for the service (its own calls only); absent when it made none. */
+  upstreamMs?: number;
+  /** This request made a refresh call to the service (not a cached, shared or replayed answer). */
+  refreshed?: true;
+  /** The proxy's own rate limit answered 429. */
+  rateLimited?: true;
   /** Which mode served it: the cookie session (token-mediating) or a browser-held refresh token. */
   mode?: 'mediated' | 'browser-held';
   /** A refresh answered from the session's cached access token, without a call to the service. */
@@ -100,8 +122,18 @@ export interface TokenProxyOptions {
   refreshReplayMs?: number;
   /** Shared state (rate-limit counters, refresh dedupe/replay). Default: a `MemoryStore` (one process). */
   store?: ProxyStore;
-  /** Observability hook; never receives a token, code, secret or key. Errors thrown by it are ignored. */
+  /**
+   * Observability hook, called once per request to the five routes after its answer is made (not for `/health`
+   * and `/ready`); never receives a token, code, secret or key. Errors thrown by it are ignored. Feeds
+   * `createProxyMetrics()` and `createJsonLog()` (see `combineEvents`).
+   */
   onEvent?: (event: TokenProxyEvent) => void;
+  /**
+   * Believe an `X-Request-Id` the request comes with even when it does not come from one of `trustedProxies`
+   * (on a runtime whose edge sets it and that gives the proxy no socket address). Default false: an incoming id
+   * is used only from a trusted proxy; otherwise the proxy makes one. Either way it is echoed in `X-Request-Id`.
+   */
+  trustRequestId?: boolean;
   /** Upstream fetch (oauth4webapi's customFetch), for tests or custom agents. Default: the global fetch. */
   fetch?: typeof fetch;
 }
@@ -144,6 +176,7 @@ export interface ResolvedConfig {
   refreshReplayMs: number;
   store: ProxyStore;
   onEvent: ((event: TokenProxyEvent) => void) | undefined;
+  trustRequestId: boolean;
   fetch: typeof fetch | undefined;
 }
 
@@ -157,23 +190,32 @@ const DEFAULT_SESSION_IDLE = 24 * 3600;
 const DEFAULT_LOGIN_TIMEOUT = 600;
 const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'blob:', 'vbscript:', 'about:', 'ws:', 'wss:', 'ftp:']);
 
-/** Checks the options; throws `EsignError('invalid_config')` on unsafe or missing ones (never quoting a secret or key). */
+/**
+ * Checks the options; throws `EsignError('invalid_config')` on unsafe or missing ones, naming every mistake found,
+ * one per line (never quoting a secret or key).
+ */
 export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
-  const fail = (message: string): never => {
-    throw new EsignError('invalid_config', message);
+  if (!options || typeof options !== 'object') throw new EsignError('invalid_config', 'createTokenProxy needs options.');
+  // each check adds its mistake and the checks go on, so that one start names them all
+  const problems: string[] = [];
+  const fail = (message: string): void => {
+    problems.push(message);
   };
-  if (!options || typeof options !== 'object') fail('createTokenProxy needs options.');
   if (typeof options.clientId !== 'string' || options.clientId.trim() === '') fail('clientId is required.');
   if (typeof options.clientSecret !== 'string' || options.clientSecret === '') fail('clientSecret is required.');
-  if (typeof options.baseUrl !== 'string' || !isAllowedServiceUrl(options.baseUrl, { allowLoopbackHttp: true })) {
-    fail('baseUrl must be an https URL (or http on localhost/127.0.0.1/[::1]).');
-  }
-  const base = options.baseUrl.replace(/\/+$/, '');
+  const baseValid = typeof options.baseUrl === 'string' && isAllowedServiceUrl(options.baseUrl, { allowLoopbackHttp: true });
+  if (!baseValid) fail('baseUrl must be an https URL (or http on localhost/127.0.0.1/[::1]).');
+  const base = baseValid ? options.baseUrl.replace(/\/+$/, '') : '';
   const tokenEndpoint = options.tokenEndpoint ?? `${base}${API_PREFIX}/oauth/token`;
   const revocationEndpoint = options.revocationEndpoint ?? `${base}${API_PREFIX}/oauth/revoke`;
   const authorizationEndpoint = options.authorizationEndpoint ?? `${base}${API_PREFIX}/oauth/auth`;
-  for (const [name, url] of [['tokenEndpoint', tokenEndpoint], ['revocationEndpoint', revocationEndpoint], ['authorizationEndpoint', authorizationEndpoint]] as const) {
-    if (!isAllowedServiceUrl(url, { allowLoopbackHttp: true })) fail(`${name} must be an https URL (or http on loopback).`);
+  for (const [name, url, given] of [
+    ['tokenEndpoint', tokenEndpoint, options.tokenEndpoint],
+    ['revocationEndpoint', revocationEndpoint, options.revocationEndpoint],
+    ['authorizationEndpoint', authorizationEndpoint, options.authorizationEndpoint],
+  ] as const) {
+    // one derived from a bad baseUrl is that mistake, said once above
+    if ((given !== undefined || baseValid) && (typeof url !== 'string' || !isAllowedServiceUrl(url, { allowLoopbackHttp: true }))) fail(`${name} must be an https URL (or http on loopback).`);
   }
 
   if (options.issuer !== undefined && (typeof options.issuer !== 'string' || !isAllowedServiceUrl(options.issuer, { allowLoopbackHttp: true }))) {
@@ -181,30 +223,35 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   }
 
   const allowedOrigins = new Set<string>();
-  for (const origin of options.allowedOrigins ?? []) allowedOrigins.add(normalizeOrigin(origin, fail));
+  for (const origin of options.allowedOrigins ?? []) {
+    const normalized = normalizeOrigin(origin, fail);
+    if (normalized !== undefined) allowedOrigins.add(normalized);
+  }
 
   const redirectUris = new Set<string>();
   for (const uri of options.redirectUris ?? []) {
-    let parsed: URL | undefined;
+    let parsed: URL;
     try {
       parsed = new URL(uri);
     } catch {
       fail(`redirectUris: not a URL: ${JSON.stringify(uri)}`);
+      continue;
     }
-    const scheme = parsed!.protocol;
+    const scheme = parsed.protocol;
     if (FORBIDDEN_REDIRECT_SCHEMES.has(scheme)) fail(`redirectUris: scheme ${scheme} is not allowed.`);
-    if (parsed!.username || parsed!.password) fail('redirectUris: credentials in a redirect URI are not allowed.');
-    if (scheme === 'http:' && !isLoopbackHost(parsed!.hostname)) {
-      fail(`redirectUris: plain http is refused by the service except on loopback hosts: ${uri}`);
-    }
-    redirectUris.add(uri);
+    else if (parsed.username || parsed.password) fail('redirectUris: credentials in a redirect URI are not allowed.');
+    else if (scheme === 'http:' && !isLoopbackHost(parsed.hostname)) fail(`redirectUris: plain http is refused by the service except on loopback hosts: ${uri}`);
+    else redirectUris.add(uri);
   }
 
   const clientAuth = options.clientAuth ?? 'post';
   if (clientAuth !== 'post' && clientAuth !== 'basic') fail("clientAuth must be 'post' or 'basic'.");
   const positive = (value: number | undefined, fallback: number, name: string): number => {
     const v = value ?? fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(`${name} must be a positive number.`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+      fail(`${name} must be a positive number.`);
+      return fallback;
+    }
     return v;
   };
   const rate = options.rateLimit === false ? undefined : (options.rateLimit ?? DEFAULT_RATE_LIMIT);
@@ -221,42 +268,54 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     const bytes = decodeCookieKey(key);
     // never quote the key
     if (!bytes) fail(`cookieKeys[${i}] is not base64/base64url of 32 bytes (make one with esign-token-proxy --generate-cookie-key).`);
-    cookieKeys.push(bytes!);
+    else cookieKeys.push(bytes);
   }
-  if (cookieKeys.length === 0 && !browserHeld) {
+  const keysGiven = (options.cookieKeys ?? []).length > 0;
+  if (!keysGiven && !browserHeld) {
     fail('cookieKeys is required: the token-mediating mode keeps each session in a cookie encrypted with them (make one with esign-token-proxy --generate-cookie-key).');
   }
-  if (browserHeld && redirectUris.size === 0) fail('redirectUris must list at least one redirect URI for the browser-held mode (the pages that receive the code).');
+  if (browserHeld && redirectUris.size === 0 && (options.redirectUris ?? []).length === 0) fail('redirectUris must list at least one redirect URI for the browser-held mode (the pages that receive the code).');
 
   let basePath = options.basePath ?? '';
   if (typeof basePath !== 'string' || (basePath !== '' && (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+\/?$/.test(basePath) || /\/\.\.?(\/|$)/.test(basePath)))) {
     fail('basePath must be empty or a path like /api/esign.');
+    basePath = '';
   }
   basePath = basePath.replace(/\/+$/, '');
 
   let publicOrigin: string | undefined;
   if (options.publicOrigin !== undefined) {
     publicOrigin = normalizeOrigin(options.publicOrigin, (message) => fail(message.replace('allowedOrigins', 'publicOrigin')));
-    const { protocol, hostname } = new URL(publicOrigin);
-    if (protocol !== 'https:' && !isLoopbackHost(hostname)) fail('publicOrigin must be https (plain http only on localhost/127.0.0.1/[::1] for development).');
-  } else if (cookieKeys.length > 0) {
+    if (publicOrigin !== undefined) {
+      const { protocol, hostname } = new URL(publicOrigin);
+      if (protocol !== 'https:' && !isLoopbackHost(hostname)) {
+        fail('publicOrigin must be https (plain http only on localhost/127.0.0.1/[::1] for development).');
+        publicOrigin = undefined;
+      }
+    }
+  } else if (keysGiven) {
     fail('publicOrigin is required for the token-mediating mode: the origin browsers reach the proxy at (e.g. https://app.example.com); its callback ${publicOrigin}${basePath}/callback is the redirect URI to register at the service.');
   }
 
   let cookieDomain = options.cookieDomain;
   if (cookieDomain !== undefined) {
-    cookieDomain = cookieDomain.trim().replace(/^\./, '');
+    cookieDomain = String(cookieDomain).trim().replace(/^\./, '');
     if (!/^[A-Za-z0-9.-]+$/.test(cookieDomain) || cookieDomain === '') fail('cookieDomain must be a host name like example.com.');
   }
 
   const trustedProxies = new Set<string>();
   for (const address of options.trustedProxies ?? []) {
     if (typeof address !== 'string' || address.trim() === '') fail('trustedProxies lists IP addresses.');
-    trustedProxies.add(normalizeAddress(address.trim()));
+    else trustedProxies.add(normalizeAddress(address.trim()));
   }
 
   const sessionMaxAgeSeconds = Math.floor(positive(options.sessionMaxAgeSeconds, DEFAULT_SESSION_MAX_AGE, 'sessionMaxAgeSeconds'));
   const sessionIdleSeconds = Math.min(sessionMaxAgeSeconds, Math.floor(positive(options.sessionIdleSeconds, DEFAULT_SESSION_IDLE, 'sessionIdleSeconds')));
+  const loginTimeoutSeconds = Math.floor(positive(options.loginTimeoutSeconds, DEFAULT_LOGIN_TIMEOUT, 'loginTimeoutSeconds'));
+  const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
+  const maxBodyBytes = positive(options.maxBodyBytes, DEFAULT_MAX_BODY, 'maxBodyBytes');
+  const maxUpstreamBytes = positive(options.maxUpstreamBytes, DEFAULT_MAX_UPSTREAM, 'maxUpstreamBytes');
+  if (problems.length > 0) throw new EsignError('invalid_config', problems.join('\n'));
   return {
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -274,16 +333,16 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     authorizationEndpoint,
     authorizationEndpointSet: options.authorizationEndpoint !== undefined,
     sessionIdleSeconds,
-    loginTimeoutSeconds: Math.floor(positive(options.loginTimeoutSeconds, DEFAULT_LOGIN_TIMEOUT, 'loginTimeoutSeconds')),
+    loginTimeoutSeconds,
     clientAuth,
     cookieKeys,
     cookieDomain,
     sessionMaxAgeSeconds,
     basePath,
     browserHeld,
-    timeoutMs: positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'),
-    maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_MAX_BODY, 'maxBodyBytes'),
-    maxUpstreamBytes: positive(options.maxUpstreamBytes, DEFAULT_MAX_UPSTREAM, 'maxUpstreamBytes'),
+    timeoutMs,
+    maxBodyBytes,
+    maxUpstreamBytes,
     rateLimit: rate,
     trustedProxies,
     clientAddress: options.clientAddress,
@@ -291,20 +350,27 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     refreshReplayMs: replayMs,
     store: options.store ?? new MemoryStore(),
     onEvent: options.onEvent,
+    trustRequestId: options.trustRequestId === true,
     fetch: options.fetch,
   };
 }
 
-function normalizeOrigin(origin: string, fail: (message: string) => never): string {
-  if (typeof origin !== 'string' || origin === '*' || origin === 'null') fail(`allowedOrigins: ${JSON.stringify(origin)} is not allowed; list exact origins.`);
+/** `scheme://host[:port]` of `origin`, or undefined after telling `fail` why not. */
+function normalizeOrigin(origin: string, fail: (message: string) => void): string | undefined {
+  if (typeof origin !== 'string' || origin === '*' || origin === 'null') {
+    fail(`allowedOrigins: ${JSON.stringify(origin)} is not allowed; list exact origins.`);
+    return undefined;
+  }
   let parsed: URL;
   try {
     parsed = new URL(origin);
   } catch {
-    return fail(`allowedOrigins: not an origin: ${JSON.stringify(origin)}`);
+    fail(`allowedOrigins: not an origin: ${JSON.stringify(origin)}`);
+    return undefined;
   }
   if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash || parsed.username) {
     fail(`allowedOrigins: expected scheme://host[:port], got ${JSON.stringify(origin)}`);
+    return undefined;
   }
   return parsed.origin;
 }

@@ -19,6 +19,13 @@ export interface AdapterHooks {
    * tenth of WebCrypto's CPU per operation there). Default: WebCrypto.
    */
   sealer?: (keys: Uint8Array[]) => Sealer;
+  /** True once the server is shutting down: `/ready` answers 503 so load balancers stop sending requests. */
+  draining?: () => boolean;
+  /**
+   * Store writes an answer does not wait for (a refresh's settle), handed to the adapter so that a shutdown
+   * waits for them before the store is closed (Node server), or `waitUntil` keeps them alive (Workers).
+   */
+  background?: (write: Promise<unknown>) => void;
 }
 
 export interface RequestState {
@@ -26,6 +33,16 @@ export interface RequestState {
   mode?: 'mediated' | 'browser-held';
   cached?: boolean;
   replayed?: boolean;
+  /** This request made the refresh call to the service (not a cached, shared or replayed answer). */
+  refreshed?: boolean;
+  /** The error code answered (JSON `error`, or the sign-in's outcome error). */
+  error?: string;
+  /** The proxy's own rate limit answered (429). */
+  limited?: boolean;
+  /** The store could not answer (503). */
+  storeError?: boolean;
+  /** Milliseconds spent waiting for the service, summed over this request's calls; undefined when it made none. */
+  upstreamMs?: number;
 }
 
 export type Env = { Bindings: Record<string, unknown> | undefined; Variables: { st: RequestState } };
@@ -43,8 +60,16 @@ export interface Ctx {
 
 const COMMON_HEADERS: Record<string, string> = { 'Cache-Control': 'no-store', Pragma: 'no-cache', 'X-Content-Type-Options': 'nosniff' };
 
+/** Marks the proxy's own 429 (tooMany), for the metrics and logs. */
+const LIMITED = Symbol('limited');
+
 /** The proxy's JSON answers, with the headers every answer of the proxy carries. */
 export function reply(c: C, answer: Answer, extra?: Record<string, string>): Response {
+  const state = c.get('st') as RequestState | undefined;
+  if (state && answer.status >= 400) {
+    if (typeof answer.body.error === 'string') state.error = answer.body.error;
+    if ((answer as Answer & { [LIMITED]?: true })[LIMITED]) state.limited = true;
+  }
   for (const [name, value] of Object.entries({ ...COMMON_HEADERS, ...answer.headers, ...extra })) c.header(name, value);
   return c.json(answer.body, answer.status as 200);
 }
@@ -92,7 +117,7 @@ export function callerAddress(ctx: Ctx, c: C): string {
   }
   let remote: string | undefined;
   try {
-    const address = ctx.hooks.remoteAddress?.(c);
+    const address = (ctx.hooks.remoteAddress ?? serverAddress)(c);
     remote = address ? normalizeAddress(address) : undefined;
   } catch {
     remote = undefined;
@@ -104,6 +129,27 @@ export function callerAddress(ctx: Ctx, c: C): string {
     }
   }
   return remote ?? 'unknown';
+}
+
+/**
+ * The socket's address as the usual servers hand it to a Fetch handler beside the Request: @hono/node-server's
+ * `getRequestListener` (and so Express) `{incoming}`, `Deno.serve`'s `info.remoteAddr`, `Bun.serve`'s
+ * `server.requestIP()`. Property reads only: nothing runtime-specific is imported.
+ */
+export function serverAddress(c: Context): string | undefined {
+  const env = c.env as
+    | { incoming?: { socket?: { remoteAddress?: unknown } }; remoteAddr?: { hostname?: unknown }; requestIP?: (request: Request) => { address?: unknown } | null }
+    | undefined;
+  if (!env || typeof env !== 'object') return undefined;
+  const node = env.incoming?.socket?.remoteAddress;
+  if (typeof node === 'string') return node;
+  const deno = env.remoteAddr?.hostname;
+  if (typeof deno === 'string') return deno;
+  if (typeof env.requestIP === 'function') {
+    const bun = env.requestIP(c.req.raw)?.address;
+    if (typeof bun === 'string') return bun;
+  }
+  return undefined;
 }
 
 export async function rateLimited(ctx: Ctx, key: string): Promise<Answer | undefined> {
@@ -120,7 +166,20 @@ export function rateHit(ctx: Ctx, key: string): RateHit | undefined {
 }
 
 export function tooMany(resetMs: number): Answer {
-  return { ...oauthError(429, 'temporarily_unavailable', 'Too many token requests; retry later.'), headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } };
+  const answer: Answer & { [LIMITED]?: true } = { ...oauthError(429, 'temporarily_unavailable', 'Too many token requests; retry later.'), headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } };
+  answer[LIMITED] = true;
+  return answer;
+}
+
+/** A call to the service on behalf of this request: its time is added to the request's upstream time (metrics, logs). */
+export async function timed<T>(c: C, call: Promise<T> | (() => Promise<T>)): Promise<T> {
+  const started = performance.now();
+  try {
+    return await (typeof call === 'function' ? call() : call);
+  } finally {
+    const state = c.get('st');
+    state.upstreamMs = (state.upstreamMs ?? 0) + (performance.now() - started);
+  }
 }
 
 /** A store failure of any kind is the store being unavailable (503), never a 500. */

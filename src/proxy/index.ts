@@ -6,8 +6,9 @@
  * `esign-elements/proxy/node`. Docs: docs/proxy.md.
  */
 
-export { createTokenProxy, createTokenProxyApp, PROXY_HEADER, type TokenProxyHandler } from './app.js';
-export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOptions } from './config.js';
+export { createTokenProxy, createTokenProxyApp, PROXY_HEADER, REQUEST_ID_HEADER, type TokenProxyHandler } from './app.js';
+export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOptions, TokenProxyOutcome } from './config.js';
+export { combineEvents, createJsonLog, createProxyMetrics, LOG_LEVELS, type JsonLog, type LogLevel, type ProxyMetrics } from './observe.js';
 export { generateCookieKey } from './seal.js';
 export { MemoryStore, StoreUnavailableError, type ProxyStore } from './store.js';
 export { sanitizeTokenResponse } from './upstream.js';

@@ -17,7 +17,7 @@
  * The page then asks `{basePath}/token` for an access token, as after a reload. Runtime-free: no `node:` import.
  */
 import { isLoopbackHost } from '../core/url.js';
-import { callerAddress, guard, randomId, rateLimited, type C, type Ctx } from './context.js';
+import { callerAddress, guard, randomId, rateLimited, timed, type C, type Ctx } from './context.js';
 import { CookieConflict, type PendingLogin, type Session } from './session-cookie.js';
 import type { Answer, AuthorizationInfo } from './upstream.js';
 
@@ -163,13 +163,13 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   const code = query.get('code');
   if (code === undefined || code.length > 2000) return outcome(ctx, c, login, 'invalid_request');
 
-  const result = await ctx.upstream.exchangeCode(code, login.cv, config.callbackUrl!, c.req.raw.signal, iss);
+  const result = await timed(c, ctx.upstream.exchangeCode(code, login.cv, config.callbackUrl!, c.req.raw.signal, iss));
   if (!result.ok) return outcome(ctx, c, login, result.answer.status === 429 ? 'rate_limited' : result.answer.status >= 500 ? 'temporarily_unavailable' : 'token_exchange_failed');
   const tokens = result.tokens;
   const answered = typeof tokens.space_id === 'string' ? tokens.space_id : undefined;
   if (login.sp !== undefined && answered !== undefined && answered !== login.sp) {
     // not the Space the page asked for: end the grant just obtained rather than leave it unused
-    if (typeof tokens.refresh_token === 'string') await ctx.upstream.revoke(tokens.refresh_token, 'refresh_token').catch(() => undefined);
+    if (typeof tokens.refresh_token === 'string') await timed(c, ctx.upstream.revoke(tokens.refresh_token, 'refresh_token')).catch(() => undefined);
     return outcome(ctx, c, login, 'space_mismatch');
   }
   const sessionName = await ctx.cookies.sessionName(login.sl);
@@ -186,7 +186,7 @@ async function endPrevious(ctx: Ctx, c: C, name: string): Promise<void> {
   const previous = await ctx.cookies.read(c, name);
   if (typeof previous !== 'object' || previous instanceof CookieConflict || previous.cid !== ctx.config.clientId) return;
   await ctx.cookies.markRevoked(previous).catch(() => undefined);
-  if (previous.rt) await ctx.upstream.revoke(previous.rt, 'refresh_token').catch(() => undefined);
+  if (previous.rt) await timed(c, ctx.upstream.revoke(previous.rt, 'refresh_token')).catch(() => undefined);
 }
 
 /** The access-token part of a session and the extras, from a token answer. */
@@ -215,6 +215,7 @@ export function tokenPart(tokens: Record<string, unknown>): Pick<Session, 'at' |
 function outcome(ctx: Ctx, c: C, login: PendingLogin, error: string | undefined): Response {
   const code = error === undefined ? undefined : OUTCOME_ERRORS.has(error) || error === 'server_error' ? error : ERROR_CODE.test(error) ? error : 'oauth_error';
   const fields: Record<string, string> = { attempt: login.a, outcome: code ? 'error' : 'connected', ...(code ? { error: code } : {}) };
+  if (code) c.get('st').error = code;
   if (login.d === 'page' && login.r) {
     const back = new URL(login.r);
     back.searchParams.set('esign_login', fields.attempt!);

@@ -192,6 +192,10 @@ export class RedisStore implements ProxyStore {
     await this.#run(() => this.#client.del(this.#prefix + key));
   }
 
+  async ping(): Promise<void> {
+    await this.#run(() => this.#client.ping());
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

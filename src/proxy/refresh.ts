@@ -40,6 +40,8 @@ export interface RefreshCoordinatorOptions {
   pollMs?: number;
   /** How often it looks anyway when the store notifies (a notification lost in a reconnect). Default 250 ms. */
   notifiedPollMs?: number;
+  /** Given each store write the answer does not wait for (a shutdown waits for them). */
+  background?: (write: Promise<unknown>) => void;
 }
 
 export interface RefreshRun {
@@ -62,19 +64,23 @@ export interface ReuseRun {
 }
 
 export class RefreshCoordinator {
-  readonly #o: Required<RefreshCoordinatorOptions>;
+  readonly #o: Required<Omit<RefreshCoordinatorOptions, 'background'>>;
+  readonly #track: ((write: Promise<unknown>) => void) | undefined;
   readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun | ReuseRun> }>();
   /** The store is this process's memory: replay entries need no sealing. */
   readonly #local_: boolean;
 
   constructor(options: RefreshCoordinatorOptions) {
-    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, ...options };
+    const { background: track, ...rest } = options;
+    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, ...rest };
+    this.#track = track;
     this.#local_ = options.store instanceof MemoryStore;
   }
 
   /**
    * Refreshes once per refresh token (see above). `hit`: the caller's rate-limit counter, counted here in
    * the same store step as the claim; over its max the answer is `{limitedMs}` and nothing else happens.
+   * `track`: given this request's store writes that its answer does not wait for (Workers: `waitUntil`).
    */
   async run(
     refreshToken: string,
@@ -83,6 +89,7 @@ export class RefreshCoordinator {
     call: () => Promise<TokenResult>,
     hit?: RateHit,
     retryId?: string,
+    track?: (write: Promise<unknown>) => void,
   ): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
     const key = this.#o.prefix + (await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`));
     // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
@@ -98,11 +105,11 @@ export class RefreshCoordinator {
       if (local.owner !== ownerId) return { result: await call(), replayed: false };
       const shared = await local.promise;
       // the request this one waited for was turned away by its own rate limit: this one goes on by itself
-      if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call, undefined, retryId);
+      if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call, undefined, retryId, track);
       if ('reuse' in shared) return shared;
       return { result: shared.result, replayed: true };
     }
-    const promise = this.#coordinate(key, ownerId, tag, call, hit);
+    const promise = this.#coordinate(key, ownerId, tag, call, hit, track);
     this.#local.set(key, { owner: ownerId, promise });
     try {
       return await promise;
@@ -111,7 +118,14 @@ export class RefreshCoordinator {
     }
   }
 
-  async #coordinate(key: string, owner: string, tag: string, call: () => Promise<TokenResult>, hit: RateHit | undefined): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
+  async #coordinate(
+    key: string,
+    owner: string,
+    tag: string,
+    call: () => Promise<TokenResult>,
+    hit: RateHit | undefined,
+    track: ((write: Promise<unknown>) => void) | undefined,
+  ): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
     const { store, replayMs, callMs } = this.#o;
     // a claim outlives the longest call by a margin; a replica that died mid-call frees it at that point
     const claimMs = callMs + 1_000;
@@ -123,7 +137,7 @@ export class RefreshCoordinator {
       if (hit && got.hit && got.hit.count > hit.max) return { limitedMs: got.hit.resetMs };
       // one hit per request, however often it looks again
       hit = undefined;
-      if (got.claimed) return this.#call(key, owner, tag, call, replayMs);
+      if (got.claimed) return this.#call(key, owner, tag, call, replayMs, track);
       const value = got.value;
       if (value === undefined) continue;
       const state = value.slice(0, 2);
@@ -153,13 +167,15 @@ export class RefreshCoordinator {
   }
 
   /** This request holds the claim: the call, then the replay entry (or the claim removed) without waiting for the store. */
-  async #call(key: string, owner: string, tag: string, call: () => Promise<TokenResult>, replayMs: number): Promise<RefreshRun> {
+  async #call(key: string, owner: string, tag: string, call: () => Promise<TokenResult>, replayMs: number, perRequest: ((write: Promise<unknown>) => void) | undefined): Promise<RefreshRun> {
     const { store } = this.#o;
+    const adapter = this.#track;
+    const track = perRequest && adapter ? (write: Promise<unknown>) => (adapter(write), perRequest(write)) : (perRequest ?? adapter);
     let result: TokenResult;
     try {
       result = await call();
     } catch (error) {
-      background(() => settle(store, key, undefined, 0));
+      background(() => settle(store, key, undefined, 0), track);
       throw error;
     }
     if (result.ok && replayMs > 0) {
@@ -168,18 +184,19 @@ export class RefreshCoordinator {
       const sealed = this.#local_ ? `m${tokens}` : this.#o.sealer.seal(tokens, key).then((s) => `s${s}`);
       // the answer does not wait for the store: a request for this token meanwhile still finds the claim and
       // waits; a failure loses only the replay for a later request (the claim then runs out with its TTL)
-      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs));
+      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs), track);
     } else {
-      background(() => settle(store, key, undefined, 0));
+      background(() => settle(store, key, undefined, 0), track);
     }
     return { result, replayed: false };
   }
 }
 
 /** A store write the answer does not wait for; its failure is dropped (see #call). */
-function background(write: () => Promise<void>): void {
+function background(write: () => Promise<void>, track: ((write: Promise<unknown>) => void) | undefined): void {
   try {
-    write().catch(() => undefined);
+    const written = write().catch(() => undefined);
+    track?.(written);
   } catch {
     // a store that threw instead of rejecting: the same
   }

@@ -49,6 +49,11 @@ export interface ProxyStore {
    * proxy looks again every 20 ms.
    */
   settled?(key: string, timeoutMs: number): Promise<void>;
+  /**
+   * Optional: resolves when the store answers, rejects (or throws `StoreUnavailableError`) when it cannot: the
+   * proxy's `GET {basePath}/ready`. Without it `/ready` reads a key (`get`).
+   */
+  ping?(): Promise<void>;
   /** Releases connections; the proxy never calls it (the owner of the store does). */
   close?(): Promise<void>;
 }
@@ -154,6 +159,10 @@ export class MemoryStore implements ProxyStore {
 
   delete(key: string): Promise<void> {
     this.#entries.delete(key);
+    return Promise.resolve();
+  }
+
+  ping(): Promise<void> {
     return Promise.resolve();
   }
 

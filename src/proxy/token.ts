@@ -3,7 +3,7 @@
  * request names its session slot (`session`) and the refresh token is the cookie's; in the opt-in browser-held mode
  * the page sends its code + verifier or its refresh token. Wire format: docs/proxy.md. Runtime-free.
  */
-import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, tooMany, callerAddress, type C, type Ctx } from './context.js';
+import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, timed, tooMany, callerAddress, type C, type Ctx } from './context.js';
 import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
 import type { Answer, TokenResult } from './upstream.js';
@@ -58,7 +58,7 @@ async function browserHeldCode(ctx: Ctx, c: C, values: Map<string, string>): Pro
   if (!ctx.config.redirectUris.has(values.get('redirect_uri')!)) {
     return oauthError(400, 'invalid_request', 'redirect_uri is not one of the redirect URIs configured on the token proxy.');
   }
-  const result = await ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal);
+  const result = await timed(c, ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal));
   return result.ok ? { status: 200, body: result.tokens } : result.answer;
 }
 
@@ -72,11 +72,31 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
   const scope = values.get('scope');
   const owner = `${address}|${c.req.header('origin') ?? ''}`;
   // the rate-limit hit goes with the refresh's claim: one store step
-  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, address)));
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(c)));
   if ('limitedMs' in run) return tooMany(run.limitedMs);
   if ('reuse' in run) return oauthError(400, 'invalid_grant', 'This refresh token was already used.');
   if (run.replayed) c.get('st').replayed = true;
   return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
+}
+
+/** The runtime's `waitUntil` for this request (Workers' ExecutionContext), so store writes after the answer still land. */
+function waitUntil(c: C): ((write: Promise<unknown>) => void) | undefined {
+  let executionCtx: { waitUntil?: (promise: Promise<unknown>) => void } | undefined;
+  try {
+    executionCtx = c.executionCtx;
+  } catch {
+    // no ExecutionContext on this runtime (Hono throws when none was given)
+    return undefined;
+  }
+  return typeof executionCtx?.waitUntil === 'function' ? (write) => executionCtx.waitUntil!(write) : undefined;
+}
+
+/** The refresh at the service, when this request is the one that makes it (metrics: refreshes at the service). */
+function refreshCall(ctx: Ctx, c: C, refreshToken: string, scope: string | undefined): () => Promise<TokenResult> {
+  return () => {
+    c.get('st').refreshed = true;
+    return timed(c, () => ctx.upstream.refresh(refreshToken, scope));
+  };
 }
 
 // --- default mode: the session cookie ------------------------------------------------------------------------
@@ -122,7 +142,15 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   const [isRevoked, run] = await Promise.all([
     revoked,
     guard(
-      ctx.refreshes.run(refreshToken, scope, `session:${valid.sid}`, () => ctx.upstream.refresh(refreshToken, scope), rateHit(ctx, rateKey), retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined),
+      ctx.refreshes.run(
+        refreshToken,
+        scope,
+        `session:${valid.sid}`,
+        refreshCall(ctx, c, refreshToken, scope),
+        rateHit(ctx, rateKey),
+        retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined,
+        waitUntil(c),
+      ),
     ),
   ]);
   if (isRevoked) return endSession(ctx, c, name, valid, 'revoked');
@@ -155,7 +183,7 @@ function sessionEnded(ctx: Ctx, session: Session, slot: string, values: Map<stri
 
 /** Ends a session the proxy will not serve: its grant is revoked at the service first (unless Disconnect did), then the cookie goes. */
 async function endSession(ctx: Ctx, c: C, name: string, session: Session, why: 'revoked' | 'ended'): Promise<Answer> {
-  if (why === 'ended' && session.rt) await ctx.upstream.revoke(session.rt, 'refresh_token').catch(() => undefined);
+  if (why === 'ended' && session.rt) await timed(c, ctx.upstream.revoke(session.rt, 'refresh_token')).catch(() => undefined);
   ctx.cookies.clear(c, name);
   return oauthError(401, 'session_invalid', why === 'revoked' ? 'This session was disconnected; connect again.' : 'This session is over (unused too long, or past its lifetime); connect again.');
 }
@@ -234,7 +262,7 @@ export async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promi
     // every copy of the cookie ends too (where the store is shared), even if the service cannot be reached now
     await ctx.cookies.markRevoked(valid).catch(() => undefined);
     if (!valid.rt) return { status: 200, body: {} };
-    const revoked = await ctx.upstream.revoke(valid.rt, 'refresh_token', c.req.raw.signal);
+    const revoked = await timed(c, ctx.upstream.revoke(valid.rt, 'refresh_token', c.req.raw.signal));
     return revoked.ok ? { status: 200, body: {} } : revoked.answer;
   }
   if (!config.browserHeld) return oauthError(400, 'invalid_request', BROWSER_HELD_OFF);
@@ -243,7 +271,7 @@ export async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promi
   if (limited) return limited;
   const token = values.get('token');
   if (!token) return oauthError(400, 'invalid_request', 'token is required.');
-  const revoked = await ctx.upstream.revoke(token, values.get('token_type_hint'), c.req.raw.signal);
+  const revoked = await timed(c, ctx.upstream.revoke(token, values.get('token_type_hint'), c.req.raw.signal));
   // RFC 7009: 200 with any (usually empty) body means revoked or already invalid
   return revoked.ok ? { status: 200, body: {} } : revoked.answer;
 }

@@ -51,7 +51,7 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
-    for (const flag of ['--public-origin', 'ESIGN_PUBLIC_ORIGIN', '--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer']) {
+    for (const flag of ['--public-origin', 'ESIGN_PUBLIC_ORIGIN', '--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer', '--log-level', 'ESIGN_LOG_LEVEL', '--metrics-port', 'ESIGN_METRICS_PORT', '--shutdown-timeout-ms', '--store-prefix', '--login-timeout', '--max-body-bytes', '--max-upstream-bytes', '--no-same-origin', '--trust-request-id', 'ESIGN_PORT', '/health', '/ready']) {
       assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
     }
   });
@@ -143,11 +143,22 @@ describe('esign-token-proxy CLI', () => {
       });
       assert.equal(held.status, 400);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.match(r.stdout(), /login 303 \d+ms mediated/);
-      assert.match(r.stdout(), /callback 303 \d+ms mediated/);
-      assert.match(r.stdout(), /refresh_token 200 \d+ms mediated cached/);
+      // one JSON line per request
+      const lines = r.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.deepEqual(
+        lines.map((line) => [line.msg, line.route, line.type, line.status, line.mode, line.cached]),
+        [
+          ['request', '/login', 'login', 303, 'mediated', undefined],
+          ['request', '/callback', 'callback', 303, 'mediated', undefined],
+          ['request', '/token', 'refresh_token', 200, 'mediated', true],
+          ['request', '/token', 'refresh_token', 400, undefined, undefined],
+        ],
+      );
+      assert.equal(lines[3]!.error, 'invalid_request');
       assert.match(r.stdout(), /POST \/api\/esign\/token/);
-      assert.equal(r.stderr(), '', 'no warning when the secret and key come from the environment');
+      // the only warning: the memory store is this process's only
+      assert.equal(r.stderr().trim().split('\n').length, 1, r.stderr());
+      assert.match(r.stderr(), /warning: store: memory is this process's only/);
     } finally {
       r.child.kill('SIGTERM');
       await r.exited;

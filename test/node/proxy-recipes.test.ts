@@ -3,8 +3,8 @@
  * inside an existing Hono app, under `getRequestListener` in a plain node:http server, and as a Next.js-style route
  * handler (a function of Request returning Response, called with no server at all). Each one completes a real
  * sign-in: the proxy's login route and callback (the callback redeems the code and sets the session cookie), then a
- * refresh through that cookie answers an access token the service accepts. (The Workers-style bundle is tested in proxy-bundle.test.ts; Deno and Bun are not installed
- * here.)
+ * refresh through that cookie answers an access token the service accepts. Deno, Bun, workerd and Express run
+ * their recipes in proxy-runtimes.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createEmulator } from '../../src/emulator/index.js';
-import { createTokenProxy, createTokenProxyApp, generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
+import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, type TokenProxyOptions } from '../../src/proxy/index.js';
 import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '../helpers/oauth-login.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -123,6 +123,45 @@ describe('token proxy recipes', () => {
     const esignTokens = createTokenProxy({ ...options(base), clientAddress: (request) => request.headers.get('x-test-client') ?? undefined });
     await listen(createServer(getRequestListener(esignTokens)), port);
     await signInThrough((request) => fetch(request), `${base}/api/esign`);
+  });
+
+  test('getRequestListener without clientAddress: the socket address comes with the request, so trustedProxies and the rate limit hold', async () => {
+    const port = await freePort();
+    const base = `http://localhost:${port}`;
+    const esignTokens = createTokenProxy({ ...options(base), rateLimit: { windowMs: 60_000, max: 2 }, trustedProxies: ['127.0.0.1'] });
+    await listen(createServer(getRequestListener(esignTokens)), port);
+    const ask = async (client: string): Promise<number> =>
+      (
+        await fetch(`${base}/api/esign/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, 'X-Forwarded-For': client },
+          body: 'grant_type=refresh_token&session=open',
+        })
+      ).status;
+    // no session cookie: 401 until the caller's limit, then 429; the caller is X-Forwarded-For's, believed because
+    // the socket's address (127.0.0.1) is a trusted proxy
+    assert.deepEqual([await ask('203.0.113.1'), await ask('203.0.113.1'), await ask('203.0.113.1')], [401, 401, 429]);
+    assert.equal(await ask('203.0.113.2'), 401, 'another caller has a limit of its own');
+  });
+
+  test("Workers: a refresh's store write after the answer is handed to the request's ctx.waitUntil", async () => {
+    // a store whose writes take a while, as a remote one's do
+    class SlowStore extends MemoryStore {
+      settle(key: string, value: string | undefined, ttlMs: number): Promise<void> {
+        return new Promise((resolve) => setTimeout(resolve, 100)).then(() => (value === undefined ? this.delete(key) : this.set(key, value, ttlMs)));
+      }
+    }
+    const waited: Array<Promise<unknown>> = [];
+    const executionCtx = { waitUntil: (promise: Promise<unknown>) => void waited.push(promise), passThroughOnException: () => undefined };
+    const esignTokens = createTokenProxy({ ...options('http://localhost:3001'), store: new SlowStore() });
+    await signInThrough((request) => esignTokens(request, {}, executionCtx), 'http://localhost:3001/api/esign');
+    assert.equal(waited.length, 1, "the forced refresh's replay entry, written after its answer");
+    let landed = false;
+    void waited[0]!.then(() => (landed = true));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(landed, false, 'still being written when the answer was out');
+    await Promise.all(waited);
+    assert.equal(landed, true);
   });
 
   test('a Next.js-style route handler: GET, POST and OPTIONS are the handler, called with a Request and no server', async () => {

@@ -332,10 +332,20 @@ describe('token proxy: rate limit', () => {
       events.map((e) => [e.type, e.status]),
       [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 429], ['authorization_code', 429], ['authorization_code', 200]],
     );
+    // only these fields, never a token, code or secret
+    const fields = new Set(['type', 'route', 'method', 'status', 'outcome', 'error', 'requestId', 'durationMs', 'upstreamMs', 'refreshed', 'rateLimited', 'mode', 'cached', 'replayed']);
     for (const event of events) {
-      assert.deepEqual(Object.keys(event).sort(), ['durationMs', 'mode', 'status', 'type']);
+      for (const key of Object.keys(event)) assert.ok(fields.has(key), `event field ${key}`);
+      assert.equal(event.route, '/token');
+      assert.equal(event.method, 'POST');
+      assert.match(event.requestId, /^[0-9a-f-]{36}$/);
       assert.ok(event.durationMs >= 0, 'event.durationMs >= 0');
+      assert.ok(!JSON.stringify(event).includes(SECRET));
     }
+    assert.deepEqual(events.map((e) => e.outcome), ['ok', 'ok', 'ok', 'rate_limited', 'rate_limited', 'ok']);
+    assert.deepEqual(events.map((e) => e.rateLimited === true), [false, false, false, true, true, false]);
+    // the exchanges waited for the service; the refused ones never called it
+    assert.deepEqual(events.map((e) => e.upstreamMs !== undefined && e.upstreamMs > 0), [true, true, true, false, false, true]);
   });
 
   test('clientAddress option picks the address (e.g. CF-Connecting-IP)', async () => {
@@ -592,6 +602,19 @@ describe('token proxy: configuration and Fetch handler', () => {
         JSON.stringify(override),
       );
     }
+    // several mistakes: every one named, one per line
+    assert.throws(
+      () => createTokenProxy({ ...base, baseUrl: 'http://esign.example', allowedOrigins: ['*', 'https://ok.example', 'ftp://x'], cookieKeys: ['c2hvcnQ'], basePath: 'api', sessionIdleSeconds: 0 }),
+      (e: unknown) => {
+        assert.ok(e instanceof EsignError && e.code === 'invalid_config');
+        assert.deepEqual(
+          e.message.split('\n').map((line) => line.split(/[ :]/)[0]),
+          ['baseUrl', 'allowedOrigins', 'allowedOrigins', 'cookieKeys[0]', 'basePath', 'sessionIdleSeconds'],
+          e.message,
+        );
+        return true;
+      },
+    );
     assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
     // redirect URIs are only for the browser-held mode: the default mode's is its own callback
     assert.doesNotThrow(() => createTokenProxy({ ...base, browserHeldRefreshTokens: false, redirectUris: undefined }));
@@ -864,10 +887,15 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
       ['login with a bad slot', `/login?${new URLSearchParams({ session: 'space:x', origin: ORIGIN, display: 'popup', attempt: 'a'.repeat(22) })}`, { method: 'GET' }],
       ['callback without its pre-login cookie', '/callback?code=c0de&state=unknown-state', { method: 'GET' }],
       ['done page', '/login/done', { method: 'GET' }],
+      ['health', '/health', { method: 'GET', headers: { Origin: ORIGIN } }],
+      ['ready', '/ready', { method: 'GET' }],
     ];
     const snapshot = async (base: string, path: string, init: RequestInit): Promise<string> => {
       const response = await fetch(`${base}${path}`, { redirect: 'manual', ...init });
-      const headers = [...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name));
+      // every answer has a request id of its own: compared by its shape
+      const headers = [...response.headers]
+        .filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name))
+        .map(([name, value]) => [name, name === 'x-request-id' && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(value) ? '<uuid>' : value]);
       return JSON.stringify({ status: response.status, headers: headers.sort(), body: await response.text() });
     };
     try {

@@ -1,0 +1,78 @@
+/** The esign-token-proxy CLI as a child process (a replica), for the operations suites: its output, its JSON log lines, a signal. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { createEmulator } from '../../src/emulator/index.js';
+import { DEMO_LOGIN } from '../helpers/oauth-login.js';
+
+type Emulator = Awaited<ReturnType<typeof createEmulator>>;
+
+const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
+
+export interface CliReplica {
+  /** http://localhost:<port> (the session cookie's host) */
+  url: string;
+  callbackUrl: string;
+  /** The metrics URL it printed, when started with --metrics-port. */
+  metricsUrl: string | undefined;
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** The JSON lines of stdout, parsed. */
+  lines: () => Array<Record<string, unknown>>;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM (unless already gone), then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts the CLI with the demo app's secret and `key` from the environment; `env` adds to or overrides that. */
+export async function startCli(emulator: Emulator, key: string, args: string[], env: Record<string, string> = {}): Promise<CliReplica> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ESIGN_') && k !== 'PORT' && k !== 'HOST'));
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--port', '0', ...args], {
+    env: {
+      ...clean,
+      ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+      ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
+      ESIGN_BASE_URL: emulator.baseUrl,
+      ESIGN_ALLOWED_ORIGINS: 'http://localhost:6006',
+      ESIGN_COOKIE_KEYS: key,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const deadline = Date.now() + 20_000;
+  let url: string | undefined;
+  while (!url) {
+    url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+    if (url && /^logs: /m.test(out)) break;
+    url = undefined;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the CLI did not start: ${out}\n${err}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const callbackUrl = /redirect URI to register at the service: (\S+)/.exec(out)?.[1];
+  if (!callbackUrl) throw new Error(`the CLI printed no callback: ${out}`);
+  emulator.registerRedirectUri(DEMO_LOGIN.clientId, callbackUrl);
+  return {
+    url: url.replace('//127.0.0.1:', '//localhost:'),
+    callbackUrl,
+    metricsUrl: /^metrics: (\S+)/m.exec(out)?.[1],
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    lines: () =>
+      out
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

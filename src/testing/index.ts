@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EsignError } from '../core/errors.js';
-import { createEmulator, type EmulatorLimits, type EmulatorSeedInput, type RunningEmulator } from '../emulator/index.js';
+import { createEmulator } from '../emulator/index.js';
+// types from their own module: the emulator's index names hono's types, which a consumer need not have
+import type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '../emulator/types.js';
 import { cspSources, formatCsp, type CspSources } from '../proxy/csp.js';
 import { generateCookieKey } from '../proxy/seal.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../proxy/node.js';
@@ -16,7 +18,7 @@ import { CDN_PATH, startTestSite, type TestSite } from './site.js';
 
 export { PEOPLE, SPACES, type EsignPerson } from './people.js';
 export { cspSources, formatCsp, type CspInput, type CspSources } from '../proxy/csp.js';
-export type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '../emulator/index.js';
+export type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '../emulator/types.js';
 
 /** The environment variable the kit reads for the Chromium (or Chrome) executable, e.g. `/usr/bin/chromium`. */
 export const BROWSER_PATH_VARIABLE = 'CHROME_PATH';

@@ -4,6 +4,7 @@
  * end (the signer on the emailed link, an invited member), the clock and a fault. Real sockets, real Chromium.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { EsignError } from '../../src/core/errors.js';
@@ -36,6 +37,8 @@ async function envelopeFor(signerEmail: string, subject: string): Promise<string
 }
 
 before(async () => {
+  // the kit serves the package's CDN build: the one of this checkout's sources
+  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
   services = await startEsignServices({ appName: 'Kit test app' });
   browser = await chromium.launch(chromiumLaunchOptions());
 });

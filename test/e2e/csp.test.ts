@@ -77,9 +77,9 @@ describe('a page whose CSP blocks the service', () => {
     await page.context().close();
   });
 
-  it('connect-src without the service: the contract list names connect-src and the service', async () => {
+  it('connect-src without the service: the contract list and the uploader name connect-src and the service', async () => {
     const page = await open(
-      `<esign-connect id="esign" ${services.connectAttributes}></esign-connect><esign-contract-list connect="esign"></esign-contract-list>`,
+      `<esign-connect id="esign" ${services.connectAttributes}></esign-connect><esign-uploader connect="esign"></esign-uploader><esign-contract-list connect="esign"></esign-contract-list>`,
       `${BASE}; connect-src 'self' ${services.proxyOrigin}; frame-src ${services.baseUrl}`,
     );
     await signInWithPopup(page, PEOPLE.alice);
@@ -90,6 +90,12 @@ describe('a page whose CSP blocks the service', () => {
     assert.match(text, /Content-Security-Policy \(connect-src\) blocks the e-signature service/);
     assert.ok(text.includes(services.baseUrl), text);
     assert.deepEqual((await errors(page)).filter((e) => e.tag === 'esign-contract-list').at(-1), { tag: 'esign-contract-list', code: 'csp_blocked', directive: 'connect-src' });
+
+    // an upload to the service, blocked the same way: the file says why, at once (no retries: the policy will not change)
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.locator('esign-uploader [part~="drop-zone"]').click()]);
+    await chooser.setFiles({ name: 'blocked.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%%EOF\n') });
+    await page.locator('esign-uploader').getByText("Failed: this page's Content-Security-Policy (connect-src) blocks the e-signature service").waitFor({ timeout: 10_000 });
+    assert.deepEqual((await errors(page)).filter((e) => e.tag === 'esign-uploader').at(-1), { tag: 'esign-uploader', code: 'csp_blocked', directive: 'connect-src' });
     await page.context().close();
   });
 });

@@ -117,6 +117,13 @@ export interface EsignServices {
   readonly emulator: RunningEmulator;
   /** Serves `body` as a page on the kit's site, loading the elements; returns its URL. */
   servePage(body: string, options?: ServePageOptions): string;
+  /**
+   * An access token of `email` in `spaceId` for this run's app, as a finished sign-in would give (no consent page,
+   * no refresh token): for your server code's calls in a test. `email` must be an active member of the Space.
+   */
+  accessToken(email: string, spaceId: string): Promise<string>;
+  /** The emulator's UserId of `email` (`X-Operator-User-Id` of envelope calls). */
+  userId(email: string): Promise<string>;
   /** The emails the emulator "sent", oldest first. */
   outbox(): Promise<OutboxEmail[]>;
   /** `email` opens the newest invitation sent to them (active member from then on); sets a password if given. */
@@ -248,6 +255,16 @@ function services(parts: { emulator: RunningEmulator; proxy: ServedTokenProxy; s
       const policy = options.csp === true ? `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; ${cspHeader}` : options.csp;
       site.pages.set(path, { html, headers: policy ? { 'Content-Security-Policy': policy } : {} });
       return `${site.origin}${path}`;
+    },
+    async accessToken(email, spaceId) {
+      const answer = await devRoute<{ access_token: string }>('token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, spaceId, clientId }) });
+      return answer.access_token;
+    },
+    async userId(email) {
+      const seed = await devRoute<{ users: Array<{ email: string; userId: string }> }>('seed');
+      const user = seed.users.find((u) => u.email.toLowerCase() === email.toLowerCase());
+      if (!user) throw new EsignError('not_found', `No user ${email} in the emulator.`);
+      return user.userId;
     },
     outbox,
     async acceptInvitation(email, options = {}) {

@@ -15,14 +15,11 @@ import { chromiumLaunchOptions } from '../helpers/chromium.js';
 let services: EsignServices;
 let browser: Browser;
 
-/** A server's call with a ready token of `email` in `spaceId` (the emulator's /__emulator/token: no consent). */
+/** A server's call with a ready token of `email` in `spaceId` (the kit's accessToken: no consent). */
 async function api(path: string, email: string, spaceId: string, body: unknown): Promise<{ status: number; json: { Response: { Data?: Record<string, unknown>; Error?: { Code: string } } } }> {
-  const token = await (await fetch(`${services.baseUrl}/__emulator/token`, { method: 'POST', body: JSON.stringify({ email, spaceId, clientId: services.clientId }) })).json();
-  const seed = (await (await fetch(`${services.baseUrl}/__emulator/seed`)).json()) as { users: Array<{ email: string; userId: string }> };
-  const operator = seed.users.find((u) => u.email === email)!.userId;
   const response = await fetch(`${services.baseUrl}/openapi/v1${path}`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${(token as { access_token: string }).access_token}`, 'Content-Type': 'application/json', 'X-Operator-User-Id': operator },
+    headers: { Authorization: `Bearer ${await services.accessToken(email, spaceId)}`, 'Content-Type': 'application/json', 'X-Operator-User-Id': await services.userId(email) },
     body: JSON.stringify(body),
   });
   return { status: response.status, json: await response.json() };
@@ -92,6 +89,8 @@ describe('esign-elements/testing', () => {
 
   it('declines as a signer, accepts an invitation, moves the clock and injects a fault', async () => {
     services.reset();
+    await assert.rejects(services.accessToken(PEOPLE.carol.email, SPACES.acme.spaceId), (error: EsignError) => error.code === 'invalid_argument', 'a token only for a member of the Space');
+    await assert.rejects(services.userId('nobody@example.com'), (error: EsignError) => error.code === 'not_found');
     const envelopeId = await envelopeFor('pat@partner.example', 'Supply agreement');
     assert.equal(await services.declineEnvelope('pat@partner.example', { envelopeId }), envelopeId);
     const link = (await services.outbox()).find((m) => m.to === 'pat@partner.example')!.link;

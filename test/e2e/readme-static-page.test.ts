@@ -61,7 +61,7 @@ function start(cli: string, args: string[], env: Record<string, string>, ready: 
 }
 
 before(async () => {
-  const blocks = readmeBlocks('#### Try it on your machine');
+  const blocks = readmeBlocks('## Try it on your machine');
   const page = blocks.find((b) => b.lang === 'html');
   const commands = blocks.find((b) => b.lang === 'sh');
   assert.ok(page && commands, 'the section has the page and the commands');

@@ -4,7 +4,7 @@
  * `npm run build:dist` first; `npm test` packs, and so builds, before this), quotes of checked files (`<!-- excerpt:
  * path -->`, for Vue and Svelte, whose files `npm run test:types` checks) found line by line in them, HTML and CSS
  * against custom-elements.json (every tag, attribute, part and custom property exists), JSON parsed (a seed by the
- * emulator's own parser, editor settings against package.json), shell commands run with their flags parsed by the
+ * emulator's own parser, editor settings against package.json), node:test examples run, shell commands run with their flags parsed by the
  * CLIs (`--print-csp`, `--help`: nothing starts), and the emulator's curl lines sent to a running emulator.
  * The blocks a test runs as a whole are also run there: the README's static page (test/e2e/readme-static-page.test.ts)
  * and test-kit example (test/e2e/testing-kit-pack.test.ts).
@@ -109,6 +109,21 @@ describe('the code blocks of the README and the guides', () => {
     });
     assert.ok(files.size >= 8, `${files.size} blocks`);
     assert.equal(tsc.status, 0, report);
+  });
+
+  it('node:test examples (a block that starts with `// test/….test.ts`) pass when run', () => {
+    const examples = all.filter((x) => x.lang === 'ts' && /^\/\/ test\/[\w./-]+\.test\.ts\n/.test(x.text));
+    assert.ok(examples.length >= 1, 'the test-kit guide has a node:test example');
+    for (const [i, b] of examples.entries()) {
+      // inside the package (WORK is under it), so `esign-elements/…` resolves to its own built files
+      const file = join(WORK, `run-${i}.test.ts`);
+      writeFileSync(file, b.text);
+      // not as a child of this test run (NODE_TEST_CONTEXT would make it report to this run, not to its stdout)
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT'));
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', file], { encoding: 'utf8', timeout: 60_000, env });
+      assert.equal(run.status, 0, `${where(b)}: ${run.stdout}${run.stderr}`);
+      assert.match(run.stdout, /# pass [1-9]/, `${where(b)}: ${run.stdout}`);
+    }
   });
 
   it('excerpts: every line is in the checked file, in order', () => {

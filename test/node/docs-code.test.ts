@@ -11,8 +11,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createEmulator, parseSeedInput, type RunningEmulator } from '../../src/emulator/index.js';
@@ -80,6 +80,19 @@ function commands(text: string): Array<{ env: Record<string, string>; words: str
 }
 
 describe('the code blocks of the README and the guides', () => {
+  it('link only to files that exist', () => {
+    const broken: string[] = [];
+    for (const doc of [...DOCS, 'CONTRIBUTING.md', 'docs/elements.md']) {
+      const text = readFileSync(join(ROOT, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:|#)/.test(target!)) continue;
+        const path = join(ROOT, dirname(doc), target!.split('#')[0]!);
+        if (!existsSync(path)) broken.push(`${doc}: ${target}`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
   it('are all of a language this test checks', () => {
     assert.ok(all.length > 20, `found ${all.length} blocks`);
     const unchecked = all.filter((b) => !['ts', 'tsx', 'js', 'html', 'css', 'json', 'sh', 'vue', 'svelte'].includes(b.lang) || (['vue', 'svelte'].includes(b.lang) && !b.excerpt));

@@ -111,7 +111,7 @@ describe('the code blocks of the README and the guides', () => {
     writeFileSync(
       join(WORK, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, jsx: 'react-jsx', allowJs: true, checkJs: true, moduleDetection: 'force', types: ['node'], lib: ['ES2023', 'DOM', 'DOM.Iterable'] },
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, jsx: 'react-jsx', allowJs: true, checkJs: true, moduleDetection: 'force', types: ['node', 'mocha'], lib: ['ES2023', 'DOM', 'DOM.Iterable'] },
         include: ['*.ts', '*.tsx', '*.js'],
       }),
     );
@@ -124,8 +124,8 @@ describe('the code blocks of the README and the guides', () => {
     assert.equal(tsc.status, 0, report);
   });
 
-  it('node:test examples (a block that starts with `// test/….test.ts`) pass when run', () => {
-    const examples = all.filter((x) => x.lang === 'ts' && /^\/\/ test\/[\w./-]+\.test\.ts\n/.test(x.text));
+  it('node:test examples (a block that starts with `// test/….test.ts` and imports node:test) pass when run', () => {
+    const examples = all.filter((x) => x.lang === 'ts' && /^\/\/ test\/[\w./-]+\.test\.ts\n/.test(x.text) && x.text.includes("from 'node:test'"));
     assert.ok(examples.length >= 1, 'the test-kit guide has a node:test example');
     for (const [i, b] of examples.entries()) {
       // inside the package (WORK is under it), so `esign-elements/…` resolves to its own built files

@@ -65,7 +65,7 @@ describe('the packed tarball', () => {
     const problems = (report.analysis?.problems ?? []).filter((p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy', './testing', './testing/playwright']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
+    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy', './testing', './testing/playwright', './testing/web-test-runner']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
     for (const wrapper of wrappers) assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
     const cdn = report.analysis.entrypoints['./cdn'].resolutions.bundler.resolution;
     assert.match(cdn.fileName, /esign-elements\.min\.d\.ts$/, './cdn has types');

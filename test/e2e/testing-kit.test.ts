@@ -5,6 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { EsignError } from '../../src/core/errors.js';
@@ -114,6 +117,23 @@ describe('esign-elements/testing', () => {
     assert.equal(failed.status, 503);
     const next = await api('/files/upload', PEOPLE.alice.email, SPACES.acme.spaceId, { Files: [{ FileName: 'a.pdf', FileBody: 'JVBERg==' }] });
     assert.equal(next.status, 200, 'the fault applied once');
+  });
+
+  it('serves a folder of your own beside its pages, and nothing outside it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'esign-kit-static-'));
+    writeFileSync(join(folder, 'app.html'), '<p>my app</p>');
+    writeFileSync(join(folder, '.env'), 'SECRET=1');
+    const own = await startEsignServices({ staticDir: folder });
+    try {
+      assert.equal(await (await fetch(`${own.siteOrigin}/app.html`)).text(), '<p>my app</p>');
+      for (const path of ['/.env', '/%2e%2e/%2e%2e/etc/passwd', '/../package.json', '/missing.html']) assert.equal((await fetch(`${own.siteOrigin}${path}`)).status, 404, path);
+      const script = await fetch(`${own.siteOrigin}/__esign/cdn/esign-elements.min.js`);
+      assert.equal(script.status, 200, "the package's CDN build is served for servePage's pages");
+      assert.match(script.headers.get('content-type') ?? '', /javascript/);
+    } finally {
+      await own.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('signs in through the tab with mode="redirect"', async () => {

@@ -9,9 +9,9 @@ import { build } from 'esbuild';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
-const SERVER_DIRS = ['emulator', 'proxy'];
+const SERVER_DIRS = ['emulator', 'proxy', 'testing'];
 // every public entry of the server parts (package.json exports and bin); a file missing on this branch is skipped
-const ENTRIES = ['src/emulator/index.ts', 'src/emulator/cli.ts', 'src/proxy/index.ts', 'src/proxy/node.ts', 'src/proxy/redis.ts', 'src/proxy/cli.ts'].filter((f) => existsSync(f));
+const ENTRIES = ['src/emulator/index.ts', 'src/emulator/cli.ts', 'src/proxy/index.ts', 'src/proxy/node.ts', 'src/proxy/redis.ts', 'src/proxy/cli.ts', 'src/testing/index.ts', 'src/testing/playwright.ts', 'src/testing/web-test-runner.ts'].filter((f) => existsSync(f));
 const CHUNKS = 'server'; // dist/server/*.js: one folder deep, like the entries, so '../core/x.js' holds from every output
 
 const keepLibraryExternal = {
@@ -44,7 +44,7 @@ const result = await build({
   // node_modules are inlined; Node's own modules stay imports. The Redis client (1.2 MiB bundled) is an optional
   // peer instead: only a proxy started with --store redis:// needs it, and it says to install it
   packages: 'bundle',
-  external: ['@redis/client'],
+  external: ['@redis/client', '@playwright/test'],
   allowOverwrite: true,
   // no source maps here: the map of the emulator bundle alone is 386 KiB (most of it hono's sources) for local
   // tools; the output is unminified ES2022 with its module comments, readable as it is in a stack trace

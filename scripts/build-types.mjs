@@ -28,11 +28,12 @@ for (const mod of manifest.modules) {
   }
 }
 const quiet = { hideLogs: true };
-const docs = (name, tag) => [{ name: 'README', url: `https://www.npmjs.com/package/${pkg.name}#${tag ?? name}` }];
+// the element reference (docs/elements.md, generated from the manifest) ships in the package: link that version's file
+const docs = () => [{ name: 'Element reference', url: `https://unpkg.com/${pkg.name}@${pkg.version}/docs/elements.md` }];
 
 mkdirSync(TYPES, { recursive: true });
 generateVsCodeCustomElementData(manifest, { ...quiet, outdir: OUT, htmlFileName: 'vscode.html-custom-data.json', cssFileName: 'vscode.css-custom-data.json', referencesTemplate: docs });
-generateJetBrainsWebTypes(manifest, { ...quiet, outdir: OUT, webTypesFileName: 'web-types.json', packageJson: false, referenceTemplate: (name, tag) => docs(name, tag)[0] });
+generateJetBrainsWebTypes(manifest, { ...quiet, outdir: OUT, webTypesFileName: 'web-types.json', packageJson: false, referenceTemplate: () => docs()[0] });
 // d.ts files in dist/types import the classes and detail types from the package root's types
 const typed = { ...quiet, outdir: TYPES, globalTypePath: '../index.js' };
 generateJsxTypes(manifest, { ...typed, fileName: 'jsx-elements.d.ts' });

@@ -43,7 +43,9 @@ export type EsignErrorCode =
   | 'url_rejected'
   | 'frame_blocked'
   | 'view_failed'
-  | 'view_expired';
+  | 'view_expired'
+  /** The page's Content-Security-Policy blocked a call or a frame: `directive` names the directive to extend. */
+  | 'csp_blocked';
 
 export interface EsignErrorOptions {
   /** HTTP status of the response that caused this error, when there was one. */
@@ -64,6 +66,8 @@ export class EsignError extends Error {
   readonly requestId: string | undefined;
   readonly serviceCode: string | undefined;
   readonly retryAfter: number | undefined;
+  /** `csp_blocked`: the Content-Security-Policy directive that blocked (`connect-src`, `frame-src`); set by the elements. */
+  declare readonly directive?: 'connect-src' | 'frame-src';
 
   constructor(code: EsignErrorCode, message: string, options: EsignErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

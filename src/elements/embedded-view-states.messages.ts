@@ -12,6 +12,7 @@ export const embeddedViewStateMessages: Messages<StateTerms> = {
     openInPopup: 'Open in a new window',
     errorUrlRejected: 'The e-signature service sent a page address this site does not trust, so it was not opened.',
     errorFrameBlocked: 'The e-signature page did not load here. Likely causes:',
+    errorCspBlocked: "This site's Content-Security-Policy ({directive}) blocks the e-signature service.",
     causeCsp: "this site's Content-Security-Policy (frame-src) does not allow {origin};",
     causeFrameAncestors: 'the e-signature service does not allow this site to show its pages (frame-ancestors);',
     causeNetwork: 'the network is slow or offline.',

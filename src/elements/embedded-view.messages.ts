@@ -18,6 +18,7 @@ export interface StateTerms extends Record<string, string> {
   openInPopup: string;
   errorUrlRejected: string;
   errorFrameBlocked: string;
+  errorCspBlocked: string;
   causeCsp: string;
   causeFrameAncestors: string;
   causeNetwork: string;

@@ -24,6 +24,7 @@ export interface ConnectTerms extends Record<string, string> {
   state_mismatch: string;
   login_expired: string;
   network_error: string;
+  csp_blocked: string;
   session_expired: string;
   offline: string;
 }
@@ -53,6 +54,7 @@ export const connectMessages: Messages<ConnectTerms> = {
     state_mismatch: 'This sign-in response does not match a sign-in started here, or it was already used. Start again.',
     login_expired: 'The sign-in took too long and expired. Start again.',
     network_error: 'Could not reach the sign-in service. Check your connection and try again.',
+    csp_blocked: 'The Content-Security-Policy connect-src blocks the sign-in service.',
     session_expired: 'The session expired. Connect again to continue.',
     offline: 'You are offline.',
   },

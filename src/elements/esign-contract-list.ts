@@ -20,7 +20,7 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
  * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
  * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
- * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `url_rejected`, `frame_blocked`, `view_failed`, `popup_blocked`, …
+ * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, …
  *
  * @slot loading - Replaces the loading indicator.
  * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).

@@ -27,7 +27,7 @@ export type { ViewDisplay, ViewStatus } from './embedded-view/rules.js';
  * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
  * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
  * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes.
- * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `view_failed`, `popup_blocked`, …
+ * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, …
  *
  * @slot loading - Replaces the loading indicator.
  * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).

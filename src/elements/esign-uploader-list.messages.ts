@@ -47,6 +47,7 @@ export const uploadListMessages: Messages<UploadListTerms> = {
     rate_limited: 'too many uploads right now, try again in a minute',
     upload_failed: 'the service did not accept the upload',
     network_error: 'the connection to the service was lost',
+    csp_blocked: "this page's Content-Security-Policy (connect-src) blocks the e-signature service",
     server_error: 'the service had a problem (HTTP {status}); try again',
     http_error: 'the service refused the upload (HTTP {status})',
     sent: 'Sent for signing',

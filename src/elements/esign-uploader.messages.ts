@@ -60,6 +60,7 @@ export interface UploadListTerms extends Record<string, string> {
   rate_limited: string;
   upload_failed: string;
   network_error: string;
+  csp_blocked: string;
   server_error: string;
   http_error: string;
   sent: string;

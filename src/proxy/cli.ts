@@ -8,6 +8,7 @@
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { EsignError } from '../core/errors.js';
+import { cspSources, formatCsp } from './csp.js';
 import { LOG_LEVELS, type LogLevel } from './observe.js';
 import { generateCookieKey } from './seal.js';
 import type { ProxyStore } from './store.js';
@@ -38,6 +39,12 @@ Options (environment variable in brackets):
                             ephemeral key is made (sessions end when the process stops)
                                                                       [ESIGN_COOKIE_KEYS, comma-separated]
   --generate-cookie-key     print a new random cookie key and exit
+  --print-csp               print the Content-Security-Policy sources a page with the elements needs
+                            (connect-src: this proxy and the service; frame-src: the embedded pages),
+                            from --base-url, --public-origin (or the loopback default), --allowed-origin
+                            and --embed-origin, and exit
+  --embed-origin <origin>   the origin of the service's embedded pages, for --print-csp (default: the
+                            base URL's origin)                        [ESIGN_EMBED_ORIGIN]
   --cookie-domain <domain>  Domain attribute of the session cookie (default: none)
                                                                       [ESIGN_COOKIE_DOMAIN]
   --session-max-age <s>     absolute lifetime of a session in seconds (default 2592000, 30 days)
@@ -133,6 +140,29 @@ async function openStore(url: string, prefix: string | undefined, commandTimeout
   throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
 }
 
+/** `--print-csp`: what the page's policy needs for these settings; no secret needed, nothing started. */
+function printCsp(values: { 'base-url'?: string; 'public-origin'?: string; 'allowed-origin'?: string[]; 'embed-origin'?: string; port?: string; static?: string }, env: NodeJS.ProcessEnv): number {
+  const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
+  if (!baseUrl) {
+    process.stderr.write('esign-token-proxy: --print-csp needs --base-url (or ESIGN_BASE_URL)\n');
+    return 2;
+  }
+  const proxyOrigin = values['public-origin'] ?? env.ESIGN_PUBLIC_ORIGIN ?? `http://localhost:${values.port ?? env.PORT ?? '4020'}`;
+  const pages = list(values['allowed-origin'], env.ESIGN_ALLOWED_ORIGINS);
+  // a page served by this proxy (--static), or the one allowed page, reaches the proxy as 'self' when it is its origin
+  const pageOrigin = values.static !== undefined || env.ESIGN_STATIC_DIR ? proxyOrigin : pages.length === 1 ? pages[0] : undefined;
+  const embedOrigin = values['embed-origin'] ?? env.ESIGN_EMBED_ORIGIN;
+  let sources;
+  try {
+    sources = cspSources({ baseUrl, proxyOrigin, ...(pageOrigin ? { pageOrigin: new URL(pageOrigin).origin } : {}), ...(embedOrigin ? { embedOrigin } : {}) });
+  } catch {
+    process.stderr.write('esign-token-proxy: --print-csp: --base-url, --public-origin, --allowed-origin and --embed-origin must be URLs\n');
+    return 2;
+  }
+  process.stdout.write(`${formatCsp(sources)}\n`);
+  return 0;
+}
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let parsed;
   try {
@@ -149,6 +179,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         'session-idle': { type: 'string' },
         'cookie-key': { type: 'string', multiple: true },
         'generate-cookie-key': { type: 'boolean' },
+        'print-csp': { type: 'boolean' },
+        'embed-origin': { type: 'string' },
         'cookie-domain': { type: 'string' },
         'session-max-age': { type: 'string' },
         'base-path': { type: 'string' },
@@ -194,6 +226,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     process.stdout.write(`${generateCookieKey()}\n`);
     return 0;
   }
+  if (values['print-csp']) return printCsp(values, env);
   if (values['client-secret'] !== undefined) {
     process.stderr.write('esign-token-proxy: warning: --client-secret is visible in the process list; set ESIGN_CLIENT_SECRET instead.\n');
   }

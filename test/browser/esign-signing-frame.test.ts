@@ -442,6 +442,21 @@ describe('<esign-signing-frame>', () => {
     await until(() => shadowText(el).includes('请上传要签署的文件'), 'speaks Chinese');
   });
 
+  it('reports frame_blocked with the likely causes when the embedded page does not come within load-timeout', async () => {
+    const [fileId] = await upload('a.pdf');
+    // the service's page answers late (as a page the browser refuses to frame never reports ready)
+    const fault = await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'POST', body: JSON.stringify({ path: '/embedded/view', kind: 'delay', delayMs: 4000 }) });
+    expect(fault.status).to.equal(200);
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '1000' });
+    const { detail } = await once(el, 'esign-error');
+    expect(detail.error.code).to.equal('frame_blocked');
+    expect(detail.error.message).to.contain('frame-src');
+    expect(detail.error.message).to.contain('frame-ancestors');
+    await el.updateComplete;
+    expect(shadowText(el)).to.contain('did not load here');
+    expect(frameOf(el)).to.equal(null);
+  });
+
   // last: the page's Content-Security-Policy cannot be taken back
   describe('when this page does not allow the frame (CSP frame-src)', () => {
     before(() => {
@@ -451,16 +466,19 @@ describe('<esign-signing-frame>', () => {
       document.head.append(meta);
     });
 
-    it('reports frame_blocked with the likely causes, and opens the page in a popup from a click', async () => {
+    it('reports csp_blocked naming frame-src and the origin at once, and opens the page in a popup from a click', async () => {
       const [fileId] = await upload('a.pdf');
-      const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '1500' });
+      const started = Date.now();
+      const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '5000' });
       const { detail } = await once(el, 'esign-error');
-      expect(detail.error.code).to.equal('frame_blocked');
-      expect(detail.error.message).to.contain('frame-src');
-      expect(detail.error.message).to.contain('frame-ancestors');
+      // the page's securitypolicyviolation, not the load timeout
+      expect(Date.now() - started).to.be.below(5000);
+      expect(detail.error.code).to.equal('csp_blocked');
+      expect(detail.error.directive).to.equal('frame-src');
+      expect(detail.error.message).to.contain(new URL(cfg.baseUrl).origin);
       await el.updateComplete;
       const text = shadowText(el);
-      expect(text).to.contain('did not load here');
+      expect(text).to.contain('Content-Security-Policy (frame-src) blocks the e-signature service');
       expect(text).to.contain(new URL(cfg.baseUrl).origin);
       expect(frameOf(el)).to.equal(null);
       await expect(el).shadowDom.to.be.accessible();

@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { connectThroughPopup } from '../helpers/person.js';
-import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
+import { signInWithPopup } from '../../src/testing/person.js';
+import { PEOPLE, startEsignServices, type EsignServices } from '../../src/testing/index.js';
 
 const SECRET = 'e2e-secret-must-never-reach-the-browser';
-let services: SiteServices;
+let services: EsignServices;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
@@ -69,7 +69,7 @@ before(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   // localhost here, 127.0.0.1 for the emulator and proxy: every call is cross-origin
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  services = await startSiteServices({ clientId: 'e2e-app', clientSecret: SECRET, name: 'E2E integrator', siteOrigin });
+  services = await startEsignServices({ clientId: 'e2e-app', clientSecret: SECRET, appName: 'E2E integrator', siteOrigins: [siteOrigin] });
   const { emulator, tokenEndpoint } = services;
   markup = `<h1>Contracts</h1>
 <esign-connect id="esign" client-id="e2e-app" base-url="${emulator.baseUrl}" token-endpoint="${tokenEndpoint}"></esign-connect>`;
@@ -100,7 +100,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     // what runs only after a person acts is not loaded with the page: the sign-in, other languages, the opt-in mode
     const lazy = (pattern: RegExp) => cdnRequests.filter((path) => pattern.test(path));
     assert.deepEqual(lazy(/\/(login-flow|login|zh-CN|ms|browser-tokens)-/), [], `first render loads no after-action chunk: ${cdnRequests.join(' ')}`);
-    await connectThroughPopup(tab);
+    await signInWithPopup(tab);
     // this tab's first Connect loads it; the popup never comes back to this page (the proxy's callback gets the code)
     assert.equal(lazy(/\/login-flow-/).length, 1, `the sign-in loads with the first Connect: ${cdnRequests.join(' ')}`);
     assert.deepEqual(lazy(/\/login-(?!flow)/), [], `the browser-held sign-in stays unloaded: ${cdnRequests.join(' ')}`);
@@ -163,7 +163,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     await alert.waitFor();
     assert.equal(refuseNext, undefined, `the session manager's code was asked for and refused: ${cdnRequests.join(' ')}`);
     assert.match((await alert.textContent()) ?? '', /Could not reach the sign-in service/);
-    await connectThroughPopup(tab, undefined, 'Try again');
+    await signInWithPopup(tab, undefined, { button: 'Try again' });
     await tab.getByText('Connected as Alice Tan').waitFor();
     await tab.getByRole('button', { name: 'Disconnect' }).click();
     await tab.getByRole('button', { name: 'Connect e-signature account' }).waitFor();
@@ -174,11 +174,7 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
     await tab.goto(siteOrigin);
-    const [popup] = await Promise.all([tab.waitForEvent('popup'), tab.getByRole('button', { name: 'Connect e-signature account' }).click()]);
-    await popup.getByLabel('Email').fill('bob@example.com');
-    await popup.getByLabel('Password').fill('bob-password');
-    await popup.getByRole('button', { name: 'Log in' }).click();
-    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Deny' }).click()]);
+    await signInWithPopup(tab, PEOPLE.bob, { decision: 'deny' });
     const alert = tab.getByRole('alert');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /declined|denied/i);

@@ -6,49 +6,27 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '../../src/testing/index.js';
 import { openEnginePage } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
-import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
 
-let services: SiteServices;
-let site: Server;
-let siteOrigin: string;
+let esign: EsignServices;
+let pageUrl: string;
 
 before(async () => {
+  // the CDN build exactly as `npm run build:cdn` makes it, which the test kit's site serves
   execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
-  let markup = '';
-  site = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (/^\/cdn\/(chunks\/)?[\w.-]+\.js$/.test(path)) {
-      try {
-        const script = readFileSync(`dist${path}`, 'utf8');
-        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
-      } catch {
-        res.writeHead(404).end();
-      }
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contracts</title>
-<script type="module" src="/cdn/esign-elements.min.js"></script></head><body>${markup}</body></html>`);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  services = await startSiteServices({ clientId: 'engines-app', clientSecret: 'engines-secret', name: 'Every engine', siteOrigin });
-  markup = `<h1>Contracts</h1>
-<esign-connect id="esign" client-id="engines-app" base-url="${services.emulator.baseUrl}" token-endpoint="${services.tokenEndpoint}"></esign-connect>
+  esign = await startEsignServices();
+  pageUrl = esign.servePage(`<h1>Contracts</h1>
+<esign-connect id="esign" ${esign.connectAttributes}></esign-connect>
 <esign-uploader id="up" connect="esign"></esign-uploader>
 <esign-signing-frame connect="esign" uploader="up" auto></esign-signing-frame>
-<esign-contract-list connect="esign" auto></esign-contract-list>`;
+<esign-contract-list connect="esign" auto></esign-contract-list>`);
 });
 
 after(async () => {
-  await services?.close();
-  await new Promise((resolve) => site?.close(resolve));
+  await esign?.close();
 });
 
 /** A person drops one PDF on the uploader's drop zone (a real DataTransfer with a File, as the browser makes it). */
@@ -62,13 +40,13 @@ const DROP_PDF = `
 describe('the full flow in every engine', () => {
   for (const engine of selectedEngines()) {
     it(`${engine}: connect in the consent popup, drop a PDF, send it, see it in the list, reload, disconnect`, async () => {
-      services.emulator.reset();
+      esign.reset();
       const started = Date.now();
-      const page = await openEnginePage(engine, services.emulator.baseUrl);
+      const page = await openEnginePage(engine, esign.baseUrl);
       try {
-        await page.goto(siteOrigin);
+        await page.goto(pageUrl);
         await page.clickButton('Connect e-signature account');
-        await page.person.consent({ email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' }, 20_000);
+        await page.person.consent({ email: PEOPLE.alice.email, password: PEOPLE.alice.password, spaceId: SPACES.acme.spaceId }, 20_000);
         await page.waitForText('Connected as Alice Tan', 20_000);
 
         await page.run(DROP_PDF, 'lease-agreement.pdf');

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { connectThroughPopup } from '../helpers/person.js';
+import { signInWithPopup } from '../../src/testing/person.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,7 +61,7 @@ function start(cli: string, args: string[], env: Record<string, string>, ready: 
 }
 
 before(async () => {
-  const blocks = readmeBlocks('#### Try it on your machine');
+  const blocks = readmeBlocks('## Try it on your machine');
   const page = blocks.find((b) => b.lang === 'html');
   const commands = blocks.find((b) => b.lang === 'sh');
   assert.ok(page && commands, 'the section has the page and the commands');
@@ -103,7 +103,7 @@ describe("the README's static page, as written", () => {
     const problems: string[] = [];
     tab.on('pageerror', (error) => problems.push(error.message));
     await tab.goto(pageUrl);
-    await connectThroughPopup(tab);
+    await signInWithPopup(tab);
     await tab.getByText('Connected as Alice Tan').waitFor();
     // the uploader and the contract list use the session: the list's embedded page opens from the service
     await tab.locator('esign-uploader').getByRole('button').first().waitFor();

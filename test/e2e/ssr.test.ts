@@ -16,13 +16,13 @@ import { build } from 'esbuild';
 import { html } from 'lit';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { connectThroughPopup } from '../helpers/person.js';
-import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
+import { signInWithPopup } from '../../src/testing/person.js';
+import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
 // registers the four tags in Node (Lit's DOM shim), as a server that renders them does
 import '../../src/index.js';
 
 const SECRET = 'ssr-secret-must-never-reach-the-browser';
-let services: SiteServices;
+let services: EsignServices;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
@@ -78,7 +78,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  services = await startSiteServices({ clientId: 'ssr-app', clientSecret: SECRET, name: 'SSR integrator', siteOrigin });
+  services = await startEsignServices({ clientId: 'ssr-app', clientSecret: SECRET, appName: 'SSR integrator', siteOrigins: [siteOrigin] });
   rendered = await renderPage(services.emulator.baseUrl, services.tokenEndpoint);
   browser = await chromium.launch(chromiumLaunchOptions());
 });
@@ -141,7 +141,7 @@ describe('server rendering (Lit SSR) and hydration', () => {
     assert.deepEqual(problems, [], 'no hydration error');
 
     // behaviour intact: a person connects, and the other elements see the session (context and connect="ID")
-    await connectThroughPopup(tab);
+    await signInWithPopup(tab);
     await tab.getByText('Connected as Alice Tan').waitFor();
     await tab.getByRole('button', { name: /Drop files here or choose files/ }).waitFor();
     await tab.getByRole('button', { name: 'Show my contracts' }).waitFor();

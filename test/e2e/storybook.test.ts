@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { connectThroughPopup } from '../helpers/person.js';
+import { signInWithPopup } from '../../src/testing/person.js';
 import { type HostScheme, openStory, seriousAxeViolations, startStorybookSite, type StorybookSite } from '../helpers/storybook-site.js';
 
 let site: StorybookSite;
@@ -108,7 +108,7 @@ describe('static Storybook build', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${site.origin}/iframe.html?id=guides-full-flow--all-four-tags&viewMode=story`);
-    await connectThroughPopup(page);
+    await signInWithPopup(page);
     await page.getByRole('button', { name: 'Disconnect' }).waitFor();
 
     // a person clicks the drop zone and picks a file in the chooser

@@ -13,12 +13,12 @@ import vue from '@vitejs/plugin-vue';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { connectThroughPopup } from '../helpers/person.js';
-import { startSiteServices, type SiteServices } from '../helpers/site-services.js';
+import { signInWithPopup } from '../../src/testing/person.js';
+import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
 
 const SECRET = 'vue-e2e-secret-must-never-reach-the-browser';
 const APP_DIR = fileURLToPath(new URL('./fixtures/vue-app/', import.meta.url));
-let services: SiteServices;
+let services: EsignServices;
 let browser: Browser;
 let site: Server;
 let siteOrigin: string;
@@ -56,7 +56,7 @@ before(async () => {
   // the page on localhost, the service on 127.0.0.1 (cross-origin); the proxy is reached as localhost too, the same
   // site as the page, as a proxy that keeps its refresh token in a SameSite=Strict cookie needs
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
-  services = await startSiteServices({ clientId: 'vue-app', clientSecret: SECRET, name: 'Vue integrator', siteOrigin });
+  services = await startEsignServices({ clientId: 'vue-app', clientSecret: SECRET, appName: 'Vue integrator', siteOrigins: [siteOrigin] });
   const { emulator, tokenEndpoint } = services;
   configScript = `window.config = ${JSON.stringify({ clientId: 'vue-app', baseUrl: emulator.baseUrl, tokenEndpoint })};`;
   browser = await chromium.launch(chromiumLaunchOptions());
@@ -78,7 +78,7 @@ describe('a Vue 3 app with the tags', () => {
     page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
     await page.goto(siteOrigin);
 
-    await connectThroughPopup(page);
+    await signInWithPopup(page);
     await page.getByText('Connected as Alice Tan').waitFor();
     // Vue's @esign-connected handler got the typed detail
     await page.getByRole('status').filter({ hasText: 'Vue sees Space space_acme' }).waitFor();

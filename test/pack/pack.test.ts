@@ -65,7 +65,7 @@ describe('the packed tarball', () => {
     const problems = (report.analysis?.problems ?? []).filter((p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
+    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy', './testing', './testing/playwright', './testing/web-test-runner']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
     for (const wrapper of wrappers) assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
     const cdn = report.analysis.entrypoints['./cdn'].resolutions.bundler.resolution;
     assert.match(cdn.fileName, /esign-elements\.min\.d\.ts$/, './cdn has types');
@@ -98,6 +98,9 @@ describe('the packed tarball', () => {
     assert.deepEqual(vscode.tags.map((t: { name: string }) => t.name).sort(), TAGS);
     const uploader = vscode.tags.find((t: { name: string }) => t.name === 'esign-uploader');
     assert.ok(uploader.attributes.some((a: { name: string; description?: string }) => a.name === 'max-size' && a.description), 'VS Code hover docs for max-size');
+    // hover links go to the element reference of this version, which the tarball ships
+    assert.match(uploader.references[0].url, new RegExp(`/esign-elements@${pkg.version}/docs/elements\\.md$`));
+    assert.ok(existsSync(join(unpacked, 'docs/elements.md')), 'the element reference is in the tarball');
     assert.ok(existsSync(join(unpacked, pkg.contributes.css.customData[0])), 'VS Code CSS custom data');
     const webTypes = JSON.parse(readFileSync(join(unpacked, pkg['web-types']), 'utf8'));
     const elements = webTypes.contributions.html.elements;

@@ -4,6 +4,7 @@
  * to the token proxy (callProxy, postForm). Each backend is its own lazy module that imports this one: a backend
  * importing the other would leave a re-export stub and one more file on the way to the first token.
  */
+import { watchConnectSrc } from '../csp-violation.js';
 import { EsignError, isAbortError } from '../errors.js';
 
 /** Who holds the refresh token. */
@@ -89,6 +90,7 @@ export async function callProxy(url: string, code: 'token_exchange_failed' | 're
 /** POSTs a form to the proxy with its header and the cookie; the JSON answer, or the error it means. */
 export async function postForm(url: string, code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', fields: URLSearchParams): Promise<Record<string, unknown>> {
   let response: Response;
+  const csp = watchConnectSrc();
   try {
     response = await fetch(url, {
       method: 'POST',
@@ -99,7 +101,12 @@ export async function postForm(url: string, code: 'token_exchange_failed' | 'ref
     });
   } catch (cause) {
     if (isAbortError(cause)) throw new EsignError('aborted', 'The request was aborted.', { cause });
+    // the page's Content-Security-Policy, not the network: say which directive to extend
+    const blocked = await csp.blockedFor(url);
+    if (blocked) throw blocked;
     throw new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause });
+  } finally {
+    csp.stop();
   }
   let body: unknown;
   try {

@@ -4,6 +4,7 @@
  * backoff (honouring Retry-After) and a 401 once with a refreshed token. Browser only (XHR).
  */
 import { codeForStatus, type TokenSource } from '../service-client.js';
+import { watchConnectSrc } from '../csp-violation.js';
 import { EsignError } from '../errors.js';
 import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../retry.js';
 import type { UploadedFile } from '../service-types.js';
@@ -36,9 +37,11 @@ export function sendWithProgress(options: SendOptions): Promise<RawResponse> {
     const stallMs = options.stallTimeoutMs ?? 60_000;
     let stallTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
+    const csp = watchConnectSrc();
     const finish = (fn: () => void): void => {
       if (settled) return;
       settled = true;
+      csp.stop();
       if (stallTimer !== undefined) clearTimeout(stallTimer);
       signal?.removeEventListener('abort', onAbort);
       fn();
@@ -68,8 +71,9 @@ export function sendWithProgress(options: SendOptions): Promise<RawResponse> {
     xhr.onprogress = armStall;
     xhr.onload = () =>
       finish(() => resolve({ status: xhr.status, text: xhr.responseText, headers: { get: (name) => xhr.getResponseHeader(name) } }));
-    xhr.onerror = () => finish(() => reject(new EsignError('network_error', 'Could not reach the service.')));
-    xhr.ontimeout = xhr.onerror;
+    // the page's Content-Security-Policy, not the network, when it reported blocking this URL
+    xhr.onerror = () => void csp.blockedFor(options.url).then((blocked) => finish(() => reject(blocked ?? new EsignError('network_error', 'Could not reach the service.'))));
+    xhr.ontimeout = () => finish(() => reject(new EsignError('network_error', 'Could not reach the service.')));
     signal?.addEventListener('abort', onAbort, { once: true });
     armStall();
     xhr.send(options.body);

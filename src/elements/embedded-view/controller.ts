@@ -18,6 +18,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { ServiceClient } from '../../core/service-client.js';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
+import { blockedOrigin, cspBlocked, originOf } from '../../core/csp-violation.js';
 import { emit } from '../events.js';
 import type { SessionController } from '../session-controller.js';
 import type { OperateType, ViewDisplay, ViewStatus } from './rules.js';
@@ -187,6 +188,7 @@ export class EmbeddedViewController implements ReactiveController {
     adoptStyles(this.#host.shadowRoot, frameStyles);
     window.addEventListener('message', this.#onMessage);
     document.addEventListener('visibilitychange', this.#onVisibility);
+    document.addEventListener('securitypolicyviolation', this.#onCspViolation);
     if (typeof ResizeObserver === 'function') {
       // a host that goes from display:none to shown changes size: time to use or renew a held Url
       this.#resizeObserver ??= new ResizeObserver(() => this.#host.requestUpdate());
@@ -198,6 +200,7 @@ export class EmbeddedViewController implements ReactiveController {
   hostDisconnected(): void {
     window.removeEventListener('message', this.#onMessage);
     document.removeEventListener('visibilitychange', this.#onVisibility);
+    document.removeEventListener('securitypolicyviolation', this.#onCspViolation);
     this.#resizeObserver?.disconnect();
     // moved in the DOM, an iframe reloads its src: the used Url must not be fetched again, so a re-attached element asks for a new one
     this.#reopen = this.shownIn !== 'popup' && (this.status === 'requesting' || this.status === 'loading' || this.status === 'loaded' || this.status === 'expired');
@@ -276,6 +279,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.#popup = popup;
     this.status = 'requesting';
     this.error = undefined;
+    this.#cspError = undefined;
     // the frame for this Url has never navigated, and stays about:blank until the checked Url is placed: the
     // pre-built one (same key, so the same element; already attached) or a new one (new key)
     if (adopt) this.#framePending = true;
@@ -312,7 +316,9 @@ export class EmbeddedViewController implements ReactiveController {
       this.#abort = undefined;
       this.#framePending = false;
       popup?.close();
-      const failure = viewError(error);
+      const failure = this.#cspError ?? viewError(error);
+      this.#cspError = undefined;
+      if (failure.code === 'csp_blocked') throw this.#fail(failure);
       if (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false)) {
         // offline: open again by itself when the connection returns (inline only: a popup needs a click)
         this.#resumeOnline = true;
@@ -691,6 +697,26 @@ export class EmbeddedViewController implements ReactiveController {
     }
     return false;
   }
+
+  /** The page's CSP blocked the `embedded/views` call under way: its failure, when it comes, is told as this. */
+  #cspError: EsignError | undefined;
+
+  /** The page's CSP blocked the frame (frame-src) or the call for its Url (connect-src): say which, at once. */
+  readonly #onCspViolation = (event: SecurityPolicyViolationEvent): void => {
+    const frame = this.status === 'loading' && this.shownIn !== 'popup' ? blockedOrigin(event, 'frame-src', [this.origin]) : undefined;
+    if (frame) {
+      this.#reset('idle');
+      this.#fail(cspBlocked('frame-src', frame));
+      return;
+    }
+    const service = blockedOrigin(event, 'connect-src', [originOf(this.session.provider?.baseUrl)]);
+    if (!service) return;
+    if (this.status === 'requesting') this.#cspError = cspBlocked('connect-src', service);
+    else if (this.status === 'error' && this.error?.code === 'network_error') {
+      this.#resumeOnline = false;
+      this.#fail(cspBlocked('connect-src', service));
+    }
+  };
 
   #fail(error: EsignError): EsignError {
     this.error = error;

@@ -135,6 +135,9 @@ function renderError(view: ViewState, text: ViewText, open: (display?: ViewDispl
             <li>${text.term('causeNetwork')}</li>
           </ul>`,
         ];
+      case 'csp_blocked':
+        // a setup mistake: the integrator needs the origin to add, in the error's own words
+        return [text.term('errorCspBlocked', { directive: view.error?.directive ?? '' }), html`<p class="text">${view.error?.message}</p>`];
       case 'popup_blocked':
         return [text.term('errorPopupBlocked'), nothing];
       case 'no_session':
@@ -164,7 +167,7 @@ function renderError(view: ViewState, text: ViewText, open: (display?: ViewDispl
     text: detail,
     actions: canRetry
         ? html`${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
-          ${code === 'frame_blocked' ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
+          ${code === 'frame_blocked' || (code === 'csp_blocked' && view.error?.directive === 'frame-src') ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
         : nothing,
   });
 }

@@ -403,7 +403,8 @@ export class UploadList {
       case 'aborted':
         return t.term(error.code);
       case 'network_error':
-        return t.term('network_error');
+      case 'csp_blocked':
+        return t.term(error.code);
       default:
         return this.#serviceReason(error);
     }

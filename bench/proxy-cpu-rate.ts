@@ -39,25 +39,32 @@ const setDelay = async (ms: number): Promise<void> => {
 try {
   const cookies = await mintSessionCookies(emulator, proxy, CONNECTIONS * (4 + 3 * ROUNDS * RATES.length));
   const session = sessionRefreshRequest(cookies, '/token');
+  // the proxy's main thread (Linux): times put on a CPU, for wake-ups per request
+  const slices = async (): Promise<number> => {
+    const { readFile } = await import('node:fs/promises');
+    return Number((await readFile(`/proc/${proxy.child.pid}/schedstat`, 'utf8').catch(() => '0 0 0')).trim().split(' ')[2]);
+  };
   const segment = async (rate: number, delayMs: number, seconds: number) => {
     await setDelay(delayMs);
     const before = await proxy.cpu();
+    const slicesBefore = await slices();
     const started = process.hrtime.bigint();
     const { result, latencies } = rate === 0 ? { result: undefined, latencies: [] as number[] } : await cannon({ url: proxy.url, connections: CONNECTIONS, ...(Number.isFinite(rate) ? { overallRate: rate } : {}), duration: seconds, requests: [session] } as Parameters<typeof cannon>[0]);
     if (rate === 0) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     const used = (await proxy.cpu()) - before;
-    return { result, latencies: latencies.sort((a, b) => a - b), used, elapsed };
+    const woken = (await slices()) - slicesBefore;
+    return { result, latencies: latencies.sort((a, b) => a - b), used, elapsed, woken };
   };
   // warm-up at both delays
   for (const d of DELAYS) await segment(RATES[0]!, d, 3);
   for (let round = 1; round <= ROUNDS; round++) {
     const idle = await segment(0, 0, SECONDS);
-    rows.push({ round, segment: 'idle', 'req/s': 0, 'p50 ms': '-', 'p99 ms': '-', 'proxy CPU µs/s': Math.round(idle.used / idle.elapsed), 'proxy CPU µs/req': '-', 'non-2xx': 0, load: loadavg()[0]!.toFixed(2) });
+    rows.push({ round, segment: 'idle', 'req/s': 0, 'p50 ms': '-', 'p99 ms': '-', 'proxy CPU µs/s': Math.round(idle.used / idle.elapsed), 'proxy CPU µs/req': '-', 'wake-ups/req': '-', 'non-2xx': 0, load: loadavg()[0]!.toFixed(2) });
     console.log(JSON.stringify(rows.at(-1)));
     for (const rate of RATES) {
       for (const delayMs of round % 2 ? DELAYS : [...DELAYS].reverse()) {
-        const { result, latencies, used, elapsed } = await segment(rate, delayMs, SECONDS);
+        const { result, latencies, used, elapsed, woken } = await segment(rate, delayMs, SECONDS);
         const requests = result!.requests.total;
         rows.push({
           round,
@@ -67,6 +74,7 @@ try {
           'p99 ms': percentile(latencies, 99).toFixed(2),
           'proxy CPU µs/s': Math.round(used / elapsed),
           'proxy CPU µs/req': Math.round(used / Math.max(1, requests)),
+          'wake-ups/req': (woken / Math.max(1, requests)).toFixed(2),
           'non-2xx': result!.non2xx + result!.errors,
           load: loadavg()[0]!.toFixed(2),
         });

@@ -32,13 +32,20 @@ import { printTable, recordResults } from './results.js';
 /** 10 s segments: with 5 s the loopback ratio moved between 0.67 and 0.90 from one run to the next on this 2-CPU machine. */
 const SEGMENT_SECONDS = 10;
 const WARMUP_SECONDS = 2;
+/**
+ * Before the first scenario, every side runs this long on loopback as fast as it goes: a fresh proxy process spends
+ * more CPU per refresh while V8 still compiles and its heap grows (the first measured segment of bench/proxy-cpu-rate.ts
+ * cost 1,131-1,590 µs per refresh against 623-913 later), and without it that fell on the first scenario only.
+ */
+const PROCESS_WARMUP_SECONDS = 10;
 const CONNECTIONS = 10;
 /**
  * autocannon stops a run with one request per connection prepared or in flight (at a fixed rate too): the emulator
- * rotates that token (or cookie) but its answer is dropped, so each run loses CONNECTIONS of them: four scenarios of
- * 3 warm-ups + 6 segments, of which the cookie pool serves 6 runs (a run was measured to lose 10 of them), plus a margin.
+ * rotates that token (or cookie) but its answer is dropped, so each run loses CONNECTIONS of them: a process warm-up
+ * and four scenarios of 3 warm-ups + 6 segments, of which the cookie pool serves 2 + 4 × 6 runs (a run was measured to
+ * lose 10 of them), plus a margin.
  */
-const POOL_GRANTS = CONNECTIONS * 28;
+const POOL_GRANTS = CONNECTIONS * 31;
 /** The second scenario: every token call waits this long at the emulator, standing in for the Internet round trip to the real service. */
 const SERVICE_ROUND_TRIP_MS = 30;
 /** Issue 12: proxied refreshes ≥ 0.95 of direct with a 30 ms service round trip; proxy CPU ≤ 0.5 ms per refresh. */
@@ -337,6 +344,8 @@ interface Side {
   /** The proxies' main threads (all replicas): µs spent runnable but waiting for a CPU, and times scheduled onto one. */
   sched: { waitMicros: number; slices: number };
   requests: number;
+  /** The proxies' CPU µs per refresh in each segment, in order (a trend shows a process still warming up). */
+  segments: number[];
   seconds: number;
   latencies: number[];
   non2xx: number;
@@ -349,6 +358,8 @@ type Summary = {
   p50: number;
   p99: number;
   requests: number;
+  /** The proxies' CPU µs per refresh in each of the side's two segments (ABCCBA order). */
+  proxyCpuMicrosPerSegment: number[];
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;
@@ -431,7 +442,7 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
     if (!fault.ok) throw new Error(`could not add the delay fault: ${fault.status}`);
   }
   const sides = Object.fromEntries(
-    SIDES.map((name): [SideName, Side] => [name, { cpu: { proxies: 0, emulator: 0, redis: 0 }, sched: { waitMicros: 0, slices: 0 }, requests: 0, seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} }]),
+    SIDES.map((name): [SideName, Side] => [name, { cpu: { proxies: 0, emulator: 0, redis: 0 }, sched: { waitMicros: 0, slices: 0 }, requests: 0, segments: [], seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} }]),
   ) as Record<SideName, Side>;
   for (const name of SIDES) await runSide(setup, name, WARMUP_SECONDS, rate);
   for (const name of [...SIDES, ...[...SIDES].reverse()]) {
@@ -445,7 +456,10 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
     const before = { proxies: await proxyCpu(), emulator: await setup.emulator.cpu(), redis: await procCpuMicros(setup.redisPid) };
     const { results, latencies } = await runSide(setup, name, SEGMENT_SECONDS, rate);
     const side = sides[name];
-    side.cpu.proxies += (await proxyCpu()) - before.proxies;
+    const proxiesUsed = (await proxyCpu()) - before.proxies;
+    side.cpu.proxies += proxiesUsed;
+    const segmentRequests = results.reduce((n, r) => n + r.requests.total, 0);
+    if (name !== 'direct') side.segments.push(Math.round(proxiesUsed / Math.max(1, segmentRequests)));
     const schedAfter = await proxySched();
     side.sched.waitMicros += schedAfter.waitMicros - schedBefore.waitMicros;
     side.sched.slices += schedAfter.slices - schedBefore.slices;
@@ -473,6 +487,7 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
           p50: percentile(sorted, 50),
           p99: percentile(sorted, 99),
           requests: side.requests,
+          proxyCpuMicrosPerSegment: side.segments,
           non2xx: side.non2xx,
           errors: side.errors,
           statuses: side.statuses,
@@ -515,7 +530,7 @@ function printScenario(title: string, summary: Record<SideName, Summary>): void 
       requests: summary[name].requests,
       'non-2xx': summary[name].non2xx,
       errors: summary[name].errors,
-      'proxy CPU µs/refresh': name === 'direct' ? '-' : summary[name].cpuMicrosPerRequest.proxies,
+      'proxy CPU µs/refresh': name === 'direct' ? '-' : `${summary[name].cpuMicrosPerRequest.proxies} (${summary[name].proxyCpuMicrosPerSegment.join(', ')})`,
       'emulator CPU µs': summary[name].cpuMicrosPerRequest.emulator,
       'Redis CPU µs': name === 'redis3' ? summary[name].cpuMicrosPerRequest.redis : '-',
       'proxy CPU wait ms': name === 'direct' ? '-' : summary[name].proxySchedulingPerRequest.runQueueWaitMs.toFixed(2),
@@ -549,6 +564,7 @@ async function main(): Promise<void> {
       session: sessionRefreshRequest(cookies, '/token'),
     };
     // as fast as the connections go (req/s ratio), then at one fixed rate for every side (CPU per refresh, added latency)
+    for (const name of SIDES) await runSide(setup, name, PROCESS_WARMUP_SECONDS, undefined);
     const remote = await scenario(setup, SERVICE_ROUND_TRIP_MS);
     const remoteFixed = await scenario(setup, SERVICE_ROUND_TRIP_MS, FIXED_RATE);
     const loopbackFixed = await scenario(setup, 0, FIXED_RATE);
@@ -558,7 +574,7 @@ async function main(): Promise<void> {
 
     const each = `${CONNECTIONS} connections, ${2 * SEGMENT_SECONDS} s per side (ABCCBA segments of ${SEGMENT_SECONDS} s)`;
     console.log(
-      '\ncolumns: added = proxy minus direct in the same table; CPU columns per refresh (the proxies summed over the replicas); proxy CPU wait = ms per refresh the proxies\' event loops were ready to run but waited for a CPU, wake-ups = times they were put on one per refresh (Linux schedstat)',
+      '\ncolumns: added = proxy minus direct in the same table; CPU columns per refresh (the proxies summed over the replicas; in brackets each of the two segments); proxy CPU wait = ms per refresh the proxies\' event loops were ready to run but waited for a CPU, wake-ups = times they were put on one per refresh (Linux schedstat)',
     );
     printScenario(
       `forced session refreshes (force=1: each a rotation at the service), ${each}, as fast as the connections go, with a ${SERVICE_ROUND_TRIP_MS} ms service round trip (emulator delay fault, every side alike)`,

@@ -6,7 +6,7 @@
 import { createComponent } from '@lit/react';
 import * as React from 'react';
 import '../esign-contract-list.js';
-import { EsignContractList as EsignContractListElement } from '../elements/esign-contract-list.js';
+import { EsignContractList as EsignContractListElement } from '../elements/embedded-view/esign-contract-list.js';
 import type { Events } from './types.js';
 
 /** React component for `<esign-contract-list>`. */

@@ -6,7 +6,7 @@
 import { createComponent } from '@lit/react';
 import * as React from 'react';
 import '../esign-signing-frame.js';
-import { EsignSigningFrame as EsignSigningFrameElement } from '../elements/esign-signing-frame.js';
+import { EsignSigningFrame as EsignSigningFrameElement } from '../elements/embedded-view/esign-signing-frame.js';
 import type { Events } from './types.js';
 
 /** React component for `<esign-signing-frame>`. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { base64url, createCodeChallenge, createCodeVerifier, createState } from '../../src/core/pkce.js';
+import { base64url, createCodeChallenge, createCodeVerifier, createState } from '../../src/core/sign-in/pkce.js';
 import { EsignError } from '../../src/core/errors.js';
 import { defaultRevocationEndpoint, sessionKeyOf, validateConfig, type SessionConfig } from '../../src/core/session/session-manager.js';
 

@@ -4,7 +4,7 @@
  * The manager reads and writes the same record through these functions (one home for its key and its format).
  */
 import { openStore, type KeyValueStore } from '../kv.js';
-import type { SessionConfig, SessionInfo } from './session-manager.js';
+import type { SessionConfig, SessionInfo } from './types.js';
 import type { RefreshTokenHolder } from './tokens.js';
 
 /**

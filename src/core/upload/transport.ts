@@ -3,9 +3,9 @@
  * service's answer: FileIds, or an EsignError with the service's RequestId. Retries 429 and 5xx with
  * backoff (honouring Retry-After) and a 401 once with a refreshed token. Browser only (XHR).
  */
-import { codeForStatus, type TokenSource } from '../service-client.js';
+import { codeForStatus, type TokenSource } from '../service/service-client.js';
 import { EsignError } from '../errors.js';
-import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../retry.js';
+import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../service/retry.js';
 import type { UploadedFile } from '../service-types.js';
 import { joinApiPath } from '../url.js';
 

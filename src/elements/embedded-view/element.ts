@@ -8,12 +8,12 @@
  */
 import { LitElement, type SVGTemplateResult, type PropertyDeclarations } from 'lit';
 import { partNotLoaded, type EsignError } from '../../core/errors.js';
-import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from '../embedded-view.messages.js';
-import { emit } from '../events.js';
-import { LocalizeController, type Messages } from '../localize.js';
-import { openPopup } from '../popup.js';
-import { OnlineController } from '../online.js';
-import { SessionController } from '../session-controller.js';
+import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from './embedded-view.messages.js';
+import { emit } from '../shared/events.js';
+import { LocalizeController, type Messages } from '../shared/localize.js';
+import { openPopup } from '../shared/popup.js';
+import { OnlineController } from '../shared/online.js';
+import { SessionController } from '../shared/session-controller.js';
 import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
 import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
 import { allowedOriginsFor, autoConverter, hostPageOrigin, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';

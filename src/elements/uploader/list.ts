@@ -11,12 +11,12 @@ import type { KeptUploads } from '../../core/upload/persist.js';
 import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
 import { validateFiles } from '../../core/upload/check-files.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
-import { adoptStyles } from '../adopt-styles.js';
-import type { UploadListTerms } from '../esign-uploader.messages.js';
-export { uploadListMessages } from '../esign-uploader-list.messages.js';
-import { emit, type UploadFileRef } from '../events.js';
-import { alertIcon, checkIcon, icon } from '../icons.js';
-import type { CountingLocalizeController } from '../localize-counts.js';
+import { adoptStyles } from '../shared/adopt-styles.js';
+import type { UploadListTerms } from './esign-uploader.messages.js';
+export { uploadListMessages } from './list.messages.js';
+import { emit, type UploadFileRef } from '../shared/events.js';
+import { alertIcon, checkIcon, icon } from '../shared/icons.js';
+import type { CountingLocalizeController } from './localize-counts.js';
 
 const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
 const offlineIcon = svg`<path d="M3 3l18 18"/><path d="M8.5 16.5a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 4.2-2.4M19 12.9a10 10 0 0 0-3-2M2 8.8a15 15 0 0 1 4.3-2.6M22 8.8A15 15 0 0 0 11 5"/><path d="M12 20h.01"/>`;

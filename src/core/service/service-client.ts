@@ -4,10 +4,10 @@
  * `EsignClient` (client.ts) extends it with the calls server code makes. No Node-only imports.
  */
 
-import { EsignError, isAbortError, type EsignErrorCode } from './errors.js';
+import { EsignError, isAbortError, type EsignErrorCode } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from './retry.js';
-import type { EmbeddedViewData, EmbeddedViewRequest, UploadFileInput, UploadFilesData } from './service-types.js';
-import { isAllowedServiceUrl, joinApiPath } from './url.js';
+import type { EmbeddedViewData, EmbeddedViewRequest, UploadFileInput, UploadFilesData } from '../service-types.js';
+import { isAllowedServiceUrl, joinApiPath } from '../url.js';
 
 export { parseRetryAfter } from './retry.js';
 

@@ -1,6 +1,6 @@
 import { svg, type PropertyDeclarations } from 'lit';
-import { EmbeddedViewElement } from './embedded-view/element.js';
-import { autoConverter, type ViewDisplay } from './embedded-view/rules.js';
+import { EmbeddedViewElement } from './element.js';
+import { autoConverter, type ViewDisplay } from './rules.js';
 import { contractListMessages } from './esign-contract-list.messages.js';
 
 const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" r="1"/><circle cx="4.5" cy="12" r="1"/><circle cx="4.5" cy="18" r="1"/>`;

@@ -1,11 +1,11 @@
 import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EmbeddedViewElement } from './embedded-view/element.js';
-import { fileIdsConverter, listChanged } from './embedded-view/rules.js';
+import { EmbeddedViewElement } from './element.js';
+import { fileIdsConverter, listChanged } from './rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
 
 const penIcon = svg`<path d="M4 20h4L19 9l-4-4L4 16z"/><path d="m13.5 6.5 4 4"/>`;
 
-export type { ViewDisplay, ViewStatus } from './embedded-view/rules.js';
+export type { ViewDisplay, ViewStatus } from './rules.js';
 
 /**
  * Shows the service's envelope edit page (`embedded/views`, `request_signatures`) for the given FileIds

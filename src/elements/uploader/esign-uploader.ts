@@ -1,23 +1,23 @@
 import { css, html, LitElement, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError, partNotLoaded } from '../core/errors.js';
-import type { UploadedFile } from '../core/service-types.js';
-import { KeptUploads, uploadRecordKey } from '../core/upload/persist.js';
-import type { UploadItem } from '../core/upload/queue.js';
-import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../core/upload/validate.js';
-import { emit, type EsignEnvelopeSentDetail } from './events.js';
+import { EsignError, partNotLoaded } from '../../core/errors.js';
+import type { UploadedFile } from '../../core/service-types.js';
+import { KeptUploads, uploadRecordKey } from '../../core/upload/persist.js';
+import type { UploadItem } from '../../core/upload/queue.js';
+import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
+import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { CountingLocalizeController } from './localize-counts.js';
-import { alertIcon, icon } from './icons.js';
-import { buttonStyles } from './shared-styles.js';
-import { visuallyHiddenStyles } from './visually-hidden.js';
-import { SessionController } from './session-controller.js';
-import type { UploadList } from './uploader/list.js';
-import { OnlineController } from './online.js';
+import { alertIcon, icon } from '../shared/icons.js';
+import { buttonStyles } from '../shared/styles.js';
+import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
+import { SessionController } from '../shared/session-controller.js';
+import type { UploadList } from './list.js';
+import { OnlineController } from '../shared/online.js';
 
 
 const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
 
-export type { UploadItem, UploadStatus } from '../core/upload/queue.js';
+export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
 
 
 const optionalNumber = {
@@ -436,7 +436,7 @@ export class EsignUploader extends LitElement {
   /** The files' queue and list: loaded once; a failed load is reported (esign-error) and tried again by the next file. */
   #loadList(): Promise<UploadList> {
     if (this.#list) return Promise.resolve(this.#list);
-    this.#loading ??= import('./uploader/list.js').then(
+    this.#loading ??= import('./list.js').then(
       ({ UploadList, uploadListMessages }) => {
         this.#list ??= new UploadList({
           host: this,

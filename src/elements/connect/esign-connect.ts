@@ -1,18 +1,18 @@
 import { css, html, LitElement, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError, partNotLoaded } from '../core/errors.js';
-import type { PendingLogin } from '../core/session/login-flow.js';
-import type { ConnectMode, SessionChange, SessionConfig, RefreshTokenHolder, SessionInfo, SessionManager } from '../core/session/session-manager.js';
-import { peekSession } from '../core/session/stored.js';
-import type { StorageKind } from '../core/kv.js';
+import { EsignError, partNotLoaded } from '../../core/errors.js';
+import type { PendingLogin } from '../../core/sign-in/login-flow.js';
+import type { ConnectMode, SessionChange, SessionConfig, RefreshTokenHolder, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
+import { peekSession } from '../../core/session/stored.js';
+import type { StorageKind } from '../../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';
-import { emit } from './events.js';
-import { LocalizeController } from './localize.js';
-import { answerSessionRequests, type SessionProvider } from './session-context.js';
-import { icon, alertIcon, checkIcon, linkIcon } from './icons.js';
-import { buttonStyles } from './shared-styles.js';
-import { visuallyHiddenStyles } from './visually-hidden.js';
-import { OnlineController } from './online.js';
-import { openPopup } from './popup.js';
+import { emit } from '../shared/events.js';
+import { LocalizeController } from '../shared/localize.js';
+import { answerSessionRequests, type SessionProvider } from '../shared/session-context.js';
+import { icon, alertIcon, checkIcon, linkIcon } from '../shared/icons.js';
+import { buttonStyles } from '../shared/styles.js';
+import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
+import { OnlineController } from '../shared/online.js';
+import { openPopup } from '../shared/popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
@@ -20,10 +20,10 @@ const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
 
 /** The session manager's module: loaded as the element starts, without holding up its first state. */
-const sessionManagerPart = () => import('../core/session/session-manager.js');
+const sessionManagerPart = () => import('../../core/session/session-manager.js');
 
 /** The login flow's module, loaded with the first sign-in or on a callback page. */
-const loginFlow = () => import('../core/session/login-flow.js');
+const loginFlow = () => import('../../core/sign-in/login-flow.js');
 
 /** A pointer or the focus on Connect: the sign-in's code starts loading (the click still opens the window first). */
 const preloadLogin = (): void => void loginFlow().catch(() => undefined);

@@ -4,8 +4,8 @@
  * file-management domain's multipart upload). No Node-only imports. The elements use `ServiceClient` alone, so these
  * calls never reach a browser bundle of the elements.
  */
-import { EsignError } from './errors.js';
-import type { AddMemberData, AddMemberRequest, CreateEnvelopeRequest, EnvelopeData, UploadFilesData } from './service-types.js';
+import { EsignError } from '../errors.js';
+import type { AddMemberData, AddMemberRequest, CreateEnvelopeRequest, EnvelopeData, UploadFilesData } from '../service-types.js';
 import {
   badShape,
   isOperatorId,
@@ -16,7 +16,7 @@ import {
   type RequestBody,
   type ServiceResult,
 } from './service-client.js';
-import { isAllowedServiceUrl } from './url.js';
+import { isAllowedServiceUrl } from '../url.js';
 
 export { codeForStatus, parseRetryAfter, ServiceClient, type CallOptions, type ClientOptions, type ServiceResult, type TokenSource } from './service-client.js';
 

@@ -1,6 +1,6 @@
 /** The DOM events of esign-elements: prefixed, bubbling, composed, with a typed `detail`. */
-import type { EsignError } from '../core/errors.js';
-import type { SessionInfo } from '../core/session/session-manager.js';
+import type { EsignError } from '../../core/errors.js';
+import type { SessionInfo } from '../../core/session/session-manager.js';
 
 export interface EsignConnectedDetail {
   session: SessionInfo;

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError, partNotLoaded } from '../../core/errors.js';
+import { EsignError } from '../../core/errors.js';
 import type { PendingLogin } from '../../core/sign-in/login-flow.js';
 import type { ConnectMode, SessionChange, SessionConfig, RefreshTokenHolder, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
 import { peekSession } from '../../core/session/stored.js';
@@ -13,25 +13,17 @@ import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { OnlineController } from '../shared/online.js';
 import { openPopup } from '../shared/popup.js';
+import { LazyPart } from '../shared/lazy.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
 const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
 
-/** The session manager's module: loaded as the element starts, without holding up its first state. */
-const sessionManagerPart = () => import('../../core/session/session-manager.js');
-
-/** The login flow's module, loaded with the first sign-in or on a callback page. */
-const loginFlow = () => import('../../core/sign-in/login-flow.js');
-
-/** A pointer or the focus on Connect: the sign-in's code starts loading (the click still opens the window first). */
-const preloadLogin = (): void => void loginFlow().catch(() => undefined);
-
 /**
  * Whether this document was loaded back from a sign-in: the token proxy's outcome (`esign_login` with `esign_outcome`)
- * or a browser-held authorization callback (`state` with `code` or `error`); the login flow reads it. The same check
- * stands in the login flow: shared through a module, it would cost a chunk of its own.
+ * or a browser-held authorization callback (`state` with `code` or `error`); the login flow reads it (the same check
+ * stands in login-flow.ts).
  */
 const isCallbackPage = (): boolean => {
   const query = new URLSearchParams(location.search);
@@ -241,7 +233,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       this._error = undefined;
       this.status = this.session ? 'connected' : 'idle';
       // the session manager's code could not be loaded: try again
-      if (this.#partMissing && this.isConnected) void this.#ready();
+      if (this.#managerPart.status === 'failed' && this.isConnected) void this.#ready();
     }
   });
 
@@ -251,6 +243,12 @@ export class EsignConnect extends LitElement implements SessionProvider {
     answerSessionRequests(this);
   }
 
+  /** The session manager: loaded as the element starts, without holding up its first state (reported as a setup error). */
+  readonly #managerPart = new LazyPart(this, () => import('../../core/session/session-manager.js'), undefined, false);
+  /** The sign-in: loaded by a pointer or the focus on Connect, a click (after the window opened), or a callback page. */
+  readonly #signIn = new LazyPart(this, () => import('../../core/sign-in/login-flow.js'), undefined, false);
+  readonly #preloadSignIn = (): void => void this.#signIn.load().catch(() => undefined);
+
   #manager: SessionManager | undefined;
   /** The configuration (JSON) of the manager that is, or is being, set up. */
   #managerKey = '';
@@ -258,8 +256,6 @@ export class EsignConnect extends LitElement implements SessionProvider {
   #starting: Promise<SessionManager | undefined> | undefined;
   /** The stored session read as the element starts, shown until the manager has loaded its own. */
   #peeked: SessionInfo | undefined;
-  /** The manager's code could not be loaded (offline, or the files changed on the server): the next need tries again. */
-  #partMissing = false;
   /** The sign-in on its way (login flow), while `connecting` from a click. */
   #pending: PendingLogin | undefined;
 
@@ -362,15 +358,11 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   /** The manager once set up; when its code could not be loaded, this loads it again (Try again, a token asked for). */
   #ready(): Promise<SessionManager | undefined> {
-    if (this.#partMissing && this.isConnected) {
-      this.#partMissing = false;
-      return this.#init();
-    }
+    if (this.#managerPart.status === 'failed' && this.isConnected) return this.#init();
     return this.#readyPromise;
   }
 
   #init(): Promise<SessionManager | undefined> {
-    this.#partMissing = false;
     this.#readyPromise = this.#setup().catch((error: unknown) => {
       this.#fail(EsignError.from(error, 'invalid_config'));
       return undefined;
@@ -408,7 +400,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
    * whose code loads meanwhile, takes over. Returns undefined when another setup replaced this one.
    */
   async #start(config: SessionConfig, key: string): Promise<SessionManager | undefined> {
-    const part = sessionManagerPart();
+    const part = this.#managerPart.load();
     // an unhandled rejection would be reported before the await below sees it
     part.catch(() => undefined);
     const callback = isCallbackPage();
@@ -418,13 +410,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       this.#peeked = peeked;
       if (peeked && this.status === 'idle') this.status = 'connected';
     }
-    let SessionManagerClass: typeof SessionManager;
-    try {
-      SessionManagerClass = (await part).SessionManager;
-    } catch (cause) {
-      if (key === this.#managerKey) this.#partMissing = true;
-      throw partNotLoaded(cause);
-    }
+    const SessionManagerClass = (await part).SessionManager;
     if (key !== this.#managerKey) return undefined;
     const manager = new SessionManagerClass(config);
     this.#manager = manager;
@@ -485,7 +471,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
   async #handleCallback(manager: SessionManager): Promise<boolean> {
     this.status = 'connecting';
     try {
-      const { handlePageCallback } = await loginFlow();
+      const { handlePageCallback } = await this.#signIn.load();
       const outcome = await handlePageCallback(manager);
       if (outcome === 'relayed') this._notice = 'signedInClose';
       else if (outcome === 'not-ours') this.status = manager.session ? 'connected' : 'idle';
@@ -505,7 +491,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     }
     let pending: PendingLogin;
     try {
-      const { startLogin } = await loginFlow();
+      const { startLogin } = await this.#signIn.load();
       pending = await startLogin(manager, mode, popup);
     } catch (error) {
       popup?.close();
@@ -615,7 +601,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       }
       default:
         return html`
-          <button part="button" @click=${() => void this.connect().catch(() => undefined)} @pointerenter=${preloadLogin} @focus=${preloadLogin}>
+          <button part="button" @click=${() => void this.connect().catch(() => undefined)} @pointerenter=${this.#preloadSignIn} @focus=${this.#preloadSignIn}>
             ${icon(linkIcon)}${t('connect')}
           </button>
           ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}

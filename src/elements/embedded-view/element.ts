@@ -7,13 +7,13 @@
  * then the element shows its first state from here: the empty card, or the "connect first" one.
  */
 import { LitElement, type SVGTemplateResult, type PropertyDeclarations } from 'lit';
-import { partNotLoaded, type EsignError } from '../../core/errors.js';
+import type { EsignError } from '../../core/errors.js';
 import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from './embedded-view.messages.js';
-import { emit } from '../shared/events.js';
 import { LocalizeController, type Messages } from '../shared/localize.js';
 import { openPopup } from '../shared/popup.js';
 import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
+import { LazyPart } from '../shared/lazy.js';
 import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
 import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
 import { allowedOriginsFor, autoConverter, hostPageOrigin, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
@@ -79,10 +79,20 @@ export abstract class EmbeddedViewElement extends LitElement {
   /** The words of the later states, from the controller's module. */
   #states: LocalizeController<StateTerms> | undefined;
   #renderStates: typeof renderEmbeddedView | undefined;
-  #view: EmbeddedViewController | undefined;
-  #loading: Promise<EmbeddedViewController> | undefined;
-  /** The controller's module could not be loaded (offline, a deploy that removed the chunk): shown as an error. */
-  #loadError: EsignError | undefined;
+  /** The controller and the later states: loaded with a session, a bad setting (which it reports), or `open()`. */
+  readonly #part = new LazyPart(
+    this,
+    () => import('./controller.js'),
+    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages }) => {
+      this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
+      this.#renderStates = renderEmbeddedView;
+      // added to the element: it starts at once (hostConnected) when the element is in the page
+      return new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
+    },
+  );
+  get #view(): EmbeddedViewController | undefined {
+    return this.#part.value;
+  }
 
   constructor(ownMessages: Messages<OwnTerms>) {
     super();
@@ -93,12 +103,12 @@ export abstract class EmbeddedViewElement extends LitElement {
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. Mirrored as the `status` attribute, for page styles such as `esign-signing-frame[status='error']`. */
   get status(): ViewStatus {
-    return this.#view?.status ?? (this.#loadError ? 'error' : 'idle');
+    return this.#view?.status ?? (this.#part.error ? 'error' : 'idle');
   }
 
   /** The last error, while `status` is `error`. */
   get error(): EsignError | undefined {
-    return this.#view ? this.#view.error : this.#loadError;
+    return this.#view ? this.#view.error : this.#part.error;
   }
 
   /**
@@ -109,7 +119,7 @@ export abstract class EmbeddedViewElement extends LitElement {
     const display: ViewDisplay = (options.display ?? this.display) === 'popup' ? 'popup' : 'inline';
     // opened now, inside the click, even when the controller's module still has to load
     const popup = display === 'popup' && settingsFault(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
-    return this.#controller().then(
+    return this.#part.load().then(
       (view) => view.open(display, popup),
       (error: EsignError) => {
         popup?.close();
@@ -139,7 +149,7 @@ export abstract class EmbeddedViewElement extends LitElement {
     if (this.getAttribute('status') !== status) this.setAttribute('status', status);
     // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
     // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
-    if (!this.#view && !this.#loadError && (this.hasSession || settingsFault(this) !== undefined)) void this.#controller().catch(() => undefined);
+    if (!this.#view && !this.#part.error && (this.hasSession || settingsFault(this) !== undefined)) void this.#part.load().catch(() => undefined);
   }
 
   protected override render() {
@@ -160,34 +170,9 @@ export abstract class EmbeddedViewElement extends LitElement {
   #idle(): FirstState {
     return {
       status: this.status,
-      error: this.#loadError,
+      error: this.#part.error,
       hasSession: this.hasSession,
       hasFiles: this.operateType !== 'request_signatures' || this.fileIdsToSend().length > 0,
     };
-  }
-
-  /** The controller, loaded once; a failed load is reported (esign-error) and tried again by the next open. */
-  #controller(): Promise<EmbeddedViewController> {
-    if (this.#view) return Promise.resolve(this.#view);
-    this.#loading ??= import('./controller.js').then(
-      ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages }) => {
-        this.#loadError = undefined;
-        this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
-        this.#renderStates = renderEmbeddedView;
-        // added to the element: it starts at once (hostConnected) when the element is in the page
-        this.#view ??= new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
-        this.requestUpdate();
-        return this.#view;
-      },
-      (cause: unknown) => {
-        this.#loading = undefined;
-        const error = partNotLoaded(cause);
-        this.#loadError = error;
-        this.requestUpdate();
-        emit(this, 'esign-error', { error });
-        throw error;
-      },
-    );
-    return this.#loading;
   }
 }

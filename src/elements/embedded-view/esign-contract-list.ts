@@ -2,6 +2,7 @@ import { svg, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
 import { autoConverter, type ViewDisplay } from './rules.js';
 import { contractListMessages } from './esign-contract-list.messages.js';
+import { RootListener } from '../shared/root-listener.js';
 
 const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" r="1"/><circle cx="4.5" cy="12" r="1"/><circle cx="4.5" cy="18" r="1"/>`;
 
@@ -60,10 +61,14 @@ export class EsignContractList extends EmbeddedViewElement {
 
   protected readonly operateType = 'signature_status';
   protected readonly icon = listIcon;
-  #eventRoot: Document | ShadowRoot | undefined;
 
   constructor() {
     super(contractListMessages);
+    // a signing frame in this tree sent an envelope: an inline list that is shown (or about to be, `auto`) loads again
+    // with a new Url; a list nobody opened stays closed
+    new RootListener(this, 'esign-envelope-sent', () => {
+      if (this.display !== 'popup' && this.hasSession && (this.status !== 'idle' || this.auto)) void this.refresh().catch(() => undefined);
+    });
   }
 
   /** Loads the list again with a new Url (a Url works once). Call it from a click with `display="popup"`. Rejects with the EsignError also sent as `esign-error`. */
@@ -71,23 +76,6 @@ export class EsignContractList extends EmbeddedViewElement {
     return this.open(options);
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
-    this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.#eventRoot?.removeEventListener('esign-envelope-sent', this.#onEnvelopeSent);
-    this.#eventRoot = undefined;
-  }
-
-  readonly #onEnvelopeSent = (): void => {
-    if (this.display === 'popup' || !this.hasSession) return;
-    // shown, or about to be (auto): a new Url shows the new envelope; a list nobody opened stays closed
-    if (this.status !== 'idle' || this.auto) void this.refresh().catch(() => undefined);
-  };
 }
 
 declare global {

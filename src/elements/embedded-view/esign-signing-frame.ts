@@ -2,6 +2,7 @@ import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
 import { fileIdsConverter, listChanged } from './rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
+import { RootListener } from '../shared/root-listener.js';
 
 const penIcon = svg`<path d="M4 20h4L19 9l-4-4L4 16z"/><path d="m13.5 6.5 4 4"/>`;
 
@@ -74,7 +75,18 @@ export class EsignSigningFrame extends EmbeddedViewElement {
   protected readonly operateType = 'request_signatures';
   protected readonly icon = penIcon;
   protected override startAnotherAction = (): void => this.startAnother();
-  #root: Document | ShadowRoot | undefined;
+  /** The named uploader's `esign-upload-complete` (it bubbles and is composed: the tree root sees it, the uploader its target). */
+  readonly #uploads = new RootListener(
+    this,
+    'esign-upload-complete',
+    (event) => {
+      const target = event.target as Element | null;
+      if (!this.uploader || target?.id !== this.uploader) return;
+      const ids = (event as CustomEvent<{ fileIds?: unknown }>).detail?.fileIds;
+      if (Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string')) this.fileIds = [...(ids as string[])];
+    },
+    () => this.uploader,
+  );
 
   constructor() {
     super(signingFrameMessages);
@@ -90,36 +102,10 @@ export class EsignSigningFrame extends EmbeddedViewElement {
     return this.fileIds;
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.#listen();
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.#root?.removeEventListener('esign-upload-complete', this.#onUploadComplete);
-    this.#root = undefined;
-  }
-
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('uploader')) this.#listen();
+    if (changed.has('uploader')) this.#uploads.listen();
   }
 
-  #listen(): void {
-    this.#root?.removeEventListener('esign-upload-complete', this.#onUploadComplete);
-    this.#root = undefined;
-    if (!this.uploader || !this.isConnected) return;
-    // the uploader's event bubbles and is composed: its tree root sees it with the uploader as target
-    this.#root = this.getRootNode() as Document | ShadowRoot;
-    this.#root.addEventListener('esign-upload-complete', this.#onUploadComplete);
-  }
-
-  readonly #onUploadComplete = (event: Event): void => {
-    const target = event.target as Element | null;
-    if (!this.uploader || target?.id !== this.uploader) return;
-    const ids = (event as CustomEvent<{ fileIds?: unknown }>).detail?.fileIds;
-    if (Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string')) this.fileIds = [...(ids as string[])];
-  };
 }
 
 declare global {

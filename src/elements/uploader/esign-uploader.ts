@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError, partNotLoaded } from '../../core/errors.js';
+import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import { KeptUploads, uploadRecordKey } from '../../core/upload/persist.js';
 import type { UploadItem } from '../../core/upload/queue.js';
@@ -13,6 +13,8 @@ import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { SessionController } from '../shared/session-controller.js';
 import type { UploadList } from './list.js';
 import { OnlineController } from '../shared/online.js';
+import { LazyPart } from '../shared/lazy.js';
+import { RootListener } from '../shared/root-listener.js';
 
 
 const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
@@ -240,28 +242,40 @@ export class EsignUploader extends LitElement {
   #limits: UploaderLimits | undefined;
   #configError: EsignError | undefined;
   #reportedConfigError = '';
-  /** The files' queue and list (uploader/list.ts), loaded with the first file or to restore kept FileIds. */
-  #list: UploadList | undefined;
-  #loading: Promise<UploadList> | undefined;
-  #eventRoot: Document | ShadowRoot | undefined;
-
+  /** The files' queue and list: loaded by the first file (or a pointer, the focus, a drag), or kept FileIds to restore. */
+  readonly #listPart = new LazyPart(
+    this,
+    () => import('./list.js'),
+    ({ UploadList, uploadListMessages }) => {
+      const list = new UploadList({
+        host: this,
+        t: new CountingLocalizeController(this, uploadListMessages),
+        session: () => {
+          const provider = this.#session.provider;
+          if (!provider?.session) throw noSession();
+          return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
+        },
+        limits: () => this.#limits,
+        announce: (text) => (this._live = text),
+        changed: () => this.#syncForm(),
+        kept: this.#kept,
+      });
+      list.queue.setOnline(this.#network.online);
+      return list;
+    },
+  );
+  get #list(): UploadList | undefined {
+    return this.#listPart.value;
+  }
   constructor() {
     super();
     // attachInternals is missing in old browsers and server-side DOM shims: the form value is then simply not set
     this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : undefined;
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
     // a signing frame anywhere in this tree reports a sent envelope: its files are done with
-    this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
-    this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.#eventRoot?.removeEventListener('esign-envelope-sent', this.#onEnvelopeSent);
-    this.#eventRoot = undefined;
+    new RootListener(this, 'esign-envelope-sent', (event) => {
+      const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
+      if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
+    });
   }
 
   /**
@@ -304,7 +318,7 @@ export class EsignUploader extends LitElement {
     if (this.#configError) throw this.#fail(this.#configError);
     if (this.disabled || this._formDisabled) throw this.#fail(new EsignError('invalid_argument', 'The uploader is disabled.'));
     if (list.length === 0) return [];
-    return (await this.#loadList()).upload(list, (error) => this.#fail(error));
+    return (await this.#listPart.load()).upload(list, (error) => this.#fail(error));
   }
 
   /** Cancels one file's upload by its `key`, or every upload on its way. */
@@ -383,7 +397,7 @@ export class EsignUploader extends LitElement {
     } catch {
       return; // not a state this element saved
     }
-    if (files.length > 0) void this.#loadList().then((list) => list.restore(files), () => undefined);
+    if (files.length > 0) void this.#listPart.load().then((list) => list.restore(files), () => undefined);
   }
 
   // ---- lifecycle ----
@@ -429,37 +443,8 @@ export class EsignUploader extends LitElement {
     if (key === this.#kept.key) return;
     const files = await this.#kept.open(key);
     if (key !== this.#kept.key || files.length === 0) return;
-    const list = await this.#loadList().catch(() => undefined);
+    const list = await this.#listPart.load().catch(() => undefined);
     if (key === this.#kept.key) list?.restore(files);
-  }
-
-  /** The files' queue and list: loaded once; a failed load is reported (esign-error) and tried again by the next file. */
-  #loadList(): Promise<UploadList> {
-    if (this.#list) return Promise.resolve(this.#list);
-    this.#loading ??= import('./list.js').then(
-      ({ UploadList, uploadListMessages }) => {
-        this.#list ??= new UploadList({
-          host: this,
-          t: new CountingLocalizeController(this, uploadListMessages),
-          session: () => {
-            const provider = this.#session.provider;
-            if (!provider?.session) throw noSession();
-            return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
-          },
-          limits: () => this.#limits,
-          announce: (text) => (this._live = text),
-          changed: () => this.#syncForm(),
-          kept: this.#kept,
-        });
-        this.#list.queue.setOnline(this.#network.online);
-        return this.#list;
-      },
-      (cause: unknown) => {
-        this.#loading = undefined;
-        throw this.#fail(partNotLoaded(cause));
-      },
-    );
-    return this.#loading;
   }
 
   #syncForm(): void {
@@ -552,11 +537,6 @@ export class EsignUploader extends LitElement {
 
   // ---- handlers ----
 
-  readonly #onEnvelopeSent = (event: Event): void => {
-    const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
-    if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
-  };
-
   readonly #onClick = (): void => {
     this.showPicker();
   };
@@ -571,7 +551,7 @@ export class EsignUploader extends LitElement {
 
   /** A pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading. */
   readonly #onIntent = (): void => {
-    if (!this.#list && this.#canTakeFiles()) void this.#loadList().catch(() => undefined);
+    if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
   };
 
   readonly #onDragOver = (event: DragEvent): void => {

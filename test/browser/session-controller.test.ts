@@ -1,6 +1,5 @@
 import { expect, fixture, html as fhtml } from '@open-wc/testing';
 import { html, LitElement } from 'lit';
-import { property } from 'lit/decorators.js';
 import '../../src/esign-connect.js';
 import { ContextConsumer } from '@lit/context';
 import { SessionController } from '../../src/elements/shared/session-controller.js';
@@ -10,7 +9,8 @@ import { cfg, until } from './helpers.js';
 
 /** A minimal element that uses a session the way the other esign elements do. */
 class SessionProbe extends LitElement {
-  @property() connect: string | null = null;
+  static override properties = { connect: {} };
+  connect: string | null = null;
   readonly session = new SessionController(this);
   protected override render() {
     const provider = this.session.provider;

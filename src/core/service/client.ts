@@ -5,11 +5,10 @@
  * calls never reach a browser bundle of the elements.
  */
 import { EsignError } from '../errors.js';
-import type { AddMemberData, AddMemberRequest, CreateEnvelopeRequest, EnvelopeData, UploadFilesData } from '../service-types.js';
+import { isRecord, type AddMemberData, type AddMemberRequest, type CreateEnvelopeRequest, type EnvelopeData, type UploadFilesData } from '../service-types.js';
 import {
   badShape,
   isOperatorId,
-  isRecord,
   ServiceClient,
   type CallOptions,
   type ClientOptions,

@@ -307,15 +307,10 @@ export class SessionManager extends EventTarget {
 
   /**
    * The stored session of this mode, with this window's in-memory access token when it is the same
-   * session. A session of the other mode (or an older format) is not this one's.
+   * session. A session of the other mode is not this one's.
    */
   async #readStored(): Promise<StoredSession | undefined> {
     const stored = await readSessionRecord(this.#store, this.key, this.#holder);
-    if (stored === 'legacy') {
-      // written by a version that kept both tokens in the page: never leave them readable
-      await this.#store.delete(sessionRecordKey(this.key));
-      return undefined;
-    }
     if (!stored || this.#holder === 'browser') return stored;
     const mine = this.#session;
     const keep = mine?.accessToken && mine.connectedAt === stored.connectedAt;

@@ -5,6 +5,7 @@
  * importing the other would leave a re-export stub and one more file on the way to the first token.
  */
 import { EsignError, isAbortError } from '../errors.js';
+import { isRecord } from '../service-types.js';
 
 /** Who holds the refresh token. */
 export type RefreshTokenHolder = 'proxy' | 'browser';
@@ -123,8 +124,4 @@ function proxyError(code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_f
     return new EsignError('session_expired', 'The session was revoked or expired: connect again.', options);
   }
   return new EsignError(code, description ?? `The token proxy answered HTTP ${status}${error ? ` (${error})` : ''}.`, options);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,7 +6,7 @@
 import { codeForStatus, type TokenSource } from '../service/service-client.js';
 import { EsignError } from '../errors.js';
 import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../service/retry.js';
-import type { UploadedFile } from '../service-types.js';
+import { isRecord, type UploadedFile } from '../service-types.js';
 import { joinApiPath } from '../url.js';
 
 export interface RawResponse {
@@ -179,8 +179,4 @@ async function getToken(tokens: TokenSource, forceRefresh: boolean, signal: Abor
   }
   if (typeof token !== 'string' || token === '') throw new EsignError('no_session', 'Not connected: connect an account first.');
   return token;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -25,7 +25,6 @@ import type * as Rules from './rules.js';
 import {
   checkEmbeddedUrl,
   configProblem,
-  DEFAULT_LOAD_TIMEOUT_MS,
   EXPIRY_MARGIN_MS,
   FRAME_SANDBOX,
   isEsignMessage,
@@ -606,9 +605,9 @@ export class EmbeddedViewController implements ReactiveController {
     }, timeout);
   }
 
+  /** The element's `loadTimeout` (default there); a value that is not a number is a settings fault, reported: no timer meanwhile. */
   #loadTimeoutMs(): number {
-    const value = Number(this.#host.loadTimeout);
-    return Number.isFinite(value) ? value : DEFAULT_LOAD_TIMEOUT_MS;
+    return Number(this.#host.loadTimeout) || 0;
   }
 
   #armExpiry(delayMs: number): void {

@@ -115,10 +115,7 @@ export function emit<K extends EsignEventName>(target: EventTarget, name: K, det
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface HTMLElementEventMap extends EsignEventMap {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface DocumentEventMap extends EsignEventMap {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface WindowEventMap extends EsignEventMap {}
 }

@@ -1,4 +1,4 @@
-import { css, html, LitElement, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { css, html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { PendingLogin } from '../../core/sign-in/login-flow.js';
 import type { ConnectMode, SessionChange, SessionConfig, RefreshTokenHolder, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
@@ -14,6 +14,7 @@ import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { OnlineController } from '../shared/online.js';
 import { openPopup } from '../shared/popup.js';
 import { LazyPart } from '../shared/lazy.js';
+import { EsignElement } from '../shared/element.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 
@@ -60,17 +61,13 @@ const isCallbackPage = (): boolean => {
  * @csspart fallback - The "continue in this tab" button offered when a popup is blocked.
  * @csspart offline - The note shown while the browser is offline.
  *
- * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: buttons, progress, focus rings, links.
- * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
- * @cssprop [--esign-text=CanvasText] - Text on the elements' surfaces (the connect bar's own text inherits the page's colour).
- * @cssprop [--esign-surface=Canvas] - Background of secondary buttons, the drop zone, file rows and state cards.
- * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors.
- * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - Success (connected, uploaded, sent).
- * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
- * @cssprop [--esign-radius=8px] - Corner radius.
- * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
+ * @cssstate idle - Not connected (`status` idle; the same for each state below).
+ * @cssstate connecting - A sign-in or a restore is on its way.
+ * @cssstate connected - A session is available.
+ * @cssstate error - Something failed; `error` says what.
+ *
  */
-export class EsignConnect extends LitElement implements SessionProvider {
+export class EsignConnect extends EsignElement implements SessionProvider {
   static override properties: PropertyDeclarations = {
     clientId: { attribute: 'client-id', reflect: true },
     baseUrl: { attribute: 'base-url', reflect: true },
@@ -87,7 +84,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     mode: {},
     storage: {},
     operatorUserId: { attribute: 'operator-user-id' },
-    status: { reflect: true },
+    _status: { state: true, attribute: false },
     _error: { state: true, attribute: false },
     _popupBlocked: { state: true, attribute: false },
     _notice: { state: true, attribute: false },
@@ -210,8 +207,13 @@ export class EsignConnect extends LitElement implements SessionProvider {
   /** A member user id to send as X-Operator-User-Id on business calls (needed for envelope operations). */
   operatorUserId: string | undefined = undefined;
 
-  /** Where the element is in the flow: `idle`, `connecting`, `connected` or `error`. Reflected for styling; set by the element (read-only for you). */
-  status: ConnectStatus = 'idle';
+  /** Where the element is in the flow: `idle`, `connecting`, `connected` or `error`. */
+  get status(): ConnectStatus {
+    return this._status;
+  }
+
+  /** @internal The status (reactive state). */
+  private _status: ConnectStatus = 'idle';
 
   /** The last error, while in the `error` status. */
   get error(): EsignError | undefined {
@@ -231,7 +233,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
     // back online: a failure that was only the network is over
     if (online && this.status === 'error' && this._error?.code === 'network_error') {
       this._error = undefined;
-      this.status = this.session ? 'connected' : 'idle';
+      this._status = this.session ? 'connected' : 'idle';
       // the session manager's code could not be loaded: try again
       if (this.#managerPart.status === 'failed' && this.isConnected) void this.#ready();
     }
@@ -325,7 +327,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the sign-in window. Allow popups for this site, or continue in this tab.')));
     }
     if (popup) writeWaitingPage(popup);
-    this.status = 'connecting';
+    this._status = 'connecting';
     this._error = undefined;
     return this.#login(mode, popup).catch((error: unknown) => {
       throw this.#fail(EsignError.from(error, 'oauth_error'));
@@ -378,12 +380,12 @@ export class EsignConnect extends LitElement implements SessionProvider {
       // a corrected attribute clears the configuration error it caused
       if (manager && manager === this.#manager && this._error?.code === 'invalid_config') {
         this._error = undefined;
-        this.status = manager.session ? 'connected' : 'idle';
+        this._status = manager.session ? 'connected' : 'idle';
       }
       return manager;
     }
     if (this._error?.code === 'invalid_config') this._error = undefined;
-    if (this.status === 'error') this.status = 'idle';
+    if (this.status === 'error') this._status = 'idle';
     this.#drop();
     this.#managerKey = key;
     const starting = this.#start(config, key);
@@ -408,7 +410,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
       const peeked = await peekSession(config);
       if (key !== this.#managerKey) return undefined;
       this.#peeked = peeked;
-      if (peeked && this.status === 'idle') this.status = 'connected';
+      if (peeked && this.status === 'idle') this._status = 'connected';
     }
     const SessionManagerClass = (await part).SessionManager;
     if (key !== this.#managerKey) return undefined;
@@ -421,13 +423,13 @@ export class EsignConnect extends LitElement implements SessionProvider {
     if (callback && (await this.#handleCallback(manager))) return manager;
     const session = manager.session;
     if (session) {
-      this.status = 'connected';
+      this._status = 'connected';
       emit(this, 'esign-connected', { session, restored: true });
     } else if (this.status === 'connected') {
       // the stored record showed a session that ended before the manager read it: another page disconnected (or it
       // expired there) while this page's manager was still loading, so its broadcast found no one listening. Told
       // like any other end of a session: a status change always comes with its event
-      this.status = 'idle';
+      this._status = 'idle';
       emit(this, 'esign-disconnected', { reason: 'other-tab' });
     }
     return manager;
@@ -469,12 +471,12 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   /** Completes or relays the callback this page was loaded with (login flow). Returns true when it was ours. */
   async #handleCallback(manager: SessionManager): Promise<boolean> {
-    this.status = 'connecting';
+    this._status = 'connecting';
     try {
       const { handlePageCallback } = await this.#signIn.load();
       const outcome = await handlePageCallback(manager);
       if (outcome === 'relayed') this._notice = 'signedInClose';
-      else if (outcome === 'not-ours') this.status = manager.session ? 'connected' : 'idle';
+      else if (outcome === 'not-ours') this._status = manager.session ? 'connected' : 'idle';
       return outcome !== 'not-ours';
     } catch (error) {
       this.#fail(EsignError.from(error, 'oauth_error'));
@@ -510,19 +512,19 @@ export class EsignConnect extends LitElement implements SessionProvider {
     const change = (event as CustomEvent<SessionChange>).detail;
     switch (change.type) {
       case 'connected':
-        this.status = 'connected';
+        this._status = 'connected';
         this._error = undefined;
         emit(this, 'esign-connected', { session: change.session, restored: change.byOtherTab });
         break;
       case 'refreshed':
         if (this.status !== 'connected') {
-          this.status = 'connected';
+          this._status = 'connected';
           emit(this, 'esign-connected', { session: change.session, restored: true });
         }
         emit(this, 'esign-session-refreshed', { session: change.session, byOtherTab: change.byOtherTab });
         break;
       case 'disconnected':
-        this.status = 'idle';
+        this._status = 'idle';
         this._notice = change.reason === 'expired' ? 'sessionExpired' : '';
         emit(this, 'esign-disconnected', { reason: change.reason });
         break;
@@ -531,7 +533,7 @@ export class EsignConnect extends LitElement implements SessionProvider {
 
   #fail(error: EsignError): EsignError {
     this._error = error;
-    this.status = 'error';
+    this._status = 'error';
     emit(this, 'esign-error', { error });
     return error;
   }

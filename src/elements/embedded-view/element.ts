@@ -6,7 +6,7 @@
  * EmbeddedViewController) is its own module, loaded when the element first has a session or is opened. Until
  * then the element shows its first state from here: the empty card, or the "connect first" one.
  */
-import { LitElement, type SVGTemplateResult, type PropertyDeclarations } from 'lit';
+import type { SVGTemplateResult, PropertyDeclarations } from 'lit';
 import type { EsignError } from '../../core/errors.js';
 import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from './embedded-view.messages.js';
 import { LocalizeController, type Messages } from '../shared/localize.js';
@@ -14,6 +14,7 @@ import { openPopup } from '../shared/popup.js';
 import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { LazyPart } from '../shared/lazy.js';
+import { EsignElement } from '../shared/element.js';
 import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
 import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
 import { allowedOriginsFor, autoConverter, hostPageOrigin, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
@@ -33,7 +34,39 @@ export interface OwnTerms extends Record<string, string> {
 }
 
 
-export abstract class EmbeddedViewElement extends LitElement {
+/**
+ * The embedded views' shared element: what the signing frame and the contract list both show and fire.
+ *
+ * @fires esign-view-ready - A Url was received and accepted. `detail: {origin, expiresAt, operateType}` (never the Url: it carries a token).
+ * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
+ * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
+ * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
+ *
+ * @slot loading - Replaces the loading indicator.
+ * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).
+ * @slot expired - Replaces the "page expired" message and its button.
+ *
+ * @csspart base - The wrapper of every state and the frame.
+ * @csspart frame - The iframe.
+ * @csspart loading - The loading state.
+ * @csspart spinner - The loading indicator.
+ * @csspart error - The error state.
+ * @csspart expired - The expired state.
+ * @csspart popup - The note shown while the page is open in a popup.
+ * @csspart button - Every button.
+ * @csspart retry - The "try again" button of the error state.
+ * @csspart fallback - The "open in a new window" button offered when the frame is blocked.
+ *
+ * @cssstate idle - No page shown (`status` idle; the same for each state below).
+ * @cssstate requesting - A Url is being asked for.
+ * @cssstate loading - The page is loading.
+ * @cssstate loaded - The page is shown.
+ * @cssstate expired - The Url or the page expired.
+ * @cssstate error - Something failed; `error` says what.
+ *
+ * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
+ */
+export abstract class EmbeddedViewElement extends EsignElement {
   static override properties: PropertyDeclarations = {
     connect: {},
     auto: { converter: autoConverter(false) },
@@ -101,7 +134,7 @@ export abstract class EmbeddedViewElement extends LitElement {
     new OnlineController(this, (online) => this.#view?.networkChanged(online));
   }
 
-  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. Mirrored as the `status` attribute, for page styles such as `esign-signing-frame[status='error']`. */
+  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */
   get status(): ViewStatus {
     return this.#view?.status ?? (this.#part.error ? 'error' : 'idle');
   }
@@ -144,9 +177,6 @@ export abstract class EmbeddedViewElement extends LitElement {
   }
 
   protected override updated(): void {
-    // mirrored as an attribute, for page styles such as esign-signing-frame[status='error'] (as <esign-connect>)
-    const status = this.status;
-    if (this.getAttribute('status') !== status) this.setAttribute('status', status);
     // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
     // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
     if (!this.#view && !this.#part.error && (this.hasSession || settingsFault(this) !== undefined)) void this.#part.load().catch(() => undefined);

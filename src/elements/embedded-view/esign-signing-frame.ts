@@ -23,42 +23,16 @@ export type { ViewDisplay, ViewStatus } from './rules.js';
  *
  * @summary Start an envelope in the service's embedded page.
  *
- * @fires esign-view-ready - A Url was received and accepted. `detail: {origin, expiresAt, operateType}` (never the Url: it carries a token).
- * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
- * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
- * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
  * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes.
  * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `view_failed`, `popup_blocked`, …
  *
- * @slot loading - Replaces the loading indicator.
- * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).
- * @slot expired - Replaces the "page expired" message and its button.
  * @slot empty - Replaces the text shown without a session or without FileIds.
  * @slot sent - Replaces the "envelope sent" message and its button.
  *
- * @csspart base - The wrapper of every state and the frame.
- * @csspart frame - The iframe.
- * @csspart loading - The loading state.
- * @csspart spinner - The loading indicator.
- * @csspart error - The error state.
- * @csspart expired - The expired state.
  * @csspart empty - The state without a session, FileIds or an open page.
  * @csspart sent - The state after the envelope was sent.
- * @csspart popup - The note shown while the page is open in a popup.
- * @csspart button - Every button.
- * @csspart retry - The "try again" button of the error state.
- * @csspart fallback - The "open in a new window" button offered when the frame is blocked.
  *
- * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
- * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: buttons, spinner, focus rings.
- * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
- * @cssprop [--esign-text=CanvasText] - Text colour of the states.
- * @cssprop [--esign-surface=Canvas] - Background of the state cards and behind the frame.
- * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors.
- * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - The sent state.
- * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
- * @cssprop [--esign-radius=8px] - Corner radius of the buttons, cards and the frame.
- * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
+ * @cssstate sent - The page sent the envelope.
  */
 export class EsignSigningFrame extends EmbeddedViewElement {
   static override properties: PropertyDeclarations = {

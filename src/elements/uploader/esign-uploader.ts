@@ -1,4 +1,4 @@
-import { css, html, LitElement, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { css, html, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import { KeptUploads, uploadRecordKey } from '../../core/upload/persist.js';
@@ -14,12 +14,16 @@ import { SessionController } from '../shared/session-controller.js';
 import type { UploadList } from './list.js';
 import { OnlineController } from '../shared/online.js';
 import { LazyPart } from '../shared/lazy.js';
+import { EsignElement } from '../shared/element.js';
 import { RootListener } from '../shared/root-listener.js';
 
 
 const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
 
 export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
+
+/** Where an `<esign-uploader>` is: no files, files on their way (or waiting for the connection), a file failed or was refused, every file uploaded. */
+export type UploaderStatus = 'idle' | 'uploading' | 'error' | 'done';
 
 
 const optionalNumber = {
@@ -67,17 +71,13 @@ const optionalNumber = {
  * @csspart error - The setup error message.
  * @csspart offline - The note shown while the browser is offline and uploads wait.
  *
- * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: progress, focus rings, the drop zone when dragging over.
- * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
- * @cssprop [--esign-text=CanvasText] - Text colour.
- * @cssprop [--esign-surface=Canvas] - Background of the drop zone and the file rows.
- * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors and refused files.
- * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - Uploaded and sent files.
- * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
- * @cssprop [--esign-radius=8px] - Corner radius.
- * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
+ * @cssstate idle - No files yet (`status` idle; the same for each state below).
+ * @cssstate uploading - Files on their way, or waiting for the connection.
+ * @cssstate error - A file failed or was refused, or a setting is wrong.
+ * @cssstate done - The files are uploaded.
+ *
  */
-export class EsignUploader extends LitElement {
+export class EsignUploader extends EsignElement {
   static override properties: PropertyDeclarations = {
     connect: { reflect: true },
     accept: {},
@@ -234,7 +234,6 @@ export class EsignUploader extends LitElement {
 
   readonly #session = new SessionController(this);
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
-  readonly #internals: ElementInternals | undefined;
   /** Completed FileIds kept across reloads, under this uploader's record. */
   readonly #kept = new KeptUploads();
   /** Uploads on their way wait while the browser is offline, and go on by themselves when it is back. */
@@ -269,13 +268,19 @@ export class EsignUploader extends LitElement {
   }
   constructor() {
     super();
-    // attachInternals is missing in old browsers and server-side DOM shims: the form value is then simply not set
-    this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : undefined;
     // a signing frame anywhere in this tree reports a sent envelope: its files are done with
     new RootListener(this, 'esign-envelope-sent', (event) => {
       const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
       if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
     });
+  }
+
+  /** Where the uploader is: `idle` (no files), `uploading` (files on their way, or waiting for the connection), `error` (a file failed or was refused, or a setting is wrong), `done` (the files are uploaded). */
+  get status(): UploaderStatus {
+    const files = this.#list?.queue.items ?? [];
+    if (this.#list?.queue.busy) return 'uploading';
+    if (this.#configError || files.some((f) => f.status === 'failed' || f.status === 'rejected')) return 'error';
+    return files.some((f) => f.status === 'done') ? 'done' : 'idle';
   }
 
   /**
@@ -304,7 +309,7 @@ export class EsignUploader extends LitElement {
 
   /** The form this element belongs to, if any. */
   get form(): HTMLFormElement | null {
-    return this.#internals?.form ?? null;
+    return this.internals?.form ?? null;
   }
 
   /**
@@ -353,27 +358,27 @@ export class EsignUploader extends LitElement {
 
   /** The validity states, as a native control's: `valueMissing` (required, no file uploaded), `customError` (uploads on their way). */
   get validity(): ValidityState | undefined {
-    return this.#internals?.validity;
+    return this.internals?.validity;
   }
 
   /** Why the element is invalid, in the user's language ('' when valid). */
   get validationMessage(): string {
-    return this.#internals?.validationMessage ?? '';
+    return this.internals?.validationMessage ?? '';
   }
 
   /** Whether a form checks this element when it is submitted (false when disabled or without a form). */
   get willValidate(): boolean {
-    return this.#internals?.willValidate ?? false;
+    return this.internals?.willValidate ?? false;
   }
 
   /** True when valid; otherwise fires `invalid` on the element and returns false, as a native control. */
   checkValidity(): boolean {
-    return this.#internals?.checkValidity() ?? true;
+    return this.internals?.checkValidity() ?? true;
   }
 
   /** As `checkValidity()`, and the browser shows the message at the drop zone. */
   reportValidity(): boolean {
-    return this.#internals?.reportValidity() ?? true;
+    return this.internals?.reportValidity() ?? true;
   }
 
   /** The form was reset: the list empties and the kept FileIds are forgotten. */
@@ -448,7 +453,7 @@ export class EsignUploader extends LitElement {
   }
 
   #syncForm(): void {
-    const internals = this.#internals;
+    const internals = this.internals;
     if (!internals || typeof internals.setFormValue !== 'function') return;
     const files = this.uploadedFiles;
     const ids = files.map((f) => f.FileId);

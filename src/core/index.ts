@@ -6,11 +6,10 @@ export * from './service/client.js';
 export { backoffDelay, parseRetryAfter } from './service/retry.js';
 export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
 export { base64url, createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './sign-in/pkce.js';
+export { defaultRevocationEndpoint, validateConfig } from './session/config.js';
 export {
   SessionManager,
-  defaultRevocationEndpoint,
   sessionKeyOf,
-  validateConfig,
   type ConnectMode,
   type SessionChange,
   type SessionConfig,

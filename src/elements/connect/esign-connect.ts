@@ -1,4 +1,4 @@
-import { css, html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { PendingLogin } from '../../core/sign-in/login-flow.js';
 import type { ConnectMode, SessionChange, SessionConfig, RefreshTokenHolder, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
@@ -14,6 +14,7 @@ import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { OnlineController } from '../shared/online.js';
 import { openPopup } from '../shared/popup.js';
 import { LazyPart } from '../shared/lazy.js';
+import { connectStyles } from './esign-connect.styles.js';
 import { EsignElement } from '../shared/element.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
@@ -93,64 +94,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
   static override styles = [
     buttonStyles,
     visuallyHiddenStyles,
-    css`
-      :host {
-        display: block;
-      }
-      [part~='bar'] {
-        display: flex;
-        flex-wrap: wrap;
-        align-items: center;
-        gap: var(--_space) calc(var(--_space) * 1.5);
-        min-height: 2.25rem;
-      }
-      [part~='status'] {
-        display: inline-flex;
-        align-items: center;
-        gap: var(--_space);
-        min-width: 0;
-      }
-      [part~='status'] .icon {
-        color: var(--_success);
-      }
-      .who {
-        display: grid;
-        line-height: 1.3;
-        min-width: 0;
-      }
-      [part~='account'] {
-        font-weight: 600;
-        overflow-wrap: anywhere;
-      }
-      [part~='space'] {
-        font-size: 0.875em;
-        color: color-mix(in srgb, currentColor 74%, transparent);
-        overflow-wrap: anywhere;
-      }
-      [part~='error'] {
-        display: flex;
-        gap: var(--_space);
-        align-items: flex-start;
-        color: var(--_danger);
-        margin: 0;
-        flex-basis: 100%;
-      }
-      [part~='error'] .detail {
-        display: block;
-        font-size: 0.875em;
-        overflow-wrap: anywhere;
-      }
-      [part~='offline'] {
-        display: inline-flex;
-        align-items: center;
-        gap: calc(var(--_space) / 2);
-        font-size: 0.875em;
-      }
-      /* the elements inside it stand apart from the bar and from each other (a page's own margins win) */
-      ::slotted(:not([slot])) {
-        margin-block-start: calc(var(--_space) * 2);
-      }
-    `,
+    connectStyles,
   ];
 
   /** The OAuth client_id of your app, from the service console. */

@@ -1,4 +1,4 @@
-import { css, html, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { html, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import { KeptUploads, uploadRecordKey } from '../../core/upload/persist.js';
@@ -14,6 +14,7 @@ import { SessionController } from '../shared/session-controller.js';
 import type { UploadList } from './list.js';
 import { OnlineController } from '../shared/online.js';
 import { LazyPart } from '../shared/lazy.js';
+import { uploaderStyles } from './esign-uploader.styles.js';
 import { EsignElement } from '../shared/element.js';
 import { RootListener } from '../shared/root-listener.js';
 
@@ -98,85 +99,7 @@ export class EsignUploader extends EsignElement {
   static override styles = [
     buttonStyles,
     visuallyHiddenStyles,
-    css`
-      :host {
-        display: block;
-        color: var(--_text);
-      }
-      [part~='base'] {
-        display: grid;
-        gap: calc(var(--_space) * 1.5);
-      }
-      [part~='drop-zone'] {
-        font: inherit;
-        color: var(--_text);
-        display: grid;
-        gap: calc(var(--_space) / 2);
-        justify-items: center;
-        width: 100%;
-        padding: calc(var(--_space) * 3) calc(var(--_space) * 2);
-        background: var(--_tint);
-        border: 1.5px dashed var(--_border-strong);
-        border-radius: var(--_radius);
-        cursor: pointer;
-        text-align: center;
-        transition:
-          border-color var(--_duration) ease,
-          background-color var(--_duration) ease;
-      }
-      [part~='drop-zone'] .badge {
-        display: grid;
-        place-items: center;
-        width: 2.5rem;
-        height: 2.5rem;
-        margin-block-end: calc(var(--_space) / 2);
-        border-radius: 50%;
-        background: var(--_accent-tint);
-        color: var(--_accent);
-      }
-      [part~='drop-zone'] .badge svg {
-        width: 1.25rem;
-        height: 1.25rem;
-      }
-      [part~='drop-zone']:hover:not([aria-disabled='true']),
-      [part~='drop-zone'].dragging {
-        border-color: var(--_accent);
-        border-style: solid;
-        background: var(--_accent-tint);
-      }
-      [part~='drop-zone']:focus-visible {
-        outline: 2px solid var(--_accent);
-        outline-offset: 2px;
-      }
-      [part~='drop-zone'][aria-disabled='true'] {
-        cursor: not-allowed;
-      }
-      [part~='drop-zone'][aria-disabled='true'] .badge {
-        background: var(--_tint);
-        color: var(--_muted);
-      }
-      [part~='label'] {
-        font-weight: 600;
-      }
-      [part~='hint'] {
-        color: var(--_muted);
-        font-size: 0.875em;
-        font-weight: 400;
-      }
-      [part~='error'],
-      [part~='offline'] {
-        display: flex;
-        align-items: flex-start;
-        gap: var(--_space);
-        margin: 0;
-        padding: var(--_space) calc(var(--_space) * 1.5);
-        border-radius: var(--_radius);
-      }
-      [part~='error'] {
-        color: var(--_danger);
-        background: var(--_danger-tint);
-      }
-    `,
+    uploaderStyles,
   ];
 
   /**

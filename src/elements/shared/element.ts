@@ -36,7 +36,11 @@ export abstract class EsignElement extends LitElement {
         this.setAttribute('status', status);
         const states = this.internals?.states;
         states?.delete(this.#shown);
-        states?.add(status);
+        try {
+          states?.add(status);
+        } catch {
+          // Chromium before 125 takes only `--name` states: there the attribute alone shows the status
+        }
         this.#shown = status;
       },
     });

@@ -13,7 +13,11 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** hellosign-embedded 2.12.4, which only shows a signing page, with these settings. */
 export const PEER_BUDGET = 'hellosign-embedded';
-export const FIRST_STATE_BUDGET = 20 * 1024;
+/**
+ * 20 KiB, plus what no build setting gives back: one `status` for every element (attribute and custom state, 121 B)
+ * and <esign-connect> thin over its session host controller (114 B); see those commits.
+ */
+export const FIRST_STATE_BUDGET = 20 * 1024 + 256;
 export const SIGNING_FRAME_BUDGET = 12 * 1024;
 
 export const OPTIONS: BuildOptions = {

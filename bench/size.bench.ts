@@ -60,7 +60,7 @@ const frame = singles.find((s) => s.name === 'esign-signing-frame');
 const peerBudget = peers.find((p) => p.name === PEER_BUDGET)?.all.gzip ?? 29_335;
 const budgets = [
   { budget: `everything import 'esign-elements' can load <= ${PEER_BUDGET} (${peerBudget} B)`, measured: all.all.gzip, limit: peerBudget },
-  { budget: `all four tags, before each shows its first state <= 20 KiB (${FIRST_STATE_BUDGET} B)`, measured: all.initial.gzip, limit: FIRST_STATE_BUDGET },
+  { budget: `all four tags, before each shows its first state <= 20 KiB + 256 B (${FIRST_STATE_BUDGET} B)`, measured: all.initial.gzip, limit: FIRST_STATE_BUDGET },
   { budget: `<esign-signing-frame> alone, first render <= 12 KiB (${SIGNING_FRAME_BUDGET} B)`, measured: frame?.initial.gzip ?? Number.NaN, limit: SIGNING_FRAME_BUDGET },
 ].map((b) => ({ ...b, verdict: all.error || !Number.isFinite(b.measured) ? 'BUILD FAILED' : b.measured <= b.limit ? 'PASS' : 'OVER', margin: b.limit - b.measured }));
 printTable('budgets (gzip -9)', budgets.map((b) => ({ budget: b.budget, measured: b.measured, verdict: b.verdict, 'margin (B)': b.margin })));

@@ -209,7 +209,7 @@ interface Run {
 async function bundle(): Promise<string> {
   const result = await build({
     stdin: {
-      contents: `export { EsignUploader } from './src/elements/esign-uploader.js';
+      contents: `export { EsignUploader } from './src/elements/uploader/esign-uploader.js';
 export { buildUploadBody } from './src/core/upload/body.js';
 export { hasNativeBase64 } from './src/core/upload/base64.js';`,
       resolveDir: root,

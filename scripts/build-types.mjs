@@ -18,7 +18,7 @@ const TYPES = `${OUT}/types`;
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const manifest = JSON.parse(readFileSync('custom-elements.json', 'utf8'));
 const pascal = (name) => name.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase());
-const detailTypes = new Set([...readFileSync('src/elements/events.ts', 'utf8').matchAll(/export interface (\w+Detail)\b/g)].map((m) => m[1]));
+const detailTypes = new Set([...readFileSync('src/elements/shared/events.ts', 'utf8').matchAll(/export interface (\w+Detail)\b/g)].map((m) => m[1]));
 for (const mod of manifest.modules) {
   for (const decl of mod.declarations ?? []) {
     for (const event of decl.events ?? []) {

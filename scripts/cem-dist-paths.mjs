@@ -1,6 +1,6 @@
 // Analyzer plugin: the manifest names the files a consumer gets (dist/**/*.js), not src/**/*.ts, which
 // is not in the tarball. Package-relative `path`/`module` values and the analyzer's module-relative
-// references ('./core/client.js' written in src/index.ts) both become package-relative dist paths.
+// references ('./core/service/client.js' written in src/core/index.ts) both become package-relative dist paths.
 import { dirname, posix } from 'node:path';
 
 const toDist = (path) => path.replace(/^\/?src\//, 'dist/').replace(/\.ts$/, '.js');

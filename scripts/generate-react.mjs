@@ -11,7 +11,7 @@ const elements = [];
 for (const mod of manifest.modules) {
   for (const decl of mod.declarations ?? []) {
     if (!decl.customElement || !decl.tagName) continue;
-    // the class lives in dist/elements/<tag>.js (src/elements/<tag>.ts); the tag module is dist/<tag>.js
+    // the class lives in dist/elements/<folder>/<tag>.js; the tag module is dist/<tag>.js
     elements.push({ tag: decl.tagName, name: decl.name, path: mod.path.replace(/^dist\//, '../'), events: (decl.events ?? []).map((e) => e.name).filter((n) => n?.startsWith('esign-')) });
   }
 }
@@ -23,7 +23,7 @@ const files = new Map();
 files.set(
   `${DIR}/types.ts`,
   `${HEADER}import type { EventName } from '@lit/react';
-import type { EsignEventMap } from '../elements/events.js';
+import type { EsignEventMap } from '../elements/shared/events.js';
 
 /** Kebab-case to PascalCase: \`esign-upload-complete\` → \`EsignUploadComplete\`. */
 export type PascalCase<S extends string> = S extends \`\${infer Head}-\${infer Tail}\` ? \`\${Capitalize<Head>}\${PascalCase<Tail>}\` : Capitalize<S>;

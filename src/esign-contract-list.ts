@@ -1,5 +1,5 @@
 /** Registers <esign-contract-list>. Import the class from `esign-elements/elements` to register it yourself. */
-import { EsignContractList } from './elements/esign-contract-list.js';
+import { EsignContractList } from './elements/embedded-view/esign-contract-list.js';
 
 if (!customElements.get('esign-contract-list')) customElements.define('esign-contract-list', EsignContractList);
 

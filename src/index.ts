@@ -13,5 +13,5 @@ import './esign-contract-list.js';
 export * from './elements/index.js';
 export { EsignError, type EsignErrorCode, type SerializedEsignError } from './core/errors.js';
 export type * from './core/service-types.js';
-export type { ClientOptions, ServiceResult, TokenSource } from './core/service-client.js';
+export type { ClientOptions, ServiceResult, TokenSource } from './core/service/service-client.js';
 export type { SessionInfo, SessionConfig, ConnectMode } from './core/session/session-manager.js';

@@ -5,7 +5,7 @@
  * `connect="ID"`, exactly as they use an <esign-connect>.
  */
 import type { SessionInfo } from '../src/core/session/session-manager.js';
-import type { SessionProvider } from '../src/elements/session-context.js';
+import type { SessionProvider } from '../src/elements/shared/session-context.js';
 import { demo } from './demo-config.js';
 
 type DemoSession = SessionInfo;

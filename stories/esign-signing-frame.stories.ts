@@ -3,9 +3,9 @@ import { html, type TemplateResult } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { ref } from 'lit/directives/ref.js';
 import '../src/esign-signing-frame.js';
-import { EsignClient } from '../src/core/client.js';
-import type { EsignConnect } from '../src/elements/esign-connect.js';
-import type { EsignSigningFrame } from '../src/elements/esign-signing-frame.js';
+import { EsignClient } from '../src/core/service/client.js';
+import type { EsignConnect } from '../src/elements/connect/esign-connect.js';
+import type { EsignSigningFrame } from '../src/elements/embedded-view/esign-signing-frame.js';
 import { demo } from './demo-config.js';
 import { defineDemoSession } from './demo-session.js';
 

@@ -4,7 +4,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { ref } from 'lit/directives/ref.js';
 import '../src/esign-uploader.js';
 import { EsignError } from '../src/core/errors.js';
-import type { EsignUploader } from '../src/elements/esign-uploader.js';
+import type { EsignUploader } from '../src/elements/uploader/esign-uploader.js';
 import { demo } from './demo-config.js';
 import { defineDemoSession } from './demo-session.js';
 

@@ -1,8 +1,8 @@
 import type { Meta, StoryObj } from '@storybook/web-components-vite';
 import { html } from 'lit';
 import '../src/index.js';
-import { EsignClient } from '../src/core/client.js';
-import type { EsignConnect } from '../src/elements/esign-connect.js';
+import { EsignClient } from '../src/core/service/client.js';
+import type { EsignConnect } from '../src/elements/connect/esign-connect.js';
 import { demo } from './demo-config.js';
 import { defineDemoSession } from './demo-session.js';
 

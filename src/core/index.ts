@@ -2,20 +2,19 @@
 export * from './errors.js';
 export type * from './service-types.js';
 export { API_PREFIX } from './service-types.js';
-export * from './client.js';
-export { backoffDelay, parseRetryAfter } from './retry.js';
+export * from './service/client.js';
+export { backoffDelay, parseRetryAfter } from './service/retry.js';
 export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
-export { base64url, createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './pkce.js';
+export { base64url, createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './sign-in/pkce.js';
+export { defaultRevocationEndpoint, validateConfig } from './session/config.js';
 export {
   SessionManager,
-  defaultRevocationEndpoint,
   sessionKeyOf,
-  validateConfig,
   type ConnectMode,
   type SessionChange,
   type SessionConfig,
   type SessionInfo,
 } from './session/session-manager.js';
-export { callbackMessage, type CallbackMessage } from './session/login.js';
+export { callbackMessage, type CallbackMessage } from './sign-in/login.js';
 export { PROXY_HEADER } from './session/tokens.js';
 export type { StorageKind } from './kv.js';

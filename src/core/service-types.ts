@@ -5,6 +5,11 @@
 
 export const API_PREFIX = '/openapi/v1';
 
+/** A JSON object (not null, not an array): what a response's fields are read from. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Token endpoint response (spec section 2). `space_id` is an emulator addition (assumption). */
 export interface TokenResponse {
   access_token: string;

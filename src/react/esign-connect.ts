@@ -6,7 +6,7 @@
 import { createComponent } from '@lit/react';
 import * as React from 'react';
 import '../esign-connect.js';
-import { EsignConnect as EsignConnectElement } from '../elements/esign-connect.js';
+import { EsignConnect as EsignConnectElement } from '../elements/connect/esign-connect.js';
 import type { Events } from './types.js';
 
 /** React component for `<esign-connect>`. */

@@ -6,7 +6,7 @@
 import { createComponent } from '@lit/react';
 import * as React from 'react';
 import '../esign-uploader.js';
-import { EsignUploader as EsignUploaderElement } from '../elements/esign-uploader.js';
+import { EsignUploader as EsignUploaderElement } from '../elements/uploader/esign-uploader.js';
 import type { Events } from './types.js';
 
 /** React component for `<esign-uploader>`. */

@@ -1,7 +1,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, once, shadowText, until } from './helpers.js';
 

@@ -2,9 +2,9 @@ import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-contract-list.js';
-import { EsignClient } from '../../src/core/client.js';
+import { EsignClient } from '../../src/core/service/client.js';
 import type { EsignError } from '../../src/core/errors.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import {
   cfg,
   clearFaults,

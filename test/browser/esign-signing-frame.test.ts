@@ -4,9 +4,9 @@ import '../../src/esign-connect.js';
 import '../../src/esign-signing-frame.js';
 import '../../src/esign-contract-list.js';
 import '../../src/esign-uploader.js';
-import { EsignClient } from '../../src/core/client.js';
+import { EsignClient } from '../../src/core/service/client.js';
 import type { EsignError } from '../../src/core/errors.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import {
   cfg,
   clearFaults,

@@ -2,8 +2,8 @@
 import { expect, fixtureSync, html, oneEvent } from '@open-wc/testing';
 import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import { clear, createStore } from 'idb-keyval';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
-import type { EsignEventDetailMap, EsignEventName } from '../../src/elements/events.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
+import type { EsignEventDetailMap, EsignEventName } from '../../src/elements/shared/events.js';
 import type { SessionInfo } from '../../src/core/session/session-manager.js';
 import type { BrowserTestConfig } from '../helpers/services.js';
 

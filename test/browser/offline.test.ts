@@ -2,8 +2,8 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/esign-connect.js';
 import '../../src/esign-contract-list.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
-import type { EsignContractList } from '../../src/elements/esign-contract-list.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
+import type { EsignContractList } from '../../src/elements/embedded-view/esign-contract-list.js';
 import { cfg, connectAs, once, setOffline, shadowText, until } from './helpers.js';
 
 describe('offline and back online', () => {

@@ -1,16 +1,16 @@
 import { expect, fixture, html as fhtml } from '@open-wc/testing';
 import { html, LitElement } from 'lit';
-import { property } from 'lit/decorators.js';
 import '../../src/esign-connect.js';
 import { ContextConsumer } from '@lit/context';
-import { SessionController } from '../../src/elements/session-controller.js';
-import { sessionContext } from '../../src/elements/session-context.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import { SessionController } from '../../src/elements/shared/session-controller.js';
+import { sessionContext } from '../../src/elements/shared/session-context.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import { cfg, until } from './helpers.js';
 
 /** A minimal element that uses a session the way the other esign elements do. */
 class SessionProbe extends LitElement {
-  @property() connect: string | null = null;
+  static override properties = { connect: {} };
+  connect: string | null = null;
   readonly session = new SessionController(this);
   protected override render() {
     const provider = this.session.provider;

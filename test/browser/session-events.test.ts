@@ -6,7 +6,7 @@
 import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import { cfg, clearSession, connectAs, mountConnect, record, until } from './helpers.js';
 
 /**

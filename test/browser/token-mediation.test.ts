@@ -6,7 +6,7 @@
 import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
-import type { EsignConnect } from '../../src/elements/esign-connect.js';
+import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mount, mountConnect, once, shadowText, until } from './helpers.js';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createClient, type TokenSource } from '../../src/core/client.js';
+import { createClient, type TokenSource } from '../../src/core/service/client.js';
 import { EsignError } from '../../src/core/errors.js';
 import type { TokenResponse } from '../../src/core/service-types.js';
 import { createEmulator } from '../../src/emulator/index.js';

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { parseRetryAfter } from '../../src/core/client.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY } from '../../src/core/retry.js';
+import { parseRetryAfter } from '../../src/core/service/client.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY } from '../../src/core/service/retry.js';
 import { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from '../../src/core/url.js';
 
 describe('parseRetryAfter', () => {

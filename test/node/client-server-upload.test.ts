@@ -18,8 +18,8 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { after, before, test } from 'node:test';
-import { createClient } from '../../src/core/client.js';
-import { nodeStreamingFetch } from '../../src/core/node-fetch.js';
+import { createClient } from '../../src/core/service/client.js';
+import { nodeStreamingFetch } from '../../src/core/node/fetch.js';
 import type { TokenResponse } from '../../src/core/service-types.js';
 import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
 

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createClient, EsignClient, type TokenSource, UPLOAD_FILE_ACTION } from '../../src/core/client.js';
+import { createClient, EsignClient, type TokenSource, UPLOAD_FILE_ACTION } from '../../src/core/service/client.js';
 import { EsignError } from '../../src/core/errors.js';
-import { nodeStreamingFetch } from '../../src/core/node-fetch.js';
+import { nodeStreamingFetch } from '../../src/core/node/fetch.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenResponse } from '../../src/core/service-types.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createClient, EsignClient, type ClientOptions, type TokenSource } from '../../src/core/client.js';
+import { createClient, EsignClient, type ClientOptions, type TokenSource } from '../../src/core/service/client.js';
 import { EsignError } from '../../src/core/errors.js';
 
 interface Seen {

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createClient, type EsignClient, type TokenSource } from '../../src/core/client.js';
+import { createClient, type EsignClient, type TokenSource } from '../../src/core/service/client.js';
 import { EsignError } from '../../src/core/errors.js';
 import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { ServedTokenProxy } from '../../src/proxy/index.js';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { base64url, createCodeChallenge, createCodeVerifier, createState } from '../../src/core/pkce.js';
+import { base64url, createCodeChallenge, createCodeVerifier, createState } from '../../src/core/sign-in/pkce.js';
 import { EsignError } from '../../src/core/errors.js';
-import { defaultRevocationEndpoint, sessionKeyOf, validateConfig, type SessionConfig } from '../../src/core/session/session-manager.js';
+import { sessionKeyOf, type SessionConfig } from '../../src/core/session/session-manager.js';
+import { defaultRevocationEndpoint, validateConfig } from '../../src/core/session/config.js';
 
 describe('PKCE (RFC 7636, S256)', () => {
   it('matches the RFC 7636 Appendix B test vector', async () => {

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EsignError } from '../../src/core/errors.js';
-import { SessionManager, validateConfig, type SessionConfig } from '../../src/core/session/session-manager.js';
+import { SessionManager, type SessionConfig } from '../../src/core/session/session-manager.js';
+import { validateConfig } from '../../src/core/session/config.js';
 
 const base: SessionConfig = {
   clientId: 'app',

@@ -7,93 +7,14 @@
  */
 import { EsignError } from '../errors.js';
 import { API_PREFIX } from '../service-types.js';
-import { isLoopbackHost } from '../url.js';
-import { openStore, type KeyValueStore, type StorageKind } from '../kv.js';
+import { openStore, type KeyValueStore } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
+import { defaultRevocationEndpoint, siblingRoute, validateConfig } from './config.js';
+import type { ConnectMode, LoginHooks, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
 import { readSessionRecord, sessionInfoOf, sessionKeyOf, sessionRecordKey, type StoredSession } from './stored.js';
 
 export type { RefreshTokenHolder } from './tokens.js';
-
-export type ConnectMode = 'popup' | 'redirect';
-
-export interface SessionConfig {
-  clientId: string;
-  /** Service base URL; `/openapi/v1/...` paths are appended. */
-  baseUrl: string;
-  /** Absolute URL of the token proxy's token route. */
-  tokenEndpoint: string;
-  /** Absolute URL of the token proxy's revocation route (default: `revoke` beside the token route). */
-  revocationEndpoint?: string;
-  /** Default mode: absolute URL of the token proxy's login route, where the sign-in starts (default: `login` beside the token route). */
-  loginEndpoint?: string;
-  /** The service's authorization page (default: `${baseUrl}/openapi/v1/oauth/auth`). */
-  authorizationEndpoint?: string;
-  /** The authorization server's issuer identifier, compared exactly with an `iss` in the answer (RFC 9207). Default: `baseUrl` without a trailing slash. */
-  issuer?: string;
-  /** Browser-held mode: the page the service sends the code to (registered exactly). The default mode uses the proxy's callback. */
-  redirectUri: string;
-  scope: string;
-  spaceId?: string;
-  loginHint?: string;
-  storage: StorageKind;
-  /**
-   * Who holds the refresh token: `proxy` (default: the token proxy keeps it in an encrypted HttpOnly
-   * cookie and this page holds short-lived access tokens in memory only) or `browser` (opt-in, for
-   * proxies that cannot be served from the page's own site: both tokens are kept by the page).
-   */
-  refreshTokens?: RefreshTokenHolder;
-  /** Refresh this many seconds before the access token expires. */
-  refreshLeewaySeconds?: number;
-  /** How long a login attempt (state + verifier) stays valid. */
-  attemptTtlSeconds?: number;
-}
-
-/** What integrators may read about a session: never a token. */
-export interface SessionInfo {
-  scope: string[];
-  /** The Space the token applies to, when the service said so (assumption: `space_id`). */
-  spaceId: string | undefined;
-  /** (assumption) The Space's name, when the service adds `space_name` to the token response. */
-  spaceName?: string | undefined;
-  /** (assumption) The person who connected, when the service adds `user_name` / `user_email`. */
-  userName?: string | undefined;
-  userEmail?: string | undefined;
-  /** Who holds the refresh token: the token proxy (default) or this browser (opt-in). */
-  refreshTokens: RefreshTokenHolder;
-  expiresAt: Date;
-  connectedAt: Date;
-}
-
-/** What a sign-in part (the default mode's, or the browser-held one's) needs from its session manager. */
-export interface LoginHooks {
-  /** Where the sign-in starts: the token proxy's login route (default mode) or the service's authorization page. */
-  authorizationEndpoint: string;
-  /** The issuer an `iss` in the answer must name (RFC 9207; browser-held mode). */
-  issuer: string;
-  tokens(): Promise<TokenBackend>;
-  /** Keeps the tokens as the session and says so. */
-  adopt(tokens: TokenSet): Promise<SessionInfo>;
-}
-
-/** A mode's sign-in: where it starts, what comes back and from which origin, how it completes. */
-export interface LoginPart {
-  /** The origin whose messages to the opener count (the popup's last page). */
-  readonly messageOrigin: string;
-  begin(mode: ConnectMode): Promise<{ url: string; state: string }>;
-  abandon(state: string): Promise<void>;
-  find(state: string): Promise<{ mode: ConnectMode } | undefined>;
-  /** Completes from the answer's parameters (a callback page, or an outcome). */
-  complete(params: URLSearchParams): Promise<SessionInfo>;
-  /** A message from the popup: the session, undefined when it is not this attempt's, or the EsignError. */
-  accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined>;
-  /** The popup closed with nothing heard: a last look (the default mode asks the proxy), else `popup_closed`. */
-  afterClose?(state: string): Promise<SessionInfo>;
-}
-
-export type SessionChange =
-  | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
-  | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
-  | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab' };
+export type { ConnectMode, LoginHooks, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
 
 export { sessionKeyOf } from './stored.js';
 
@@ -231,8 +152,8 @@ export class SessionManager extends EventTarget {
     });
     this.#loginPart ??=
       this.#holder === 'proxy'
-        ? import('./proxy-login.js').then(({ ProxyLogin }) => new ProxyLogin(this.config, this.key, hooks(this.config.loginEndpoint ?? siblingRoute(this.config.tokenEndpoint, 'login'))))
-        : import('./login.js').then(({ LoginAttempts }) => new LoginAttempts(this.config, this.key, this.#store, hooks(this.authorizationEndpoint)));
+        ? import('../sign-in/proxy-login.js').then(({ ProxyLogin }) => new ProxyLogin(this.config, this.key, hooks(this.config.loginEndpoint ?? siblingRoute(this.config.tokenEndpoint, 'login'))))
+        : import('../sign-in/login.js').then(({ LoginAttempts }) => new LoginAttempts(this.config, this.key, this.#store, hooks(this.authorizationEndpoint)));
     this.#loginPart.catch(() => (this.#loginPart = undefined));
     return this.#loginPart;
   }
@@ -386,15 +307,10 @@ export class SessionManager extends EventTarget {
 
   /**
    * The stored session of this mode, with this window's in-memory access token when it is the same
-   * session. A session of the other mode (or an older format) is not this one's.
+   * session. A session of the other mode is not this one's.
    */
   async #readStored(): Promise<StoredSession | undefined> {
     const stored = await readSessionRecord(this.#store, this.key, this.#holder);
-    if (stored === 'legacy') {
-      // written by a version that kept both tokens in the page: never leave them readable
-      await this.#store.delete(sessionRecordKey(this.key));
-      return undefined;
-    }
     if (!stored || this.#holder === 'browser') return stored;
     const mine = this.#session;
     const keep = mine?.accessToken && mine.connectedAt === stored.connectedAt;
@@ -431,60 +347,4 @@ export class SessionManager extends EventTarget {
       generation,
     };
   }
-}
-
-export function defaultRevocationEndpoint(tokenEndpoint: string): string {
-  return siblingRoute(tokenEndpoint, 'revoke');
-}
-
-/** A route of the token proxy beside its token route (`…/token` -> `…/login`). */
-export function siblingRoute(tokenEndpoint: string, route: string): string {
-  const url = new URL(tokenEndpoint);
-  url.pathname = url.pathname.replace(/[^/]*$/, route);
-  url.search = '';
-  return url.href;
-}
-
-/** Schemes a redirect URI may never use: they run script, embed data or name local files. */
-const FORBIDDEN_REDIRECT_SCHEMES = new Set(['javascript:', 'data:', 'blob:', 'file:', 'vbscript:', 'about:', 'filesystem:']);
-
-/** Rejects settings that would make the flow insecure or impossible, with a clear reason. */
-export function validateConfig(config: SessionConfig): void {
-  if (!config.clientId) throw new EsignError('invalid_config', 'client-id is required.');
-  const urls: Array<[string, string | undefined]> = [
-    ['base-url', config.baseUrl],
-    ['token-endpoint', config.tokenEndpoint],
-    ['redirect-uri', config.redirectUri],
-  ];
-  if (config.revocationEndpoint !== undefined) urls.push(['revocation-endpoint', config.revocationEndpoint]);
-  if (config.loginEndpoint !== undefined) urls.push(['login-endpoint', config.loginEndpoint]);
-  if (config.authorizationEndpoint !== undefined) urls.push(['authorization-endpoint', config.authorizationEndpoint]);
-  if (config.issuer !== undefined) urls.push(['issuer', config.issuer]);
-  for (const [name, value] of urls) {
-    if (!value) throw new EsignError('invalid_config', `${name} is required.`);
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new EsignError('invalid_config', `${name} is not a valid URL: ${value}`);
-    }
-    if (url.username || url.password) {
-      // never quote the URL: it holds a password
-      throw new EsignError('invalid_config', `${name} must not carry credentials (user:password@); give the proxy its secret on the server.`);
-    }
-    if (name === 'redirect-uri' && FORBIDDEN_REDIRECT_SCHEMES.has(url.protocol)) {
-      throw new EsignError('invalid_config', `redirect-uri must not use the ${url.protocol} scheme: ${value}`);
-    }
-    const custom = name === 'redirect-uri' && !/^https?:$/.test(url.protocol);
-    if (url.protocol !== 'https:' && !custom && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-      throw new EsignError('invalid_config', `${name} must use https (plain http is accepted only for localhost development): ${value}`);
-    }
-  }
-  if (config.storage !== 'indexeddb' && config.storage !== 'memory') {
-    throw new EsignError('invalid_config', `storage must be "indexeddb" or "memory", not "${String(config.storage)}".`);
-  }
-  if (config.refreshTokens !== undefined && config.refreshTokens !== 'proxy' && config.refreshTokens !== 'browser') {
-    throw new EsignError('invalid_config', `refresh-tokens must be "proxy" or "browser", not "${String(config.refreshTokens)}".`);
-  }
-  if (!config.scope.trim()) throw new EsignError('invalid_config', 'scope must name at least one scope.');
 }

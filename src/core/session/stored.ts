@@ -4,7 +4,7 @@
  * The manager reads and writes the same record through these functions (one home for its key and its format).
  */
 import { openStore, type KeyValueStore } from '../kv.js';
-import type { SessionConfig, SessionInfo } from './session-manager.js';
+import type { SessionConfig, SessionInfo } from './types.js';
 import type { RefreshTokenHolder } from './tokens.js';
 
 /**
@@ -40,13 +40,9 @@ export function sessionKeyOf(config: Pick<SessionConfig, 'baseUrl' | 'clientId' 
 /** Where the session of `key` is kept in the window's key-value store. */
 export const sessionRecordKey = (key: string): string => `${key}|session`;
 
-/**
- * The record under `key` when it is a session of `holder`'s mode; `'legacy'` for one written by a version that kept
- * both tokens in the page (the manager deletes it); undefined for none, or another mode's.
- */
-export async function readSessionRecord(store: KeyValueStore, key: string, holder: RefreshTokenHolder): Promise<StoredSession | 'legacy' | undefined> {
-  const stored = await store.get<StoredSession | { v: 1 }>(sessionRecordKey(key));
-  if (stored?.v === 1) return 'legacy';
+/** The record under `key` when it is a session of `holder`'s mode; undefined for none, or another mode's. */
+export async function readSessionRecord(store: KeyValueStore, key: string, holder: RefreshTokenHolder): Promise<StoredSession | undefined> {
+  const stored = await store.get<StoredSession>(sessionRecordKey(key));
   return stored?.v === 2 && stored.holder === holder ? stored : undefined;
 }
 
@@ -56,7 +52,7 @@ export async function peekSession(config: Pick<SessionConfig, 'baseUrl' | 'clien
   const key = sessionKeyOf(config);
   const stored = await readSessionRecord(openStore(config.storage, key), key, holder).catch(() => undefined);
   // in the default mode the record carries no token and expiresAt 0 (the manager's #save): shown as it is
-  return stored && stored !== 'legacy' ? sessionInfoOf(stored) : undefined;
+  return stored && sessionInfoOf(stored);
 }
 
 export function sessionInfoOf(session: StoredSession): SessionInfo {

@@ -4,8 +4,9 @@
  * to the token proxy (callProxy, postForm). Each backend is its own lazy module that imports this one: a backend
  * importing the other would leave a re-export stub and one more file on the way to the first token.
  */
-import { watchConnectSrc } from '../csp-violation.js';
+import { watchConnectSrc } from '../service/csp-violation.js';
 import { EsignError, isAbortError } from '../errors.js';
+import { isRecord } from '../service-types.js';
 
 /** Who holds the refresh token. */
 export type RefreshTokenHolder = 'proxy' | 'browser';
@@ -130,8 +131,4 @@ function proxyError(code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_f
     return new EsignError('session_expired', 'The session was revoked or expired: connect again.', options);
   }
   return new EsignError(code, description ?? `The token proxy answered HTTP ${status}${error ? ` (${error})` : ''}.`, options);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

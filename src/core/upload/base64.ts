@@ -5,7 +5,7 @@
  * Plain module: runs in browsers and Node.
  */
 import { EsignError } from '../errors.js';
-import { abortedError } from '../retry.js';
+import { abortedError } from '../service/retry.js';
 
 /** 3 MiB: a multiple of 3 (so chunks concatenate into one valid Base64 text); bench/upload.bench.ts measures the choice. */
 export const DEFAULT_CHUNK_BYTES = 3 * 1024 * 1024;

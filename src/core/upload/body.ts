@@ -2,7 +2,7 @@
  * The JSON body of POST /files/upload (`{"Files":[{"FileName","FileBody"}]}`) built as a Blob from
  * Base64 chunks, so the file's content is never one string in the JavaScript heap.
  */
-import { abortedError } from '../retry.js';
+import { abortedError } from '../service/retry.js';
 import { base64Chunks, base64Length, checkChunkBytes, DEFAULT_CHUNK_BYTES, type Base64ChunkOptions } from './base64.js';
 
 export interface UploadBodyFile {

@@ -3,7 +3,7 @@
  * progress is per file), a few at a time, each cancellable and retryable. Plain module: the element
  * renders it and turns its hooks into DOM events.
  */
-import type { TokenSource } from '../service-client.js';
+import type { TokenSource } from '../service/service-client.js';
 import { EsignError } from '../errors.js';
 import type { UploadedFile } from '../service-types.js';
 import { DEFAULT_CHUNK_BYTES } from './base64.js';

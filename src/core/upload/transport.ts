@@ -3,11 +3,11 @@
  * service's answer: FileIds, or an EsignError with the service's RequestId. Retries 429 and 5xx with
  * backoff (honouring Retry-After) and a 401 once with a refreshed token. Browser only (XHR).
  */
-import { codeForStatus, type TokenSource } from '../service-client.js';
-import { watchConnectSrc } from '../csp-violation.js';
+import { codeForStatus, type TokenSource } from '../service/service-client.js';
+import { watchConnectSrc } from '../service/csp-violation.js';
 import { EsignError } from '../errors.js';
-import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../retry.js';
-import type { UploadedFile } from '../service-types.js';
+import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../service/retry.js';
+import { isRecord, type UploadedFile } from '../service-types.js';
 import { joinApiPath } from '../url.js';
 
 export interface RawResponse {
@@ -183,8 +183,4 @@ async function getToken(tokens: TokenSource, forceRefresh: boolean, signal: Abor
   }
   if (typeof token !== 'string' || token === '') throw new EsignError('no_session', 'Not connected: connect an account first.');
   return token;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

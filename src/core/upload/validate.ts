@@ -6,8 +6,6 @@ import { EsignError } from '../errors.js';
 
 /** (assumption) The service's single-file limit: 20 MiB (a setting; the service reports 413 over it). */
 export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
-/** (assumption) Files per upload request. */
-export const MAX_FILES_PER_REQUEST = 10;
 
 /**
  * (assumption) What the service takes: PDF, the common office formats and scanned images. The

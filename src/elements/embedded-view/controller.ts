@@ -16,18 +16,16 @@
  * Loaded by the element (embedded-view/element.ts) once it has a session or is opened.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { ServiceClient } from '../../core/service-client.js';
+import { ServiceClient } from '../../core/service/service-client.js';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
-import { blockedOrigin, cspBlocked, originOf } from '../../core/csp-violation.js';
-import { emit } from '../events.js';
-import type { SessionController } from '../session-controller.js';
+import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
+import { emit } from '../shared/events.js';
+import type { SessionController } from '../shared/session-controller.js';
 import type { OperateType, ViewDisplay, ViewStatus } from './rules.js';
 import type * as Rules from './rules.js';
-import type * as Render from './render.js';
 import {
   checkEmbeddedUrl,
   configProblem,
-  DEFAULT_LOAD_TIMEOUT_MS,
   EXPIRY_MARGIN_MS,
   FRAME_SANDBOX,
   isEsignMessage,
@@ -35,12 +33,12 @@ import {
   parseInstant,
 } from './page-rules.js';
 
-import { frameStyles } from './states.js';
-import { adoptStyles } from '../adopt-styles.js';
+import { frameStyles, type ViewTemplates } from './states.js';
+import { adoptStyles } from '../shared/adopt-styles.js';
 
 // what the element needs once this module is loaded: the later states' look and words
-export { renderEmbeddedView } from './states.js';
-export { embeddedViewStateMessages } from '../embedded-view-states.messages.js';
+export { renderEmbeddedView, type ViewTemplates } from './states.js';
+export { embeddedViewStateMessages } from './states.messages.js';
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
 const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
@@ -74,7 +72,6 @@ export interface ViewBase {
   readonly render: ViewTemplates;
 }
 export type ViewRules = Pick<typeof Rules, 'allowedOriginsFor' | 'hostPageOrigin' | 'settingsFault'>;
-export type ViewTemplates = Pick<typeof Render, 'autoPending' | 'card' | 'layout' | 'loadingState' | 'opener' | 'renderIdle'>;
 
 export interface EmbeddedViewOptions {
   operateType: OperateType;
@@ -614,9 +611,9 @@ export class EmbeddedViewController implements ReactiveController {
     }, timeout);
   }
 
+  /** The element's `loadTimeout` (default there); a value that is not a number is a settings fault, reported: no timer meanwhile. */
   #loadTimeoutMs(): number {
-    const value = Number(this.#host.loadTimeout);
-    return Number.isFinite(value) ? value : DEFAULT_LOAD_TIMEOUT_MS;
+    return Number(this.#host.loadTimeout) || 0;
   }
 
   #armExpiry(delayMs: number): void {

@@ -6,14 +6,15 @@
  * EmbeddedViewController) is its own module, loaded when the element first has a session or is opened. Until
  * then the element shows its first state from here: the empty card, or the "connect first" one.
  */
-import { LitElement, type SVGTemplateResult, type PropertyDeclarations } from 'lit';
-import { partNotLoaded, type EsignError } from '../../core/errors.js';
-import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from '../embedded-view.messages.js';
-import { emit } from '../events.js';
-import { LocalizeController, type Messages } from '../localize.js';
-import { openPopup } from '../popup.js';
-import { OnlineController } from '../online.js';
-import { SessionController } from '../session-controller.js';
+import type { SVGTemplateResult, PropertyDeclarations } from 'lit';
+import type { EsignError } from '../../core/errors.js';
+import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from './embedded-view.messages.js';
+import { LocalizeController, type Messages } from '../shared/localize.js';
+import { openPopup } from '../shared/popup.js';
+import { OnlineController } from '../shared/online.js';
+import { SessionController } from '../shared/session-controller.js';
+import { LazyPart } from '../shared/lazy.js';
+import { EsignElement } from '../shared/element.js';
 import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
 import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
 import { allowedOriginsFor, autoConverter, hostPageOrigin, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
@@ -33,7 +34,39 @@ export interface OwnTerms extends Record<string, string> {
 }
 
 
-export abstract class EmbeddedViewElement extends LitElement {
+/**
+ * The embedded views' shared element: what the signing frame and the contract list both show and fire.
+ *
+ * @fires esign-view-ready - A Url was received and accepted. `detail: {origin, expiresAt, operateType}` (never the Url: it carries a token).
+ * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
+ * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
+ * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
+ *
+ * @slot loading - Replaces the loading indicator.
+ * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).
+ * @slot expired - Replaces the "page expired" message and its button.
+ *
+ * @csspart base - The wrapper of every state and the frame.
+ * @csspart frame - The iframe.
+ * @csspart loading - The loading state.
+ * @csspart spinner - The loading indicator.
+ * @csspart error - The error state.
+ * @csspart expired - The expired state.
+ * @csspart popup - The note shown while the page is open in a popup.
+ * @csspart button - Every button.
+ * @csspart retry - The "try again" button of the error state.
+ * @csspart fallback - The "open in a new window" button offered when the frame is blocked.
+ *
+ * @cssstate idle - No page shown (`status` idle; the same for each state below).
+ * @cssstate requesting - A Url is being asked for.
+ * @cssstate loading - The page is loading.
+ * @cssstate loaded - The page is shown.
+ * @cssstate expired - The Url or the page expired.
+ * @cssstate error - Something failed; `error` says what.
+ *
+ * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
+ */
+export abstract class EmbeddedViewElement extends EsignElement {
   static override properties: PropertyDeclarations = {
     connect: {},
     auto: { converter: autoConverter(false) },
@@ -79,10 +112,20 @@ export abstract class EmbeddedViewElement extends LitElement {
   /** The words of the later states, from the controller's module. */
   #states: LocalizeController<StateTerms> | undefined;
   #renderStates: typeof renderEmbeddedView | undefined;
-  #view: EmbeddedViewController | undefined;
-  #loading: Promise<EmbeddedViewController> | undefined;
-  /** The controller's module could not be loaded (offline, a deploy that removed the chunk): shown as an error. */
-  #loadError: EsignError | undefined;
+  /** The controller and the later states: loaded with a session, a bad setting (which it reports), or `open()`. */
+  readonly #part = new LazyPart(
+    this,
+    () => import('./controller.js'),
+    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages }) => {
+      this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
+      this.#renderStates = renderEmbeddedView;
+      // added to the element: it starts at once (hostConnected) when the element is in the page
+      return new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
+    },
+  );
+  get #view(): EmbeddedViewController | undefined {
+    return this.#part.value;
+  }
 
   constructor(ownMessages: Messages<OwnTerms>) {
     super();
@@ -91,14 +134,14 @@ export abstract class EmbeddedViewElement extends LitElement {
     new OnlineController(this, (online) => this.#view?.networkChanged(online));
   }
 
-  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. Mirrored as the `status` attribute, for page styles such as `esign-signing-frame[status='error']`. */
+  /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */
   get status(): ViewStatus {
-    return this.#view?.status ?? (this.#loadError ? 'error' : 'idle');
+    return this.#view?.status ?? (this.#part.error ? 'error' : 'idle');
   }
 
   /** The last error, while `status` is `error`. */
   get error(): EsignError | undefined {
-    return this.#view ? this.#view.error : this.#loadError;
+    return this.#view ? this.#view.error : this.#part.error;
   }
 
   /**
@@ -109,7 +152,7 @@ export abstract class EmbeddedViewElement extends LitElement {
     const display: ViewDisplay = (options.display ?? this.display) === 'popup' ? 'popup' : 'inline';
     // opened now, inside the click, even when the controller's module still has to load
     const popup = display === 'popup' && settingsFault(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
-    return this.#controller().then(
+    return this.#part.load().then(
       (view) => view.open(display, popup),
       (error: EsignError) => {
         popup?.close();
@@ -134,12 +177,9 @@ export abstract class EmbeddedViewElement extends LitElement {
   }
 
   protected override updated(): void {
-    // mirrored as an attribute, for page styles such as esign-signing-frame[status='error'] (as <esign-connect>)
-    const status = this.status;
-    if (this.getAttribute('status') !== status) this.setAttribute('status', status);
     // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
     // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
-    if (!this.#view && !this.#loadError && (this.hasSession || settingsFault(this) !== undefined)) void this.#controller().catch(() => undefined);
+    if (!this.#view && !this.#part.error && (this.hasSession || settingsFault(this) !== undefined)) void this.#part.load().catch(() => undefined);
   }
 
   protected override render() {
@@ -160,34 +200,9 @@ export abstract class EmbeddedViewElement extends LitElement {
   #idle(): FirstState {
     return {
       status: this.status,
-      error: this.#loadError,
+      error: this.#part.error,
       hasSession: this.hasSession,
       hasFiles: this.operateType !== 'request_signatures' || this.fileIdsToSend().length > 0,
     };
-  }
-
-  /** The controller, loaded once; a failed load is reported (esign-error) and tried again by the next open. */
-  #controller(): Promise<EmbeddedViewController> {
-    if (this.#view) return Promise.resolve(this.#view);
-    this.#loading ??= import('./controller.js').then(
-      ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages }) => {
-        this.#loadError = undefined;
-        this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
-        this.#renderStates = renderEmbeddedView;
-        // added to the element: it starts at once (hostConnected) when the element is in the page
-        this.#view ??= new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
-        this.requestUpdate();
-        return this.#view;
-      },
-      (cause: unknown) => {
-        this.#loading = undefined;
-        const error = partNotLoaded(cause);
-        this.#loadError = error;
-        this.requestUpdate();
-        emit(this, 'esign-error', { error });
-        throw error;
-      },
-    );
-    return this.#loading;
   }
 }

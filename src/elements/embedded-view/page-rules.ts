@@ -5,7 +5,6 @@
 import { isAllowedServiceUrl } from '../../core/url.js';
 import type { SettingsFault } from './rules.js';
 
-export const DEFAULT_LOAD_TIMEOUT_MS = 15_000;
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
 export const EXPIRY_MARGIN_MS = 5_000;
 /** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */

@@ -5,10 +5,10 @@
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import type { EsignError } from '../../core/errors.js';
-import type { EmbeddedViewTerms } from '../embedded-view.messages.js';
+import type { EmbeddedViewTerms } from './embedded-view.messages.js';
 import type { SVGTemplateResult } from 'lit';
-import { alertIcon, icon, linkIcon } from '../icons.js';
-import { buttonStyles, stateStyles } from '../shared-styles.js';
+import { alertIcon, icon, linkIcon } from '../shared/icons.js';
+import { buttonStyles, stateStyles } from '../shared/styles.js';
 import type { ViewDisplay, ViewStatus } from './rules.js';
 
 export const embeddedViewStyles = [

@@ -1,11 +1,14 @@
 /** The later states of the embedded views (loading, popup, error, expired, sent) and the frame, loaded with the controller. */
 import { css, html, nothing, svg, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
-import { alertIcon, checkIcon, icon } from '../icons.js';
+import { alertIcon, checkIcon, icon } from '../shared/icons.js';
 import type { card as Card, ViewHost, ViewState, ViewText } from './render.js';
-import type { ViewTemplates } from './controller.js';
+import type * as Render from './render.js';
 import type { ViewDisplay } from './rules.js';
 import { FRAME_ALLOW, FRAME_SANDBOX_BLANK } from './page-rules.js';
+
+/** The first states' templates (render.ts), which the later states keep in place. */
+export type ViewTemplates = Pick<typeof Render, 'autoPending' | 'card' | 'layout' | 'loadingState' | 'opener' | 'renderIdle'>;
 
 /** The frame's styles (and the loading state over it), added to the element's own when the controller loads. */
 export const frameStyles = css`

@@ -3,7 +3,7 @@
  * built in). To have it at the first render, register it up front:
  * `import { registerLocale } from 'esign-elements'; import { tables } from 'esign-elements/locales/zh-CN.js'; registerLocale('zh-CN', tables);`
  */
-import type { LocaleTables } from '../localize.js';
+import type { LocaleTables } from '../shared/locale-tables.js';
 
 export const tables: LocaleTables = {
   connect: {

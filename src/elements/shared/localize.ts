@@ -5,30 +5,15 @@
  * arrives the element speaks English, then re-renders; import the module up front to have it at the first render.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { ConnectTerms } from './esign-connect.messages.js';
-import type { UploaderTerms, UploadListTerms } from './esign-uploader.messages.js';
-import type { EmbeddedViewTerms } from './embedded-view.messages.js';
-import type { SigningFrameTerms } from './esign-signing-frame.messages.js';
-import type { ContractListTerms } from './esign-contract-list.messages.js';
+import type { LocaleTables } from './locale-tables.js';
+import type { Messages } from './messages.js';
+
+export type { LocaleTables } from './locale-tables.js';
+export type { Messages } from './messages.js';
 
 export const SUPPORTED_LANGUAGES = ['en', 'zh-CN', 'ms'] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 type OtherLanguage = Exclude<Language, 'en'>;
-
-/** One language's text for every element; a missing term falls back to English. */
-export interface LocaleTables {
-  connect: Partial<ConnectTerms>;
-  uploader: Partial<UploaderTerms & UploadListTerms>;
-  embeddedView: Partial<EmbeddedViewTerms>;
-  signingFrame: Partial<SigningFrameTerms>;
-  contractList: Partial<ContractListTerms>;
-}
-
-/** An element's English table (complete) and the name of its table in the locale modules. */
-export interface Messages<T extends Record<string, string>> {
-  id: keyof LocaleTables;
-  en: T;
-}
 
 /** Picks the supported language for a BCP 47 tag: `zh`, `zh-Hans`, `zh-SG` → `zh-CN`; `ms-MY` → `ms`. */
 export function matchLanguage(tag: string | null | undefined): Language {
@@ -63,7 +48,7 @@ function load(lang: OtherLanguage): void {
   if (locales.has(lang) || loading.has(lang)) return;
   loading.add(lang);
   // two literal specifiers, so every bundler makes one chunk per language
-  void (lang === 'zh-CN' ? import('./locales/zh-CN.js') : import('./locales/ms.js')).then(
+  void (lang === 'zh-CN' ? import('../locales/zh-CN.js') : import('../locales/ms.js')).then(
     ({ tables }) => registerLocale(lang, tables),
     () => loading.delete(lang),
   );

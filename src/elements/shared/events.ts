@@ -1,6 +1,6 @@
 /** The DOM events of esign-elements: prefixed, bubbling, composed, with a typed `detail`. */
-import type { EsignError } from '../core/errors.js';
-import type { SessionInfo } from '../core/session/session-manager.js';
+import type { EsignError } from '../../core/errors.js';
+import type { SessionInfo } from '../../core/session/session-manager.js';
 
 export interface EsignConnectedDetail {
   session: SessionInfo;
@@ -115,10 +115,7 @@ export function emit<K extends EsignEventName>(target: EventTarget, name: K, det
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface HTMLElementEventMap extends EsignEventMap {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface DocumentEventMap extends EsignEventMap {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface WindowEventMap extends EsignEventMap {}
 }

@@ -5,8 +5,8 @@
  */
 import { EsignError } from '../errors.js';
 import type { KeyValueStore } from '../kv.js';
-import { createCodeChallenge, createCodeVerifier, createState } from '../pkce.js';
-import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from './session-manager.js';
+import { createCodeChallenge, createCodeVerifier, createState } from './pkce.js';
+import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from '../session/types.js';
 
 /** sessionStorage-backed store: used only to carry a redirect-mode login attempt across the round trip when storage is "memory". */
 class TabStore implements KeyValueStore {

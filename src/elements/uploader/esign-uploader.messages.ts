@@ -1,4 +1,4 @@
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 /** What <esign-uploader> says to the user. */
 /** The drop zone's words (the first state). */

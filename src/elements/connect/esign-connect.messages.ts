@@ -1,4 +1,4 @@
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 /** What <esign-connect> says to the user. Error codes without a term here show the error's own message. */
 export interface ConnectTerms extends Record<string, string> {

@@ -4,19 +4,18 @@
  * file-management domain's multipart upload). No Node-only imports. The elements use `ServiceClient` alone, so these
  * calls never reach a browser bundle of the elements.
  */
-import { EsignError } from './errors.js';
-import type { AddMemberData, AddMemberRequest, CreateEnvelopeRequest, EnvelopeData, UploadFilesData } from './service-types.js';
+import { EsignError } from '../errors.js';
+import { isRecord, type AddMemberData, type AddMemberRequest, type CreateEnvelopeRequest, type EnvelopeData, type UploadFilesData } from '../service-types.js';
 import {
   badShape,
   isOperatorId,
-  isRecord,
   ServiceClient,
   type CallOptions,
   type ClientOptions,
   type RequestBody,
   type ServiceResult,
 } from './service-client.js';
-import { isAllowedServiceUrl } from './url.js';
+import { isAllowedServiceUrl } from '../url.js';
 
 export { codeForStatus, parseRetryAfter, ServiceClient, type CallOptions, type ClientOptions, type ServiceResult, type TokenSource } from './service-client.js';
 

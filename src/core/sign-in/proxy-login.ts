@@ -9,9 +9,9 @@
  * Loaded by the session manager with the first sign-in (or on a page that comes back from one) in the default mode.
  */
 import { EsignError, type EsignErrorCode } from '../errors.js';
-import { createState } from '../pkce.js';
-import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from './session-manager.js';
-import { proxySlot } from './proxy-tokens.js';
+import { createState } from './pkce.js';
+import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from '../session/types.js';
+import { proxySlot } from '../session/proxy-tokens.js';
 
 /** The proxy's done page says this (docs/proxy.md): no secret, only the page's own attempt id and the outcome. */
 export interface ProxyLoginMessage {

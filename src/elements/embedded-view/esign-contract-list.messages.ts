@@ -1,5 +1,5 @@
 /** Text of <esign-contract-list>; the states and errors it shares with the signing frame are in embedded-view.messages.ts. */
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 export interface ContractListTerms extends Record<string, string> {
   title: string;

@@ -4,10 +4,10 @@
  * `EsignClient` (client.ts) extends it with the calls server code makes. No Node-only imports.
  */
 
-import { EsignError, isAbortError, type EsignErrorCode } from './errors.js';
+import { EsignError, isAbortError, type EsignErrorCode } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from './retry.js';
-import type { EmbeddedViewData, EmbeddedViewRequest, UploadFileInput, UploadFilesData } from './service-types.js';
-import { isAllowedServiceUrl, joinApiPath } from './url.js';
+import { isRecord, type EmbeddedViewData, type EmbeddedViewRequest, type UploadFileInput, type UploadFilesData } from '../service-types.js';
+import { isAllowedServiceUrl, joinApiPath } from '../url.js';
 
 export { parseRetryAfter } from './retry.js';
 
@@ -272,10 +272,6 @@ export interface RequestBody {
 
 export function isOperatorId(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '' && value.length <= 200 && !/[\u0000-\u001f\u007f]/.test(value);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,6 +1,6 @@
 /** English of the embedded views' later states, loaded with the view's controller; the other languages have them in the same `embeddedView` table. */
 import type { StateTerms } from './embedded-view.messages.js';
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 export const embeddedViewStateMessages: Messages<StateTerms> = {
   id: 'embeddedView',

@@ -1,5 +1,5 @@
 /** Text of <esign-signing-frame>; the states and errors it shares with the contract list are in embedded-view.messages.ts. */
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 export interface SigningFrameTerms extends Record<string, string> {
   title: string;

@@ -1,5 +1,5 @@
 /** Counted words and sizes in the host's language, for the elements that show them (the uploader). */
-import { format, LocalizeController } from './localize.js';
+import { format, LocalizeController } from '../shared/localize.js';
 
 export class CountingLocalizeController<T extends Record<string, string>> extends LocalizeController<T> {
   /**

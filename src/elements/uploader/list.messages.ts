@@ -1,6 +1,6 @@
 /** English of <esign-uploader>'s file list, loaded with it; the other languages have it in the same `uploader` table. */
 import type { UploadListTerms } from './esign-uploader.messages.js';
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 export const uploadListMessages: Messages<UploadListTerms> = {
   id: 'uploader',

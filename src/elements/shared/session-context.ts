@@ -8,8 +8,8 @@
  * whole of it here, and it saves about 500 B gzip in every page's first render (docs/bundle-size.md).
  */
 import { ContextEvent, createContext, type ContextType } from '@lit/context';
-import type { SessionInfo } from '../core/session/session-manager.js';
-import type { TokenSource } from '../core/service-client.js';
+import type { SessionInfo } from '../../core/session/session-manager.js';
+import type { TokenSource } from '../../core/service/service-client.js';
 
 /**
  * What an <esign-connect> offers the elements that use it. It is an EventTarget that fires

@@ -1,5 +1,5 @@
 /** Text shared by <esign-signing-frame> and <esign-contract-list>: states, errors and buttons. */
-import type { Messages } from './localize.js';
+import type { Messages } from '../shared/messages.js';
 
 /** The words of the first states (empty, connect first, loading), and of a failed load of the rest. */
 export interface FirstStateTerms extends Record<string, string> {

@@ -10,7 +10,7 @@
  */
 import { EsignError } from '../errors.js';
 import { callbackMessage } from './login.js';
-import type { ConnectMode, SessionInfo, SessionManager } from './session-manager.js';
+import type { ConnectMode, SessionInfo, SessionManager } from '../session/session-manager.js';
 
 /** After the popup closes, how long to wait for its relayed answer before calling it abandoned. */
 const POPUP_CLOSE_GRACE_MS = 1500;

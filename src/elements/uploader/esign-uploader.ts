@@ -1,23 +1,30 @@
-import { css, html, LitElement, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
-import { EsignError, partNotLoaded } from '../core/errors.js';
-import type { UploadedFile } from '../core/service-types.js';
-import { KeptUploads, uploadRecordKey } from '../core/upload/persist.js';
-import type { UploadItem } from '../core/upload/queue.js';
-import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../core/upload/validate.js';
-import { emit, type EsignEnvelopeSentDetail } from './events.js';
+import { html, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { EsignError } from '../../core/errors.js';
+import type { UploadedFile } from '../../core/service-types.js';
+import { KeptUploads, uploadRecordKey } from '../../core/upload/persist.js';
+import type { UploadItem } from '../../core/upload/queue.js';
+import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
+import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { CountingLocalizeController } from './localize-counts.js';
-import { alertIcon, icon } from './icons.js';
-import { buttonStyles } from './shared-styles.js';
-import { visuallyHiddenStyles } from './visually-hidden.js';
-import { SessionController } from './session-controller.js';
-import type { UploadList } from './uploader/list.js';
-import { OnlineController } from './online.js';
+import { alertIcon, icon } from '../shared/icons.js';
+import { buttonStyles } from '../shared/styles.js';
+import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
+import { SessionController } from '../shared/session-controller.js';
+import type { UploadList } from './list.js';
+import { OnlineController } from '../shared/online.js';
+import { LazyPart } from '../shared/lazy.js';
+import { uploaderStyles } from './esign-uploader.styles.js';
+import { EsignElement } from '../shared/element.js';
+import { RootListener } from '../shared/root-listener.js';
 
 
 const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
 
-export type { UploadItem, UploadStatus } from '../core/upload/queue.js';
+export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
+
+/** Where an `<esign-uploader>` is: no files, files on their way (or waiting for the connection), a file failed or was refused, every file uploaded. */
+export type UploaderStatus = 'idle' | 'uploading' | 'error' | 'done';
 
 
 const optionalNumber = {
@@ -65,17 +72,13 @@ const optionalNumber = {
  * @csspart error - The setup error message.
  * @csspart offline - The note shown while the browser is offline and uploads wait.
  *
- * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: progress, focus rings, the drop zone when dragging over.
- * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.
- * @cssprop [--esign-text=CanvasText] - Text colour.
- * @cssprop [--esign-surface=Canvas] - Background of the drop zone and the file rows.
- * @cssprop [--esign-danger=light-dark(#b3261e, #ffb4ab)] - Errors and refused files.
- * @cssprop [--esign-success=light-dark(#1b6e3a, #8fdca6)] - Uploaded and sent files.
- * @cssprop [--esign-font=system-ui, sans-serif] - Font family.
- * @cssprop [--esign-radius=8px] - Corner radius.
- * @cssprop [--esign-spacing=0.5rem] - Spacing unit; gaps and paddings are multiples of it.
+ * @cssstate idle - No files yet (`status` idle; the same for each state below).
+ * @cssstate uploading - Files on their way, or waiting for the connection.
+ * @cssstate error - A file failed or was refused, or a setting is wrong.
+ * @cssstate done - The files are uploaded.
+ *
  */
-export class EsignUploader extends LitElement {
+export class EsignUploader extends EsignElement {
   static override properties: PropertyDeclarations = {
     connect: { reflect: true },
     accept: {},
@@ -96,85 +99,7 @@ export class EsignUploader extends LitElement {
   static override styles = [
     buttonStyles,
     visuallyHiddenStyles,
-    css`
-      :host {
-        display: block;
-        color: var(--_text);
-      }
-      [part~='base'] {
-        display: grid;
-        gap: calc(var(--_space) * 1.5);
-      }
-      [part~='drop-zone'] {
-        font: inherit;
-        color: var(--_text);
-        display: grid;
-        gap: calc(var(--_space) / 2);
-        justify-items: center;
-        width: 100%;
-        padding: calc(var(--_space) * 3) calc(var(--_space) * 2);
-        background: var(--_tint);
-        border: 1.5px dashed var(--_border-strong);
-        border-radius: var(--_radius);
-        cursor: pointer;
-        text-align: center;
-        transition:
-          border-color var(--_duration) ease,
-          background-color var(--_duration) ease;
-      }
-      [part~='drop-zone'] .badge {
-        display: grid;
-        place-items: center;
-        width: 2.5rem;
-        height: 2.5rem;
-        margin-block-end: calc(var(--_space) / 2);
-        border-radius: 50%;
-        background: var(--_accent-tint);
-        color: var(--_accent);
-      }
-      [part~='drop-zone'] .badge svg {
-        width: 1.25rem;
-        height: 1.25rem;
-      }
-      [part~='drop-zone']:hover:not([aria-disabled='true']),
-      [part~='drop-zone'].dragging {
-        border-color: var(--_accent);
-        border-style: solid;
-        background: var(--_accent-tint);
-      }
-      [part~='drop-zone']:focus-visible {
-        outline: 2px solid var(--_accent);
-        outline-offset: 2px;
-      }
-      [part~='drop-zone'][aria-disabled='true'] {
-        cursor: not-allowed;
-      }
-      [part~='drop-zone'][aria-disabled='true'] .badge {
-        background: var(--_tint);
-        color: var(--_muted);
-      }
-      [part~='label'] {
-        font-weight: 600;
-      }
-      [part~='hint'] {
-        color: var(--_muted);
-        font-size: 0.875em;
-        font-weight: 400;
-      }
-      [part~='error'],
-      [part~='offline'] {
-        display: flex;
-        align-items: flex-start;
-        gap: var(--_space);
-        margin: 0;
-        padding: var(--_space) calc(var(--_space) * 1.5);
-        border-radius: var(--_radius);
-      }
-      [part~='error'] {
-        color: var(--_danger);
-        background: var(--_danger-tint);
-      }
-    `,
+    uploaderStyles,
   ];
 
   /**
@@ -232,7 +157,6 @@ export class EsignUploader extends LitElement {
 
   readonly #session = new SessionController(this);
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
-  readonly #internals: ElementInternals | undefined;
   /** Completed FileIds kept across reloads, under this uploader's record. */
   readonly #kept = new KeptUploads();
   /** Uploads on their way wait while the browser is offline, and go on by themselves when it is back. */
@@ -240,28 +164,46 @@ export class EsignUploader extends LitElement {
   #limits: UploaderLimits | undefined;
   #configError: EsignError | undefined;
   #reportedConfigError = '';
-  /** The files' queue and list (uploader/list.ts), loaded with the first file or to restore kept FileIds. */
-  #list: UploadList | undefined;
-  #loading: Promise<UploadList> | undefined;
-  #eventRoot: Document | ShadowRoot | undefined;
-
+  /** The files' queue and list: loaded by the first file (or a pointer, the focus, a drag), or kept FileIds to restore. */
+  readonly #listPart = new LazyPart(
+    this,
+    () => import('./list.js'),
+    ({ UploadList, uploadListMessages }) => {
+      const list = new UploadList({
+        host: this,
+        t: new CountingLocalizeController(this, uploadListMessages),
+        session: () => {
+          const provider = this.#session.provider;
+          if (!provider?.session) throw noSession();
+          return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
+        },
+        limits: () => this.#limits,
+        announce: (text) => (this._live = text),
+        changed: () => this.#syncForm(),
+        kept: this.#kept,
+      });
+      list.queue.setOnline(this.#network.online);
+      return list;
+    },
+  );
+  get #list(): UploadList | undefined {
+    return this.#listPart.value;
+  }
   constructor() {
     super();
-    // attachInternals is missing in old browsers and server-side DOM shims: the form value is then simply not set
-    this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : undefined;
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
     // a signing frame anywhere in this tree reports a sent envelope: its files are done with
-    this.#eventRoot = this.getRootNode() as Document | ShadowRoot;
-    this.#eventRoot.addEventListener('esign-envelope-sent', this.#onEnvelopeSent);
+    new RootListener(this, 'esign-envelope-sent', (event) => {
+      const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
+      if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
+    });
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.#eventRoot?.removeEventListener('esign-envelope-sent', this.#onEnvelopeSent);
-    this.#eventRoot = undefined;
+  /** Where the uploader is: `idle` (no files), `uploading` (files on their way, or waiting for the connection), `error` (a file failed or was refused, or a setting is wrong), `done` (the files are uploaded). */
+  get status(): UploaderStatus {
+    const files = this.#list?.queue.items ?? [];
+    if (this.#list?.queue.busy) return 'uploading';
+    if (this.#configError || files.some((f) => f.status === 'failed' || f.status === 'rejected')) return 'error';
+    return files.some((f) => f.status === 'done') ? 'done' : 'idle';
   }
 
   /**
@@ -290,7 +232,7 @@ export class EsignUploader extends LitElement {
 
   /** The form this element belongs to, if any. */
   get form(): HTMLFormElement | null {
-    return this.#internals?.form ?? null;
+    return this.internals?.form ?? null;
   }
 
   /**
@@ -304,7 +246,7 @@ export class EsignUploader extends LitElement {
     if (this.#configError) throw this.#fail(this.#configError);
     if (this.disabled || this._formDisabled) throw this.#fail(new EsignError('invalid_argument', 'The uploader is disabled.'));
     if (list.length === 0) return [];
-    return (await this.#loadList()).upload(list, (error) => this.#fail(error));
+    return (await this.#listPart.load()).upload(list, (error) => this.#fail(error));
   }
 
   /** Cancels one file's upload by its `key`, or every upload on its way. */
@@ -339,27 +281,27 @@ export class EsignUploader extends LitElement {
 
   /** The validity states, as a native control's: `valueMissing` (required, no file uploaded), `customError` (uploads on their way). */
   get validity(): ValidityState | undefined {
-    return this.#internals?.validity;
+    return this.internals?.validity;
   }
 
   /** Why the element is invalid, in the user's language ('' when valid). */
   get validationMessage(): string {
-    return this.#internals?.validationMessage ?? '';
+    return this.internals?.validationMessage ?? '';
   }
 
   /** Whether a form checks this element when it is submitted (false when disabled or without a form). */
   get willValidate(): boolean {
-    return this.#internals?.willValidate ?? false;
+    return this.internals?.willValidate ?? false;
   }
 
   /** True when valid; otherwise fires `invalid` on the element and returns false, as a native control. */
   checkValidity(): boolean {
-    return this.#internals?.checkValidity() ?? true;
+    return this.internals?.checkValidity() ?? true;
   }
 
   /** As `checkValidity()`, and the browser shows the message at the drop zone. */
   reportValidity(): boolean {
-    return this.#internals?.reportValidity() ?? true;
+    return this.internals?.reportValidity() ?? true;
   }
 
   /** The form was reset: the list empties and the kept FileIds are forgotten. */
@@ -383,7 +325,7 @@ export class EsignUploader extends LitElement {
     } catch {
       return; // not a state this element saved
     }
-    if (files.length > 0) void this.#loadList().then((list) => list.restore(files), () => undefined);
+    if (files.length > 0) void this.#listPart.load().then((list) => list.restore(files), () => undefined);
   }
 
   // ---- lifecycle ----
@@ -429,41 +371,12 @@ export class EsignUploader extends LitElement {
     if (key === this.#kept.key) return;
     const files = await this.#kept.open(key);
     if (key !== this.#kept.key || files.length === 0) return;
-    const list = await this.#loadList().catch(() => undefined);
+    const list = await this.#listPart.load().catch(() => undefined);
     if (key === this.#kept.key) list?.restore(files);
   }
 
-  /** The files' queue and list: loaded once; a failed load is reported (esign-error) and tried again by the next file. */
-  #loadList(): Promise<UploadList> {
-    if (this.#list) return Promise.resolve(this.#list);
-    this.#loading ??= import('./uploader/list.js').then(
-      ({ UploadList, uploadListMessages }) => {
-        this.#list ??= new UploadList({
-          host: this,
-          t: new CountingLocalizeController(this, uploadListMessages),
-          session: () => {
-            const provider = this.#session.provider;
-            if (!provider?.session) throw noSession();
-            return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
-          },
-          limits: () => this.#limits,
-          announce: (text) => (this._live = text),
-          changed: () => this.#syncForm(),
-          kept: this.#kept,
-        });
-        this.#list.queue.setOnline(this.#network.online);
-        return this.#list;
-      },
-      (cause: unknown) => {
-        this.#loading = undefined;
-        throw this.#fail(partNotLoaded(cause));
-      },
-    );
-    return this.#loading;
-  }
-
   #syncForm(): void {
-    const internals = this.#internals;
+    const internals = this.internals;
     if (!internals || typeof internals.setFormValue !== 'function') return;
     const files = this.uploadedFiles;
     const ids = files.map((f) => f.FileId);
@@ -552,11 +465,6 @@ export class EsignUploader extends LitElement {
 
   // ---- handlers ----
 
-  readonly #onEnvelopeSent = (event: Event): void => {
-    const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
-    if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
-  };
-
   readonly #onClick = (): void => {
     this.showPicker();
   };
@@ -571,7 +479,7 @@ export class EsignUploader extends LitElement {
 
   /** A pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading. */
   readonly #onIntent = (): void => {
-    if (!this.#list && this.#canTakeFiles()) void this.#loadList().catch(() => undefined);
+    if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
   };
 
   readonly #onDragOver = (event: DragEvent): void => {

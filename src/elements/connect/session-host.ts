@@ -1,0 +1,359 @@
+/**
+ * <esign-connect>'s session: the session manager (loaded as the element starts, shown meanwhile from the stored
+ * record), the sign-in (loaded on intent), the callback page, disconnecting, access tokens. The element keeps its
+ * settings and renders; this controller sets its status, error and notices and fires its events.
+ */
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { EsignError } from '../../core/errors.js';
+import type { StorageKind } from '../../core/kv.js';
+import type { PendingLogin } from '../../core/sign-in/login-flow.js';
+import type { ConnectMode, RefreshTokenHolder, SessionChange, SessionConfig, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
+import { peekSession } from '../../core/session/stored.js';
+import { emit } from '../shared/events.js';
+import { LazyPart } from '../shared/lazy.js';
+import { OnlineController } from '../shared/online.js';
+import { openPopup } from '../shared/popup.js';
+
+export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
+/** A term of connectMessages shown beside the button, or none. */
+export type ConnectNotice = '' | 'signedInClose' | 'sessionExpired';
+
+/** What the controller reads and sets on its element: the settings, and the state the element renders. */
+export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
+  clientId: string;
+  baseUrl: string;
+  tokenEndpoint: string;
+  revocationEndpoint: string;
+  loginEndpoint: string;
+  authorizationEndpoint: string;
+  issuer: string;
+  refreshTokens: RefreshTokenHolder;
+  redirectUri: string;
+  scope: string;
+  spaceId: string;
+  loginHint: string;
+  mode: ConnectMode;
+  storage: StorageKind;
+  readonly status: ConnectStatus;
+  _status: ConnectStatus;
+  _error: EsignError | undefined;
+  _popupBlocked: boolean;
+  _notice: ConnectNotice;
+}
+
+export const DEFAULT_SCOPE = 'envelope:create envelope:read';
+const POPUP_FEATURES = 'popup,width=520,height=720';
+
+/**
+ * Whether this document was loaded back from a sign-in: the token proxy's outcome (`esign_login` with `esign_outcome`)
+ * or a browser-held authorization callback (`state` with `code` or `error`); the login flow reads it (the same check
+ * stands in login-flow.ts).
+ */
+const isCallbackPage = (): boolean => {
+  const query = new URLSearchParams(location.search);
+  return (query.has('esign_login') && query.has('esign_outcome')) || (query.has('state') && (query.has('code') || query.has('error')));
+};
+
+export class SessionHost implements ReactiveController {
+  readonly #host: ConnectHost;
+  readonly #network: OnlineController;
+
+  constructor(host: ConnectHost) {
+    (this.#host = host).addController(this);
+    this.#managerPart = new LazyPart(host, () => import('../../core/session/session-manager.js'), undefined, false);
+    this.#signIn = new LazyPart(host, () => import('../../core/sign-in/login-flow.js'), undefined, false);
+    this.#network = new OnlineController(host, (online) => {
+    // back online: a failure that was only the network is over
+    if (online && this.#host.status === 'error' && this.#host._error?.code === 'network_error') {
+      this.#host._error = undefined;
+      this.#host._status = this.session ? 'connected' : 'idle';
+      // the session manager's code could not be loaded: try again
+      if (this.#managerPart.status === 'failed' && this.#host.isConnected) void this.#ready();
+    }
+  });
+  }
+
+  /** False while the browser is offline. */
+  get online(): boolean {
+    return this.#network.online;
+  }
+
+  /** The session manager: loaded as the element starts, without holding up its first state (reported as a setup error). */
+  readonly #managerPart: LazyPart<typeof import('../../core/session/session-manager.js')>;
+  /** The sign-in: loaded by a pointer or the focus on Connect, a click (after the window opened), or a callback page. */
+  readonly #signIn: LazyPart<typeof import('../../core/sign-in/login-flow.js')>;
+  /** A pointer or the focus on Connect: the sign-in's code starts loading (the click still opens the window first). */
+  readonly preloadSignIn = (): void => void this.#signIn.load().catch(() => undefined);
+
+  #manager: SessionManager | undefined;
+  /** The configuration (JSON) of the manager that is, or is being, set up. */
+  #managerKey = '';
+  /** Its setup, while under way and once done. */
+  #starting: Promise<SessionManager | undefined> | undefined;
+  /** The stored session read as the element starts, shown until the manager has loaded its own. */
+  #peeked: SessionInfo | undefined;
+  /** The sign-in on its way (login flow), while `connecting` from a click. */
+  pending: PendingLogin | undefined;
+
+  /** The current session (scope, Space id, expiry), never a token; undefined when not connected. */
+  get session(): SessionInfo | undefined {
+    return this.#manager?.session ?? this.#peeked;
+  }
+
+  /** Lets go of the manager (and of a setup under way: it sees the key change and stops). */
+  #drop(): void {
+    this.#manager?.removeEventListener('change', this.#onChange);
+    this.#manager?.close();
+    this.#manager = undefined;
+    this.#managerKey = '';
+    this.#starting = undefined;
+    this.#peeked = undefined;
+  }
+
+  hostConnected(): void {
+    void this.init();
+  }
+
+  hostDisconnected(): void {
+    this.pending?.cancel(new EsignError('aborted', 'The element was removed.'));
+    this.pending = undefined;
+    this.#drop();
+  }
+
+  /**
+   * Starts the sign-in. Call it from a user gesture (a click) so the popup is allowed.
+   * Resolves with the session, or rejects with an EsignError (also sent as `esign-error`).
+   */
+  connect(options: { mode?: ConnectMode } = {}): Promise<SessionInfo> {
+    const mode = options.mode ?? this.#host.mode;
+    // a configuration the element already refused opens no window: the same error, visible as it is
+    if (this.#host._error?.code === 'invalid_config') return Promise.reject(this.#fail(this.#host._error));
+    // the popup must open synchronously in the click, before any await (even the login flow's module), or browsers block it
+    const popup = mode === 'popup' ? openPopup('esign-connect', POPUP_FEATURES) : null;
+    this.pending?.cancel(new EsignError('aborted', 'A new sign-in was started.'));
+    this.pending = undefined;
+    this.#host._popupBlocked = false;
+    this.#host._notice = '';
+    if (mode === 'popup' && !popup) {
+      this.#host._popupBlocked = true;
+      return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the sign-in window. Allow popups for this site, or continue in this tab.')));
+    }
+    if (popup) writeWaitingPage(popup);
+    this.#host._status = 'connecting';
+    this.#host._error = undefined;
+    return this.#login(mode, popup).catch((error: unknown) => {
+      throw this.#fail(EsignError.from(error, 'oauth_error'));
+    });
+  }
+
+  /** Ends the session: revokes it at the service through your proxy, clears storage and tells the other tabs. */
+  async disconnect(): Promise<void> {
+    const manager = await this.#ready();
+    if (!manager) return;
+    const result = await manager.disconnect();
+    if (result.error) emit(this.#host, 'esign-error', { error: result.error });
+  }
+
+  /** A valid access token for business calls, refreshed if it is about to expire. Rejects with `no_session` when not connected. */
+  async getAccessToken(options: { forceRefresh?: boolean; signal?: AbortSignal } = {}): Promise<string> {
+    const manager = await this.#ready();
+    if (!manager) throw this.#host._error ?? new EsignError('no_session', 'Not connected: connect an account first.');
+    return manager.getAccessToken(options);
+  }
+
+  /** Cancels a sign-in in progress (closes the popup). */
+  cancel(): void {
+    this.pending?.cancel(new EsignError('aborted', 'The sign-in was cancelled.'));
+  }
+
+  #readyPromise: Promise<SessionManager | undefined> = Promise.resolve(undefined);
+
+  /** The manager once set up; when its code could not be loaded, this loads it again (Try again, a token asked for). */
+  #ready(): Promise<SessionManager | undefined> {
+    if (this.#managerPart.status === 'failed' && this.#host.isConnected) return this.init();
+    return this.#readyPromise;
+  }
+
+  init(): Promise<SessionManager | undefined> {
+    this.#readyPromise = this.#setup().catch((error: unknown) => {
+      this.#fail(EsignError.from(error, 'invalid_config'));
+      return undefined;
+    });
+    return this.#readyPromise;
+  }
+
+  async #setup(): Promise<SessionManager | undefined> {
+    const config = this.#config();
+    const key = JSON.stringify(config);
+    if (this.#starting && key === this.#managerKey) {
+      const manager = await this.#starting;
+      // a corrected attribute clears the configuration error it caused
+      if (manager && manager === this.#manager && this.#host._error?.code === 'invalid_config') {
+        this.#host._error = undefined;
+        this.#host._status = manager.session ? 'connected' : 'idle';
+      }
+      return manager;
+    }
+    if (this.#host._error?.code === 'invalid_config') this.#host._error = undefined;
+    if (this.#host.status === 'error') this.#host._status = 'idle';
+    this.#drop();
+    this.#managerKey = key;
+    const starting = this.#start(config, key);
+    this.#starting = starting;
+    // a failed setup (bad settings, the manager's code not loaded) is tried again by the next one
+    starting.catch(() => {
+      if (this.#starting === starting) this.#drop();
+    });
+    return starting;
+  }
+
+  /**
+   * The first state from storage alone (a returning user sees "connected" at once), then the session manager,
+   * whose code loads meanwhile, takes over. Returns undefined when another setup replaced this one.
+   */
+  async #start(config: SessionConfig, key: string): Promise<SessionManager | undefined> {
+    const part = this.#managerPart.load();
+    // an unhandled rejection would be reported before the await below sees it
+    part.catch(() => undefined);
+    const callback = isCallbackPage();
+    if (!callback) {
+      const peeked = await peekSession(config);
+      if (key !== this.#managerKey) return undefined;
+      this.#peeked = peeked;
+      if (peeked && this.#host.status === 'idle') this.#host._status = 'connected';
+    }
+    const SessionManagerClass = (await part).SessionManager;
+    if (key !== this.#managerKey) return undefined;
+    const manager = new SessionManagerClass(config);
+    this.#manager = manager;
+    manager.addEventListener('change', this.#onChange);
+    await manager.load();
+    if (manager !== this.#manager) return manager;
+    this.#peeked = undefined;
+    if (callback && (await this.#handleCallback(manager))) return manager;
+    const session = manager.session;
+    if (session) {
+      this.#host._status = 'connected';
+      emit(this.#host, 'esign-connected', { session, restored: true });
+    } else if (this.#host.status === 'connected') {
+      // the stored record showed a session that ended before the manager read it: another page disconnected (or it
+      // expired there) while this page's manager was still loading, so its broadcast found no one listening. Told
+      // like any other end of a session: a status change always comes with its event
+      this.#host._status = 'idle';
+      emit(this.#host, 'esign-disconnected', { reason: 'other-tab' });
+    }
+    return manager;
+  }
+
+  #config(): SessionConfig {
+    const resolve = (value: string, name: string): string => {
+      if (!value) throw new EsignError('invalid_config', `${name} is required.`);
+      try {
+        return new URL(value, document.baseURI).href;
+      } catch {
+        throw new EsignError('invalid_config', `${name} is not a valid URL: ${value}`);
+      }
+    };
+    if (this.#host.mode !== 'popup' && this.#host.mode !== 'redirect') {
+      throw new EsignError('invalid_config', `mode must be "popup" or "redirect", not "${String(this.#host.mode)}".`);
+    }
+    const here = new URL(location.href);
+    here.search = '';
+    here.hash = '';
+    const config: SessionConfig = {
+      clientId: this.#host.clientId,
+      baseUrl: resolve(this.#host.baseUrl, 'base-url'),
+      tokenEndpoint: resolve(this.#host.tokenEndpoint, 'token-endpoint'),
+      redirectUri: this.#host.redirectUri ? resolve(this.#host.redirectUri, 'redirect-uri') : here.href,
+      scope: this.#host.scope || DEFAULT_SCOPE,
+      storage: this.#host.storage,
+      refreshTokens: this.#host.refreshTokens,
+    };
+    if (this.#host.revocationEndpoint) config.revocationEndpoint = resolve(this.#host.revocationEndpoint, 'revocation-endpoint');
+    if (this.#host.loginEndpoint) config.loginEndpoint = resolve(this.#host.loginEndpoint, 'login-endpoint');
+    if (this.#host.authorizationEndpoint) config.authorizationEndpoint = resolve(this.#host.authorizationEndpoint, 'authorization-endpoint');
+    // compared exactly, as the server states it (a trailing slash is part of an issuer)
+    if (this.#host.issuer) config.issuer = this.#host.issuer;
+    if (this.#host.spaceId) config.spaceId = this.#host.spaceId;
+    if (this.#host.loginHint) config.loginHint = this.#host.loginHint;
+    return config;
+  }
+
+  /** Completes or relays the callback this page was loaded with (login flow). Returns true when it was ours. */
+  async #handleCallback(manager: SessionManager): Promise<boolean> {
+    this.#host._status = 'connecting';
+    try {
+      const { handlePageCallback } = await this.#signIn.load();
+      const outcome = await handlePageCallback(manager);
+      if (outcome === 'relayed') this.#host._notice = 'signedInClose';
+      else if (outcome === 'not-ours') this.#host._status = manager.session ? 'connected' : 'idle';
+      return outcome !== 'not-ours';
+    } catch (error) {
+      this.#fail(EsignError.from(error, 'oauth_error'));
+      return true;
+    }
+  }
+
+  /** Runs a sign-in through the login flow (loaded now, after the popup opened); the manager's change event says the rest. */
+  async #login(mode: ConnectMode, popup: Window | null): Promise<SessionInfo> {
+    const manager = await this.#ready();
+    if (!manager) {
+      popup?.close();
+      throw this.#host._error ?? new EsignError('invalid_config', 'esign-connect is not configured.');
+    }
+    let pending: PendingLogin;
+    try {
+      const { startLogin } = await this.#signIn.load();
+      pending = await startLogin(manager, mode, popup);
+    } catch (error) {
+      popup?.close();
+      throw error;
+    }
+    this.pending = pending;
+    this.#host.requestUpdate();
+    try {
+      return await pending.done;
+    } finally {
+      if (this.pending === pending) this.pending = undefined;
+    }
+  }
+
+  readonly #onChange = (event: Event): void => {
+    const change = (event as CustomEvent<SessionChange>).detail;
+    switch (change.type) {
+      case 'connected':
+        this.#host._status = 'connected';
+        this.#host._error = undefined;
+        emit(this.#host, 'esign-connected', { session: change.session, restored: change.byOtherTab });
+        break;
+      case 'refreshed':
+        if (this.#host.status !== 'connected') {
+          this.#host._status = 'connected';
+          emit(this.#host, 'esign-connected', { session: change.session, restored: true });
+        }
+        emit(this.#host, 'esign-session-refreshed', { session: change.session, byOtherTab: change.byOtherTab });
+        break;
+      case 'disconnected':
+        this.#host._status = 'idle';
+        this.#host._notice = change.reason === 'expired' ? 'sessionExpired' : '';
+        emit(this.#host, 'esign-disconnected', { reason: change.reason });
+        break;
+    }
+  };
+
+  #fail(error: EsignError): EsignError {
+    this.#host._error = error;
+    this.#host._status = 'error';
+    emit(this.#host, 'esign-error', { error });
+    return error;
+  }
+}
+
+function writeWaitingPage(popup: Window): void {
+  try {
+    popup.document.title = 'Connecting…';
+    popup.document.body.textContent = 'Opening the sign-in page…';
+  } catch {
+    // about:blank should be ours; if not, the consent page replaces it anyway
+  }
+}

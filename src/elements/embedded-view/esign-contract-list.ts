@@ -1,0 +1,57 @@
+import { svg, type PropertyDeclarations } from 'lit';
+import { EmbeddedViewElement } from './element.js';
+import { autoConverter, type ViewDisplay } from './rules.js';
+import { contractListMessages } from './esign-contract-list.messages.js';
+import { RootListener } from '../shared/root-listener.js';
+
+const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" r="1"/><circle cx="4.5" cy="12" r="1"/><circle cx="4.5" cy="18" r="1"/>`;
+
+/**
+ * Shows the user's contracts in the connected Space: the service's contract list page (`embedded/views`,
+ * `signature_status`) in a sandboxed iframe, or in a popup. Same Url rules, renewal and error states as
+ * `<esign-signing-frame>`, and the same blank, hidden, inert frame built in idle time while it waits (with
+ * `auto="false"`, after `close()`, or once the page expired) so `refresh()` or a click shows the list sooner.
+ *
+ * When an `<esign-signing-frame>` in the same document sends an envelope (`esign-envelope-sent`), the list loads
+ * again by itself (inline display, once it has a session), so the new envelope shows without a reload.
+ *
+ * @summary Follow the user's contracts in the service's embedded page.
+ *
+ * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, …
+ *
+ * @slot empty - Replaces the text shown without a session.
+ *
+ * @csspart empty - The state without a session or an open page.
+ */
+export class EsignContractList extends EmbeddedViewElement {
+  static override properties: PropertyDeclarations = {
+    auto: { converter: autoConverter(true) },
+  };
+
+  /** Open the list as soon as there is a session (default on; `auto="false"` waits for `refresh()` or a click). */
+  override auto = true;
+
+  protected readonly operateType = 'signature_status';
+  protected readonly icon = listIcon;
+
+  constructor() {
+    super(contractListMessages);
+    // a signing frame in this tree sent an envelope: an inline list that is shown (or about to be, `auto`) loads again
+    // with a new Url; a list nobody opened stays closed
+    new RootListener(this, 'esign-envelope-sent', () => {
+      if (this.display !== 'popup' && this.hasSession && (this.status !== 'idle' || this.auto)) void this.refresh().catch(() => undefined);
+    });
+  }
+
+  /** Loads the list again with a new Url (a Url works once). Call it from a click with `display="popup"`. Rejects with the EsignError also sent as `esign-error`. */
+  refresh(options: { display?: ViewDisplay } = {}): Promise<void> {
+    return this.open(options);
+  }
+
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'esign-contract-list': EsignContractList;
+  }
+}

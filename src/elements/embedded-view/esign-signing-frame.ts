@@ -1,0 +1,89 @@
+import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { EmbeddedViewElement } from './element.js';
+import { fileIdsConverter, listChanged } from './rules.js';
+import { signingFrameMessages } from './esign-signing-frame.messages.js';
+import { RootListener } from '../shared/root-listener.js';
+
+const penIcon = svg`<path d="M4 20h4L19 9l-4-4L4 16z"/><path d="m13.5 6.5 4 4"/>`;
+
+export type { ViewDisplay, ViewStatus } from './rules.js';
+
+/**
+ * Shows the service's envelope edit page (`embedded/views`, `request_signatures`) for the given FileIds
+ * in a sandboxed iframe, or in a popup. The Url is checked (https or loopback http, allowed origin), used
+ * once, renewed when it expires or the element is re-attached, and a frame that does not load is reported
+ * with its likely causes and a popup fallback.
+ *
+ * With an uploader, no script is needed: `<esign-signing-frame uploader="up" auto>` takes the FileIds of
+ * `<esign-uploader id="up">`'s `esign-upload-complete`.
+ *
+ * While it waits with a session (for FileIds, a click or a renewal), the element builds one blank frame in
+ * idle time, hidden and inert (no part, not focusable, not in the accessibility tree, out of the layout), so
+ * the page appears sooner once a Url arrives; each Url still goes only to a frame that never navigated.
+ *
+ * @summary Start an envelope in the service's embedded page.
+ *
+ * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes.
+ * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, …
+ *
+ * @slot empty - Replaces the text shown without a session or without FileIds.
+ * @slot sent - Replaces the "envelope sent" message and its button.
+ *
+ * @csspart empty - The state without a session, FileIds or an open page.
+ * @csspart sent - The state after the envelope was sent.
+ *
+ * @cssstate sent - The page sent the envelope.
+ */
+export class EsignSigningFrame extends EmbeddedViewElement {
+  static override properties: PropertyDeclarations = {
+    fileIds: { attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged },
+    uploader: {},
+  };
+
+  /** The FileIds to start the envelope with (attribute: space- or comma-separated). */
+  fileIds: string[] = [];
+
+  /** The id of an uploader whose `esign-upload-complete` supplies the FileIds. */
+  uploader = '';
+
+  protected readonly operateType = 'request_signatures';
+  protected readonly icon = penIcon;
+  protected override startAnotherAction = (): void => this.startAnother();
+  /** The named uploader's `esign-upload-complete` (it bubbles and is composed: the tree root sees it, the uploader its target). */
+  readonly #uploads = new RootListener(
+    this,
+    'esign-upload-complete',
+    (event) => {
+      const target = event.target as Element | null;
+      if (!this.uploader || target?.id !== this.uploader) return;
+      const ids = (event as CustomEvent<{ fileIds?: unknown }>).detail?.fileIds;
+      if (Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string')) this.fileIds = [...(ids as string[])];
+    },
+    () => this.uploader,
+  );
+
+  constructor() {
+    super(signingFrameMessages);
+  }
+
+  /** After a sent envelope: forgets its FileIds and waits for the next ones (the sent state's button does this). */
+  startAnother(): void {
+    this.fileIds = [];
+    this.resetView();
+  }
+
+  protected override fileIdsToSend(): readonly string[] {
+    return this.fileIds;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('uploader')) this.#uploads.listen();
+  }
+
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'esign-signing-frame': EsignSigningFrame;
+  }
+}

@@ -147,11 +147,13 @@ export interface InvitationRec {
   userId: string;
 }
 
+/** One email the emulator "sent" (its outbox; `GET /__emulator/outbox`). */
 export interface OutboxEmail {
   id: string;
   to: string;
   subject: string;
   kind: 'invitation' | 'sign-request' | 'reminder' | 'envelope-completed';
+  /** The invitation or signing link ('' when the email has none). */
   link: string;
   text: string;
   sentAt: string;

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { EsignError } from '../core/errors.js';
 import { createEmulator } from '../emulator/index.js';
 // types from their own module: the emulator's index names hono's types, which a consumer need not have
+import type { OutboxEmail } from '../emulator/state.js';
 import type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '../emulator/types.js';
 import { cspSources, formatCsp, type CspSources } from '../proxy/csp.js';
 import { generateCookieKey } from '../proxy/seal.js';
@@ -66,17 +67,8 @@ export interface ServePageOptions {
   csp?: string | true;
 }
 
-/** One email in the emulator's outbox. */
-export interface OutboxEmail {
-  id: string;
-  to: string;
-  subject: string;
-  kind: 'invitation' | 'sign-request' | 'reminder' | 'envelope-completed';
-  /** The invitation or signing link ('' when the email has none). */
-  link: string;
-  text: string;
-  sentAt: string;
-}
+/** One email in the emulator's outbox, as `outbox()` reads it (the emulator's own record). */
+export type { OutboxEmail } from '../emulator/state.js';
 
 /** A fault the emulator injects into its next matching request(s) (docs/emulator.md "Test helpers"). */
 export interface EmulatorFault {

@@ -7,16 +7,16 @@ import { serve, type HttpBindings } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { join, sep } from 'node:path';
 import { isLoopbackHost } from '../core/url.js';
 import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
 import type { TokenProxyOptions } from './config.js';
 import { nodeCryptoSealer } from './node-crypto.js';
 import { combineEvents, createJsonLog, createProxyMetrics, type JsonLog, type LogLevel } from './observe.js';
 import { createNodeFetch } from './node-fetch.js';
+import { servableFile } from './static-path.js';
 
 export interface ServeTokenProxyOptions extends TokenProxyOptions {
   /** Default 4020; 0 picks a free port. */
@@ -191,32 +191,8 @@ function staticFiles(dir: string): Hono<{ Bindings: HttpBindings }> {
   return new Hono<{ Bindings: HttpBindings }>().use(
     '/*',
     // the target as sent (the Request's URL has `%2e%2e` and `..` already resolved away)
-    async (c, next) => ((await servable(await root, c.env.incoming.url ?? c.req.path)) ? next() : c.notFound()),
+    async (c, next) => ((await servableFile(await root, c.env.incoming.url ?? c.req.path)) !== undefined ? next() : c.notFound()),
     serveStatic({ root: dir }),
   );
 }
 
-/**
- * Whether the static folder (`root`, its real path) may serve this request target: no segment starting with
- * '.' (dotfiles, `.git`, dot segments), percent-encoded or not, and a real path (symlinks resolved, and
- * index.html for a folder, as serveStatic serves it) inside the folder.
- */
-async function servable(root: string | undefined, target: string): Promise<boolean> {
-  if (root === undefined) return false;
-  let names: string[];
-  try {
-    names = target.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
-  } catch {
-    return false;
-  }
-  // each decoded segment is one plain name: no leading '.', no separator or NUL smuggled in encoded
-  if (names.some((name) => /^\.|[/\\\0]/.test(name))) return false;
-  try {
-    let real = await realpath(join(root, ...names));
-    if ((await stat(real)).isDirectory()) real = await realpath(join(real, 'index.html'));
-    return real.startsWith(root.endsWith(sep) ? root : root + sep);
-  } catch {
-    // nothing there: a 404 either way
-    return false;
-  }
-}

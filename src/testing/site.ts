@@ -4,10 +4,11 @@
  * integrator's own files. For tests only: it listens on 127.0.0.1 and serves nothing outside its folders.
  */
 import { createReadStream } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, sep } from 'node:path';
+import { extname } from 'node:path';
+import { servableFile } from '../proxy/static-path.js';
 
 /** Where a page loads the elements from, on the kit's site. */
 export const CDN_PATH = '/__esign/cdn/esign-elements.min.js';
@@ -51,7 +52,7 @@ export async function startTestSite(options: { cdnDir: string | undefined; stati
       return;
     }
     const cdnPrefix = CDN_PATH.slice(0, CDN_PATH.lastIndexOf('/') + 1);
-    const file = path.startsWith(cdnPrefix) ? await inside(cdnRoot, path.slice(cdnPrefix.length)) : await inside(staticRoot, path);
+    const file = path.startsWith(cdnPrefix) ? await servableFile(cdnRoot, path.slice(cdnPrefix.length)) : await servableFile(staticRoot, path);
     if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(cdnRoot || !path.startsWith(cdnPrefix) ? 'Not found' : 'Not found: the package has no dist/cdn build (npm run build:cdn)');
       return;
@@ -76,21 +77,3 @@ export async function startTestSite(options: { cdnDir: string | undefined; stati
   };
 }
 
-/** The real path of `target` under `root` (index.html for a folder), or undefined: no dot segment, nothing outside. */
-async function inside(root: string | undefined, target: string): Promise<string | undefined> {
-  if (!root) return undefined;
-  let names: string[];
-  try {
-    names = target.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
-  } catch {
-    return undefined;
-  }
-  if (names.some((name) => /^\.|[/\\\0]/.test(name))) return undefined;
-  try {
-    let real = await realpath(join(root, ...names));
-    if ((await stat(real)).isDirectory()) real = await realpath(join(real, 'index.html'));
-    return real.startsWith(root.endsWith(sep) ? root : root + sep) ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 /** Packages that only a server needs: none may reach a browser project's install. */
-const SERVER_ONLY = ['hono', '@hono/node-server', 'ioredis', 'redis', '@redis/client', '@lit/task'];
+const SERVER_ONLY = ['hono', '@hono/node-server', 'ioredis', 'redis', '@redis/client', '@lit/task', 'oauth4webapi'];
 const TAGS = ['esign-connect', 'esign-contract-list', 'esign-signing-frame', 'esign-uploader'];
 
 let work: string;

@@ -1,6 +1,6 @@
 /**
  * The paths that load their code when first needed (issue 13), cold against warm, in Chromium, with the package
- * built as a page gets it (esbuild bundle + minify + splitting: an entry and the chunks it imports) and served with
+ * built as a page gets it (the CDN build's bundling, scripts/cdn-options.mjs: an entry and the chunks it imports) and served with
  * an emulated round trip per chunk (0 ms: loopback; 40 ms: a CDN far away; the page's HTML is not delayed):
  *
  * - Connect click -> popup open: the window must open inside the click, before the login flow's code is loaded.
@@ -18,9 +18,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { build } from 'esbuild';
 import { chromium, type Page } from 'playwright-core';
-import { cdnOptions } from '../scripts/cdn-options.mjs';
+import { bundleForBrowser } from '../scripts/cdn-options.mjs';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { DEMO_LOGIN, serveDemoProxy } from '../test/helpers/oauth-login.js';
 import { createEmulator } from '../src/emulator/index.js';
@@ -67,19 +66,9 @@ async function main(): Promise<void> {
   // the uploader's session: a token minted in Node through a token proxy's sign-in
   const accessToken = await mintPageAccessToken(emulator);
 
-  const bundle = await build({
-    ...cdnOptions,
-    stdin: { contents: pageScript, resolveDir: process.cwd(), loader: 'js' },
-    splitting: true,
-    format: 'esm',
-    write: false,
-    outdir: '/lazy',
-    legalComments: 'none',
-    sourcemap: false,
-    logLevel: 'silent',
-  });
-  const files = new Map(bundle.outputFiles.filter((f) => f.path.endsWith('.js')).map((f) => [f.path.replace('/lazy', ''), f.text]));
-  const entry = [...files.keys()].find((path) => path.includes('stdin'))!;
+  const output = await bundleForBrowser({ page: pageScript });
+  const files = new Map(output.map((chunk) => [`/${chunk.fileName}`, chunk.code]));
+  const entry = '/page.js';
   let latency = 0;
   const config = { baseUrl: emulator.baseUrl, accessToken };
   /** <esign-connect>'s token proxy (default mode: its login route starts the sign-in), known once the site listens. */

@@ -1,40 +1,25 @@
 /**
  * How bench/size.bench.ts measures a bundle (issue 13), shared with the budget check in test/node/size-budget.test.ts:
- * esbuild with the CDN settings (scripts/cdn-options.mjs: bundle + minify, ESM, browser) plus code splitting, each
- * chunk gzip -9. What a page loads before its first render is the entry and the chunks it imports statically,
- * transitively; a chunk behind a dynamic `import()` loads later.
+ * the build's own bundling (scripts/cdn-options.mjs: Rolldown, Vite's bundler, ESM, browser, minified, split at every
+ * dynamic import), each chunk gzip -9. What a page loads before its first render is the entry and the chunks it
+ * imports statically, transitively; a chunk behind a dynamic `import()` loads later.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { cdnOptions } from '../scripts/cdn-options.mjs';
+import { bundleForBrowser, type BundleOptions } from '../scripts/cdn-options.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** hellosign-embedded 2.12.4, which only shows a signing page, with these settings. */
 export const PEER_BUDGET = 'hellosign-embedded';
-/**
- * 20 KiB, plus what no build setting gives back: one `status` for every element (attribute and custom state, 121 B)
- * and <esign-connect> thin over its session host controller (114 B); see those commits.
- */
-export const FIRST_STATE_BUDGET = 20 * 1024 + 256;
+/** Issue 13's budgets: a page with all four tags, and the signing frame alone, before each shows its first state. */
+export const FIRST_STATE_BUDGET = 20 * 1024;
 export const SIGNING_FRAME_BUDGET = 12 * 1024;
 
-export const OPTIONS: BuildOptions = {
-  ...cdnOptions,
-  logLevel: 'silent',
-  absWorkingDir: root,
-  write: false,
-  metafile: true,
-  splitting: true,
-  format: 'esm',
-  outdir: 'bench/tmp/size',
-  // the licence texts are a separate file (legalComments: 'linked' in the CDN build); leave them out here
-  legalComments: 'none',
-  sourcemap: false,
-};
+/** What may change between measures: server-side packages left out, a `define`, Lit's template text as written. */
+export type MeasureOptions = Pick<BundleOptions, 'external' | 'define' | 'templates'>;
 
-const gzip = (bytes: Uint8Array): number => gzipSync(bytes, { level: 9 }).byteLength;
+const gzip = (bytes: string | Uint8Array): number => gzipSync(bytes, { level: 9 }).byteLength;
 
 export interface Chunk {
   file: string;
@@ -42,6 +27,8 @@ export interface Chunk {
   gzip: number;
   /** Loaded before the first render (the entry, or imported statically from a chunk that is). */
   initial: boolean;
+  /** The modules in it, biggest first, with their minified bytes in this chunk. */
+  modules: Array<{ module: string; bytes: number }>;
 }
 
 export interface Measured {
@@ -50,7 +37,6 @@ export interface Measured {
   /** Sums over the chunks. */
   initial: { min: number; gzip: number };
   all: { min: number; gzip: number };
-  metafile: Metafile | undefined;
   error?: string;
 }
 
@@ -59,32 +45,33 @@ const sum = (chunks: Chunk[]): { min: number; gzip: number } => ({
   gzip: chunks.reduce((s, c) => s + c.gzip, 0),
 });
 
-/** Builds one entry with splitting; marks the chunks a page loads before the first render. */
-export async function measure(name: string, entry: string | { contents: string }, options: BuildOptions = OPTIONS): Promise<Measured> {
+const relative = (path: string): string => path.replace(root, '').replace(/^\/+/, '');
+
+/** Builds one entry (a file, or a page's script) with splitting; marks the chunks a page loads before the first render. */
+export async function measure(name: string, entry: string | { contents: string }, options: MeasureOptions = {}): Promise<Measured> {
   try {
-    const result = await build({
-      ...options,
-      ...(typeof entry === 'string' ? { entryPoints: [entry] } : { stdin: { contents: entry.contents, resolveDir: root, loader: 'ts', sourcefile: `${name}.ts` } }),
-    });
-    const meta = result.metafile!;
-    const relative = (path: string): string => path.replace(`${root}`, '').replace(/^\/+/, '');
-    const outputs = new Map((result.outputFiles ?? []).filter((f) => f.path.endsWith('.js')).map((f) => [relative(f.path), f.contents]));
-    // the page's entry: the stdin module, or the named file (a dynamic import's chunk is an entry point too: not it)
-    const entryFile = Object.entries(meta.outputs).find(([, o]) =>
-      o.entryPoint === (typeof entry === 'string' ? entry : `${name}.ts`),
-    )?.[0];
+    const output = await bundleForBrowser({ ...options, ...(typeof entry === 'string' ? { entries: { page: entry } } : { page: entry.contents }) });
+    const byName = new Map(output.map((chunk) => [chunk.fileName, chunk]));
     const initial = new Set<string>();
     const visit = (file: string): void => {
       if (initial.has(file)) return;
       initial.add(file);
-      for (const imported of meta.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+      for (const imported of byName.get(file)?.imports ?? []) visit(imported);
     };
-    if (entryFile) visit(entryFile);
-    const chunks = [...outputs].map(([file, bytes]) => ({ file, min: bytes.byteLength, gzip: gzip(bytes), initial: initial.has(file) }));
-    return { name, chunks, initial: sum(chunks.filter((c) => c.initial)), all: sum(chunks), metafile: meta };
+    visit('page.js');
+    const chunks = output.map((chunk) => ({
+      file: chunk.fileName,
+      min: Buffer.byteLength(chunk.code),
+      gzip: gzip(chunk.code),
+      initial: initial.has(chunk.fileName),
+      modules: Object.entries(chunk.modules)
+        .map(([module, info]) => ({ module: relative(module), bytes: info.renderedLength }))
+        .sort((a, b) => b.bytes - a.bytes),
+    }));
+    return { name, chunks, initial: sum(chunks.filter((c) => c.initial)), all: sum(chunks) };
   } catch (error) {
     // another engineer may be mid-edit on an element: report it, keep measuring the rest
-    return { name, chunks: [], initial: { min: 0, gzip: 0 }, all: { min: 0, gzip: 0 }, metafile: undefined, error: (error as Error).message.split('\n')[0] ?? 'build failed' };
+    return { name, chunks: [], initial: { min: 0, gzip: 0 }, all: { min: 0, gzip: 0 }, error: (error as Error).message.split('\n')[0] ?? 'build failed' };
   }
 }
 

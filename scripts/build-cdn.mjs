@@ -2,45 +2,59 @@
 // step. Lit and every dependency are inlined; code that runs only after a user acts or for another language (the
 // opt-in browser-held session, …) is split into chunks under chunks/, which the entry imports relative to its own
 // URL: serve the folder as it is (any npm CDN does), and one <script> tag still loads everything it needs.
-import { build } from 'esbuild';
-import { minify } from 'terser';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Bundled as the size budgets measure it (scripts/cdn-options.mjs: Rolldown), then one pass of terser.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { cdnOptions } from './cdn-options.mjs';
+import { minify } from 'terser';
+import { bundleForBrowser } from './cdn-options.mjs';
 
 const outdir = 'dist/cdn';
 const entry = `${outdir}/esign-elements.min.js`;
+const LEGAL = `${entry}.LEGAL.txt`;
 // no chunk of an earlier build may linger beside the new ones
 rmSync(outdir, { recursive: true, force: true });
-await build({
-  ...cdnOptions,
-  entryPoints: { 'esign-elements.min': 'src/index.ts' },
-  outdir,
-  splitting: true,
-  format: 'esm',
-  chunkNames: 'chunks/[name]-[hash]',
+const chunks = await bundleForBrowser({
+  entries: { 'esign-elements.min': 'src/index.ts' },
+  chunkFileNames: 'chunks/[name]-[hash].js',
   sourcemap: true,
+  legalComments: true,
 });
-const files = [entry, ...readdirSync(join(outdir, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => join(outdir, 'chunks', f))];
-// a second pass of terser over esbuild's output: -1.6 KB gzip over all files (docs/bundle-size.md) for about 1.5 s;
-// the source maps are carried through, and the comments that point to the licence files stay
-for (const file of files) {
-  const name = file.split('/').pop();
-  const result = await minify(readFileSync(file, 'utf8'), {
+// a second pass of terser over the bundler's output (about -1.6 KB gzip over all files, docs/bundle-size.md); the
+// source maps are carried through. The licence comments of the inlined packages move to one file beside the entry,
+// which each file names in its first line (as esbuild's legalComments: 'linked' does)
+const legal = new Set();
+const sizes = [];
+for (const chunk of chunks) {
+  const file = join(outdir, chunk.fileName);
+  const name = chunk.fileName.split('/').pop();
+  let found = false;
+  const result = await minify(chunk.code, {
     module: true,
     compress: { passes: 2 },
     mangle: true,
-    format: { comments: /license information/i },
-    sourceMap: { content: readFileSync(`${file}.map`, 'utf8'), url: `${name}.map` },
+    format: {
+      comments: (_node, comment) => {
+        if (/@license|@preserve|^!/.test(comment.value)) {
+          legal.add(comment.value.replace(/^!/, '').split('\n').map((line) => line.replace(/^\s*\*?\s?/, '')).join('\n').trim());
+          found = true;
+        }
+        return false;
+      },
+    },
+    sourceMap: { content: chunk.map ? chunk.map.toString() : undefined, url: `${name}.map` },
   });
-  writeFileSync(file, result.code);
-  writeFileSync(`${file}.map`, typeof result.map === 'string' ? result.map : JSON.stringify(result.map));
+  const pointer = found ? `/*! For license information please see ${relative(dirname(file), LEGAL)} */\n` : '';
+  mkdirSync(dirname(file), { recursive: true });
+  // the pointer line shifts the code one line down: the map says so with one leading ';'
+  const map = JSON.parse(typeof result.map === 'string' ? result.map : JSON.stringify(result.map));
+  if (pointer) map.mappings = `;${map.mappings}`;
+  writeFileSync(file, pointer + result.code);
+  writeFileSync(`${file}.map`, JSON.stringify(map));
+  const bytes = Buffer.byteLength(pointer + result.code);
+  sizes.push({ file, min: bytes, gzip: gzipSync(pointer + result.code, { level: 9 }).length });
 }
-const sizes = files.map((file) => {
-  const bytes = readFileSync(file);
-  return { file, min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-});
+writeFileSync(LEGAL, `Licences of the packages bundled into esign-elements' CDN build (dist/cdn):\n\n${[...legal].join('\n\n')}\n`);
 for (const { file, min, gzip } of sizes) console.log(`${file}: ${(min / 1024).toFixed(1)} KiB minified, ${(gzip / 1024).toFixed(1)} KiB gzip -9`);
 // its types: the same exports as the package root (the bundle is src/index.ts), for `import … from 'esign-elements/cdn'`
 writeFileSync(entry.replace(/\.js$/, '.d.ts'), "// The CDN bundle exports what the package root exports.\nexport * from '../index.js';\n");

@@ -1,10 +1,18 @@
-// The esbuild options of the CDN bundle, shared by scripts/build-cdn.mjs and bench/size.bench.ts so both measure the same file.
+// How the CDN build (scripts/build-cdn.mjs) and the size budgets (bench/size-measure.ts, test/node/size-budget.test.ts)
+// bundle the elements, in one place so both see the same files: Rolldown, the bundler of Vite, with its minifier.
+// Chunking is the bundler's: a module the first render already loaded stays in the first render's chunk even when a
+// lazy part imports it too (esbuild gives such a module a chunk of its own, one more file, compressed alone).
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
+import { rolldown } from 'rolldown';
 import ts from 'typescript';
 
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
 /**
- * Minifies the literal text of Lit `css` and `html` tagged templates in src/ (esbuild leaves template text as written).
+ * Minifies the literal text of Lit `css` and `html` tagged templates in src/ (bundlers leave template text as written).
  * css: esbuild's CSS minifier when the template has no `${}` and no backslash; else whitespace runs become one space.
  * html: a whitespace run that holds a line break becomes one space, which renders the same (no <pre>, <textarea> or
  * white-space: pre in these templates); text of bindings is never touched.
@@ -12,12 +20,13 @@ import ts from 'typescript';
 export function minifyLitTemplates() {
   return {
     name: 'minify-lit-templates',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async ({ path }) => {
-        const text = await readFile(path, 'utf8');
-        if (!text.includes("from 'lit'") || !/\b(css|html)`/.test(text)) return undefined;
-        return { contents: minifyTemplatesIn(path, text), loader: 'ts' };
-      });
+    load: {
+      filter: { id: /[\\/]src[\\/].*\.ts$/ },
+      async handler(id) {
+        const text = await readFile(id, 'utf8');
+        if (!text.includes("from 'lit'") || !/\b(css|html)`/.test(text)) return null;
+        return { code: minifyTemplatesIn(id, text), moduleType: 'ts' };
+      },
     },
   };
 }
@@ -64,18 +73,51 @@ export function minifyTemplatesIn(path, text) {
   return out;
 }
 
-/** Everything but the entry point and the output. */
-export const cdnOptions = {
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  // the licences of the inlined packages go to <outfile>.LEGAL.txt beside the bundle, linked from one comment
-  legalComments: 'linked',
-  // Lit's production build (no dev-mode warnings)
-  conditions: ['production'],
-  tsconfig: 'tsconfig.json',
-  logLevel: 'warning',
-  plugins: [minifyLitTemplates()],
-};
+/** A page's own script, bundled as if it were a file at the root of the repository. */
+const PAGE = resolve(root, '__page__.ts');
+
+/**
+ * Bundles `entries` (name -> file) or a page's script (`page`) for the browser: ESM, es2022, Lit's production build,
+ * minified, split at every dynamic `import()`. Returns Rolldown's output (chunks, with `imports` and `modules`).
+ * @param {import('./cdn-options.d.mts').BundleOptions} options
+ */
+export async function bundleForBrowser({ entries, page, external = [], define, sourcemap = false, legalComments = false, templates = true, chunkFileNames = '[name]-[hash].js' }) {
+  const plugins = templates ? [minifyLitTemplates()] : [];
+  if (page !== undefined) {
+    plugins.unshift({
+      name: 'page',
+      resolveId: (id) => (id === PAGE ? id : null),
+      load: (id) => (id === PAGE ? { code: page, moduleType: 'ts' } : null),
+    });
+  }
+  const bundle = await rolldown({
+    input: page !== undefined ? { page: PAGE } : entries,
+    cwd: root,
+    platform: 'browser',
+    // Lit's production build (no dev-mode warnings)
+    resolve: { conditionNames: ['production', 'browser', 'import', 'module', 'default'] },
+    tsconfig: resolve(root, 'tsconfig.json'),
+    transform: { target: 'es2022', ...(define ? { define } : {}) },
+    external,
+    plugins,
+    logLevel: 'warn',
+    onLog(level, log, handler) {
+      // a dependency's own /*#__PURE__*/ placement or eval is its business; everything else is reported
+      if (log.code === 'INVALID_ANNOTATION' || log.code === 'EVAL') return;
+      handler(level, log);
+    },
+  });
+  try {
+    const { output } = await bundle.generate({
+      format: 'esm',
+      minify: true,
+      sourcemap,
+      entryFileNames: '[name].js',
+      chunkFileNames,
+      comments: { legal: legalComments, annotation: false, jsdoc: false },
+    });
+    return output.filter((file) => file.type === 'chunk');
+  } finally {
+    await bundle.close();
+  }
+}

@@ -15,6 +15,6 @@ export {
   type SessionConfig,
   type SessionInfo,
 } from './session/session-manager.js';
-export { callbackMessage, type CallbackMessage } from './sign-in/login.js';
+export { callbackMessage, type CallbackMessage } from './sign-in/callback-message.js';
 export { PROXY_HEADER } from './session/tokens.js';
 export type { StorageKind } from './kv.js';

@@ -91,7 +91,8 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
     tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
     tab.on('response', (response) => {
-      if (response.url().includes('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
+      // the token proxy's answers (not a script whose file name holds "token")
+      if (new URL(response.url()).pathname.endsWith('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
     });
     await tab.goto(siteOrigin);
 

@@ -9,7 +9,7 @@
  * manager's `change` event says the rest.
  */
 import { EsignError } from '../errors.js';
-import { callbackMessage } from './login.js';
+import { callbackMessage } from './callback-message.js';
 import type { ConnectMode, SessionInfo, SessionManager } from '../session/session-manager.js';
 
 /** After the popup closes, how long to wait for its relayed answer before calling it abandoned. */

@@ -5,6 +5,7 @@
  */
 import { EsignError } from '../errors.js';
 import type { KeyValueStore } from '../kv.js';
+import { isCallbackMessage } from './callback-message.js';
 import { createCodeChallenge, createCodeVerifier, createState } from './pkce.js';
 import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from '../session/types.js';
 
@@ -29,29 +30,6 @@ interface LoginAttempt {
   redirectUri: string;
   mode: ConnectMode;
   expiresAt: number;
-}
-
-const CALLBACK_MESSAGE = 'esign-oauth-callback';
-
-/** What a popup's callback page posts to the tab that opened it. */
-export interface CallbackMessage {
-  type: typeof CALLBACK_MESSAGE;
-  sessionKey: string;
-  params: string;
-}
-
-export function callbackMessage(sessionKey: string, params: URLSearchParams): CallbackMessage {
-  return { type: CALLBACK_MESSAGE, sessionKey, params: params.toString() };
-}
-
-function isCallbackMessage(value: unknown): value is CallbackMessage {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as CallbackMessage).type === CALLBACK_MESSAGE &&
-    typeof (value as CallbackMessage).params === 'string' &&
-    typeof (value as CallbackMessage).sessionKey === 'string'
-  );
 }
 
 /** The browser-held mode's sign-in: this page is the public PKCE client and receives the code at its own callback. */

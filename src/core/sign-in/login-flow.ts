@@ -10,6 +10,7 @@
  */
 import { EsignError } from '../errors.js';
 import { callbackMessage } from './callback-message.js';
+import { callbackKind } from './callback-page.js';
 import type { ConnectMode, SessionInfo, SessionManager } from '../session/session-manager.js';
 
 /** After the popup closes, how long to wait for its relayed answer before calling it abandoned. */
@@ -105,9 +106,8 @@ function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
   const url = new URL(location.href);
   const query = url.searchParams;
   entry = { params: null, claimed: false };
-  // the proxy's outcome (`esign_login` with `esign_outcome`), or a browser-held authorization response (`state` with
-  // `code` or `error`); esign-connect makes the same check before loading this
-  if (query.has('esign_login') && query.has('esign_outcome')) {
+  const kind = callbackKind(query);
+  if (kind === 'proxy') {
     entry.params = new URLSearchParams();
     for (const [key, name] of Object.entries(OUTCOME_KEYS)) {
       const value = query.get(key);
@@ -115,7 +115,7 @@ function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
       url.searchParams.delete(key);
     }
     history.replaceState(history.state, '', url.href);
-  } else if (query.has('state') && (query.has('code') || query.has('error'))) {
+  } else if (kind === 'authorization') {
     entry.params = new URLSearchParams();
     for (const key of CALLBACK_KEYS) {
       const value = query.get(key);

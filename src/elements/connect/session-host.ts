@@ -6,6 +6,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { StorageKind } from '../../core/kv.js';
+import { callbackKind } from '../../core/sign-in/callback-page.js';
 import type { PendingLogin } from '../../core/sign-in/login-flow.js';
 import type { ConnectMode, RefreshTokenHolder, SessionChange, SessionConfig, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
 import { peekSession } from '../../core/session/stored.js';
@@ -43,16 +44,6 @@ export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
 
 export const DEFAULT_SCOPE = 'envelope:create envelope:read';
 const POPUP_FEATURES = 'popup,width=520,height=720';
-
-/**
- * Whether this document was loaded back from a sign-in: the token proxy's outcome (`esign_login` with `esign_outcome`)
- * or a browser-held authorization callback (`state` with `code` or `error`); the login flow reads it (the same check
- * stands in login-flow.ts).
- */
-const isCallbackPage = (): boolean => {
-  const query = new URLSearchParams(location.search);
-  return (query.has('esign_login') && query.has('esign_outcome')) || (query.has('state') && (query.has('code') || query.has('error')));
-};
 
 export class SessionHost implements ReactiveController {
   readonly #host: ConnectHost;
@@ -215,7 +206,7 @@ export class SessionHost implements ReactiveController {
     const part = this.#managerPart.load();
     // an unhandled rejection would be reported before the await below sees it
     part.catch(() => undefined);
-    const callback = isCallbackPage();
+    const callback = callbackKind(new URLSearchParams(location.search)) !== undefined;
     if (!callback) {
       const peeked = await peekSession(config);
       if (key !== this.#managerKey) return undefined;

@@ -100,6 +100,9 @@ export async function bundleForBrowser({ entries, page, external = [], define, s
     transform: { target: 'es2022', ...(define ? { define } : {}) },
     external,
     plugins,
+    // an entry's file may export more than the entry module does, so what the first render shares with a lazy part
+    // can live in the entry's file rather than in one more file beside it (the CDN entry, a React wrapper)
+    preserveEntrySignatures: 'allow-extension',
     logLevel: 'warn',
     onLog(level, log, handler) {
       // a dependency's own /*#__PURE__*/ placement or eval is its business; everything else is reported

@@ -1,6 +1,6 @@
 import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
-import { fileIdsConverter, listChanged } from './rules.js';
+import { autoConverter, fileIdsConverter, listChanged } from './rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
 import { RootListener } from '../shared/root-listener.js';
 
@@ -38,6 +38,7 @@ export class EsignSigningFrame extends EmbeddedViewElement {
   static override properties: PropertyDeclarations = {
     fileIds: { attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged },
     uploader: {},
+    auto: { converter: autoConverter },
   };
 
   /** The FileIds to start the envelope with (attribute: space- or comma-separated). */
@@ -45,6 +46,12 @@ export class EsignSigningFrame extends EmbeddedViewElement {
 
   /** The id of an uploader whose `esign-upload-complete` supplies the FileIds. */
   uploader = '';
+
+  /**
+   * Open the page by itself as soon as there is a session and FileIds (inline display only: a popup needs a click). An
+   * HTML boolean: on when present. `auto="false"` is deprecated: it still means off for now, with a console warning.
+   */
+  auto = false;
 
   protected readonly operateType = 'request_signatures';
   protected readonly icon = penIcon;

@@ -7,7 +7,8 @@
 import { html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
-import type { KeptUploads } from '../../core/upload/persist.js';
+import { KeptUploads } from '../../core/upload/keep.js';
+import type { KeyValueStore } from '../../core/kv.js';
 import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
 import { validateFiles } from '../../core/upload/check-files.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
@@ -43,7 +44,8 @@ export interface UploadListOptions {
   announce(text: string): void;
   /** The list changed (form value and validity follow it). */
   changed(): void;
-  kept: KeptUploads;
+  /** The uploader's record of kept uploads: its store, and its key ('' before a session). */
+  kept: { readonly store: KeyValueStore; readonly key: string };
 }
 
 export class UploadList {
@@ -54,6 +56,8 @@ export class UploadList {
   /** Files waiting for the connection at the last change: announcements go with changes of it. */
   #waiting = 0;
   readonly queue: UploadQueue;
+  /** Keeps the completed FileIds under the uploader's record as the list changes. */
+  readonly #kept: KeptUploads;
   /** The list's words (loaded with it), in the element's language. */
   readonly #t: CountingLocalizeController<UploadListTerms>;
 
@@ -62,12 +66,13 @@ export class UploadList {
     const { host } = options;
     const t = (this.#t = options.t);
     adoptStyles(host.shadowRoot, progressStyles, listStyles);
+    const kept = (this.#kept = new KeptUploads(options.kept.store, () => options.kept.key));
     this.queue = new UploadQueue({
       session: options.session,
       onChange: () => {
         host.requestUpdate();
         options.changed();
-        void options.kept.save(this.uploaded);
+        void kept.save(this.uploaded);
         this.#announceConnectivity();
       },
       onProgress: (item, overall) => {
@@ -121,8 +126,26 @@ export class UploadList {
     const before = this.uploaded.length;
     this.queue.restore(files);
     const all = this.uploaded;
-    void this.#o.kept.save(all);
+    void this.#kept.save(all);
     if (all.length > before) emit(this.#o.host, 'esign-upload-complete', { files: all, fileIds: all.map((f) => f.FileId) });
+  }
+
+  /** Cancels every upload, empties the list and forgets the kept FileIds. */
+  reset(): void {
+    this.queue.clear();
+    void this.#kept.clear();
+  }
+
+  /** Shows the files of a form state the browser gave back (see UploaderFormControl); ignores a state it cannot read. */
+  restoreState(state: string): void {
+    let files: UploadedFile[] = [];
+    try {
+      const parsed: unknown = JSON.parse(state);
+      if (Array.isArray(parsed)) files = parsed.filter((f): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
+    } catch {
+      return; // not a state this element saved
+    }
+    if (files.length > 0) this.restore(files);
   }
 
   /** An envelope was sent with these FileIds: the ones of this list are marked sent. */
@@ -133,7 +156,7 @@ export class UploadList {
     for (const id of sent) this.#sent.add(id);
     this.#o.announce(this.#t.plural('liveSent', sent.length));
     this.#o.changed();
-    void this.#o.kept.save(this.uploaded);
+    void this.#kept.save(this.uploaded);
     this.#o.host.requestUpdate();
   }
 

@@ -35,6 +35,7 @@ import {
 
 import { frameStyles, type ViewTemplates } from './states.js';
 import { adoptStyles } from '../shared/adopt-styles.js';
+import { TabChannel } from '../shared/tab-channel.js';
 
 // what the element needs once this module is loaded: the later states' look and words
 export { renderEmbeddedView, type ViewTemplates } from './states.js';
@@ -155,6 +156,7 @@ export class EmbeddedViewController implements ReactiveController {
   #configProblem: string | undefined;
   #resumeOnline = false;
   readonly #rules: ViewRules;
+  readonly #tabs: TabChannel;
   /** The browser's connection came back or went (the element listens, with its OnlineController). */
   networkChanged(online: boolean): void {
     if (!online || !this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
@@ -170,6 +172,8 @@ export class EmbeddedViewController implements ReactiveController {
     this.session = session;
     this.#rules = options.base.rules;
     host.addController(this);
+    // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
+    this.#tabs = new TabChannel(host, () => session.provider);
   }
 
   /** True while the element has a session to ask with. */
@@ -557,6 +561,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.shownIn = undefined;
     this.sentEnvelopeId = envelopeId;
     emit(this.#host, 'esign-envelope-sent', { envelopeId, fileIds, status });
+    this.#tabs.post({ envelopeId, fileIds, status });
   }
 
   /** Leaves the sent state (or any other) for idle: the element is ready for the next envelope. */

@@ -12,8 +12,9 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  * `<esign-signing-frame>`, and the same blank, hidden, inert frame built in idle time while it waits (with
  * `manual`, after `close()`, or once the page expired) so `refresh()` or a click shows the list sooner.
  *
- * When an `<esign-signing-frame>` in the same document sends an envelope (`esign-envelope-sent`), the list loads
- * again by itself (inline display, once it has a session), so the new envelope shows without a reload.
+ * When an `<esign-signing-frame>` in the same document, or in another tab of this origin following the same service
+ * and Space, sends an envelope (`esign-envelope-sent`), a list that is shown (or not `manual`) loads again by itself
+ * (inline display, once it has a session), so the new envelope shows without a reload: one new Url, no other call.
  *
  * @summary Follow the user's contracts in the service's embedded page.
  *

@@ -3,7 +3,7 @@ import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import type { UploadItem } from '../../core/upload/queue.js';
 import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
-import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
+import { emit, type EsignUploadCompleteDetail } from '../shared/events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { CountingLocalizeController } from './localize-counts.js';
 import { alertIcon, icon } from '../shared/icons.js';
@@ -17,7 +17,6 @@ import type { UploadList } from './list.js';
 import { OnlineController } from '../shared/online.js';
 import { LazyPart } from '../shared/lazy.js';
 import { uploaderStyles } from './esign-uploader.styles.js';
-import { RootListener } from '../shared/root-listener.js';
 
 export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
 
@@ -41,9 +40,12 @@ const optionalNumber = {
  * Put it inside an `<esign-connect>` or name one with `connect="ID"`. Inside a `<form>` it submits
  * its FileIds under its `name`.
  *
- * When an `<esign-signing-frame>` on the same page sends an envelope (`esign-envelope-sent`), the files of that
- * envelope are marked "sent": they stay in the list with that status, leave `fileIds` and the form value, and are
- * not restored (so not offered again) after a reload.
+ * When an `<esign-signing-frame>` on the same page, or in another tab of this origin following the same service and
+ * Space, sends an envelope (`esign-envelope-sent`), the files of that envelope are marked "sent": they stay in the list
+ * with that status, leave `fileIds` and the form value, and are not restored (so not offered again) after a reload.
+ *
+ * Every outcome is also state, for code that listens late: `status`, `files` and `lastResult` (what the last
+ * `esign-upload-complete` said).
  *
  * @summary Upload files and get FileIds, with progress, cancel and retry.
  *
@@ -169,14 +171,6 @@ export class EsignUploader extends UploaderFormControl {
   get #list(): UploadList | undefined {
     return this.#listPart.value;
   }
-  constructor() {
-    super();
-    // a signing frame anywhere in this tree reports a sent envelope: its files are done with
-    new RootListener(this, 'esign-envelope-sent', (event) => {
-      const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
-      if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
-    });
-  }
 
   /** Where the uploader is: `idle` (no files), `uploading` (files on their way, or waiting for the connection), `error` (a file failed or was refused, or a setting is wrong), `done` (the files are uploaded). */
   get status(): UploaderStatus {
@@ -198,6 +192,14 @@ export class EsignUploader extends UploaderFormControl {
   set files(value: Iterable<File> | ArrayLike<File> | null | undefined) {
     if (!value) return;
     this.upload(value).catch(() => undefined);
+  }
+
+  /**
+   * What the last `esign-upload-complete` said (`{files, fileIds}`), for code that listens after it fired (a framework
+   * that attaches listeners after the first render); undefined before one, and after `reset()`.
+   */
+  get lastResult(): EsignUploadCompleteDetail | undefined {
+    return this.#list?.lastResult;
   }
 
   /** The FileIds uploaded so far (restored ones included) and not yet sent in an envelope, in order. */

@@ -15,7 +15,9 @@ import type { UploaderLimits } from '../../core/upload/validate.js';
 import { adoptStyles } from '../shared/adopt-styles.js';
 import type { UploadListTerms } from './esign-uploader.messages.js';
 export { uploadListMessages } from './list.messages.js';
-import { emit, type UploadFileRef } from '../shared/events.js';
+import { emit, type EsignUploadCompleteDetail, type UploadFileRef } from '../shared/events.js';
+import { TabChannel } from '../shared/tab-channel.js';
+import type { SessionProvider } from '../shared/session-context.js';
 import { alertIcon, checkIcon, icon } from '../shared/icons.js';
 import type { CountingLocalizeController } from './localize-counts.js';
 import { listStyles, progressStyles } from './list.styles.js';
@@ -31,8 +33,8 @@ const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline'
 /** What the list needs from its element. */
 export interface UploadListOptions {
   host: ReactiveControllerHost & HTMLElement;
-  /** The session to upload with; throws `no_session` without one. */
-  session(): UploadSession;
+  /** The session to upload with (its provider as the token source); throws `no_session` without one. */
+  session(): UploadSession & { tokens: SessionProvider };
   /** The element's checked limits. */
   limits(): UploaderLimits | undefined;
   /**
@@ -56,6 +58,8 @@ export class UploadList {
   /** Files waiting for the connection at the last change: announcements go with changes of it. */
   #waiting = 0;
   readonly queue: UploadQueue;
+  /** The detail of the last `esign-upload-complete`, for those who listen late. */
+  lastResult: EsignUploadCompleteDetail | undefined;
   /** Keeps the completed FileIds under the uploader's record as the list changes. */
   readonly #kept: KeptUploads;
   /** The list's words (loaded with it), in the element's language. */
@@ -86,11 +90,22 @@ export class UploadList {
       },
       onError: (item, error) => this.#fileError(item, error),
       onComplete: () => {
-        const files = this.uploaded;
-        options.announce(t.plural('liveDone', files.length));
-        emit(host, 'esign-upload-complete', { files, fileIds: files.map((f) => f.FileId) });
+        options.announce(t.plural('liveDone', this.uploaded.length));
+        this.#complete();
       },
     });
+    // an envelope sent with some of these files, in this page or another tab of the same service and Space
+    new TabChannel(
+      host,
+      () => {
+        try {
+          return options.session().tokens;
+        } catch {
+          return undefined; // no session: no channel
+        }
+      },
+      (detail) => this.envelopeSent(detail.fileIds),
+    );
   }
 
   /** The files uploaded so far and not yet sent in an envelope. */
@@ -127,11 +142,19 @@ export class UploadList {
     this.queue.restore(files);
     const all = this.uploaded;
     void this.#kept.save(all);
-    if (all.length > before) emit(this.#o.host, 'esign-upload-complete', { files: all, fileIds: all.map((f) => f.FileId) });
+    if (all.length > before) this.#complete();
+  }
+
+  /** Says every file uploaded so far (`esign-upload-complete`), and keeps what it said as `lastResult`. */
+  #complete(): void {
+    const files = this.uploaded;
+    this.lastResult = { files, fileIds: files.map((f) => f.FileId) };
+    emit(this.#o.host, 'esign-upload-complete', { files: [...files], fileIds: [...this.lastResult.fileIds] });
   }
 
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
   reset(): void {
+    this.lastResult = undefined;
     this.queue.clear();
     void this.#kept.clear();
   }

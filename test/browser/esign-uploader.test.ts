@@ -417,6 +417,8 @@ describe('<esign-uploader>', function () {
     const zh = await mountUploader({ lang: 'zh-CN' });
     await ready(el);
     await ready(zh);
+    // the Chinese words load with the first render that asks for them: here before the network goes, as on a real page
+    await until(() => !zh.shadowRoot!.querySelector('[part~="label"]')!.textContent!.includes('Drop files'), 'the Chinese words', { timeout: 10_000 });
     const errors = record(el, ['esign-error']);
     const live = () => el.shadowRoot!.querySelector('[aria-live]')!.textContent ?? '';
     // the service holds the first two uploads, so they are still in flight when the connection goes

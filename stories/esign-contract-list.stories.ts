@@ -9,7 +9,7 @@ defineDemoSession();
 
 interface Args {
   display: 'inline' | 'popup';
-  auto: boolean;
+  manual: boolean;
   'allowed-origins': string;
   'load-timeout': number;
   lang: string;
@@ -30,7 +30,7 @@ function page(args: Args, options: { id?: string; slots?: TemplateResult; connec
       <esign-contract-list
         connect=${id}
         display=${args.display}
-        auto=${args.auto ? 'true' : 'false'}
+        ?manual=${args.manual}
         allowed-origins=${ifDefined(args['allowed-origins'] || undefined)}
         load-timeout=${args['load-timeout']}
         @esign-view-ready=${log}
@@ -51,7 +51,7 @@ function page(args: Args, options: { id?: string; slots?: TemplateResult; connec
 const meta: Meta<Args> = {
   title: 'Elements/esign-contract-list',
   component: 'esign-contract-list',
-  args: { display: 'inline', auto: true, 'allowed-origins': '', 'load-timeout': 15000, lang: 'en' },
+  args: { display: 'inline', manual: false, 'allowed-origins': '', 'load-timeout': 15000, lang: 'en' },
   argTypes: {
     display: { control: 'inline-radio', options: ['inline', 'popup'] },
     lang: { control: 'inline-radio', options: ['en', 'zh-CN', 'ms'] },
@@ -73,9 +73,9 @@ export const Loading: Story = {
   render: (args) => page(args, { id: 'esign-list-loading', fault: { path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 60_000, times: 1 } }),
 };
 
-/** `auto="false"` and a refresh button: each refresh asks for a new one-time Url. */
+/** `manual` and a refresh button: the list waits for it, and each refresh asks for a new one-time Url. */
 export const Refresh: Story = {
-  args: { auto: false },
+  args: { manual: true },
   render: (args) =>
     page(args, {
       id: 'esign-list-refresh',

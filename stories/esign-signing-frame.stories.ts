@@ -58,7 +58,7 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
       <esign-signing-frame
         connect=${id}
         display=${args.display}
-        auto=${args.auto ? 'true' : 'false'}
+        ?auto=${args.auto}
         allowed-origins=${ifDefined(args['allowed-origins'] || undefined)}
         load-timeout=${args['load-timeout']}
         file-ids=${ifDefined(args['file-ids'] || undefined)}

@@ -168,3 +168,27 @@ export const Misconfigured: Story = { args: { 'max-size': '-5' } };
 
 /** Turned off: the drop zone takes nothing. */
 export const Disabled: Story = { args: { disabled: true } };
+
+/**
+ * A late listener: the files upload before anyone listens (as in a framework that attaches its listeners after the
+ * first render); the outcome is still there as state. "Read the outcome" shows `status` and `lastResult`.
+ */
+export const LateListener: Story = {
+  render: (args) => html`
+    <div lang=${args.lang} style="display: grid; gap: 1rem; max-width: 36rem">
+      <esign-demo-session id="late-session"></esign-demo-session>
+      ${uploader(args, { connect: 'late-session', persistKey: 'story-late', files: () => [sampleFile('Late listener.pdf', 4_000)] })}
+      <button
+        style="justify-self: start"
+        @click=${(e: Event) => {
+          const root = (e.target as HTMLElement).parentElement!;
+          const el = root.querySelector('esign-uploader')!;
+          root.querySelector('output')!.textContent = JSON.stringify({ status: el.status, lastResult: el.lastResult }, null, 2);
+        }}
+      >
+        Read the outcome
+      </button>
+      <output style="white-space: pre; font: 12px ui-monospace, monospace"></output>
+    </div>
+  `,
+};

@@ -43,6 +43,24 @@ const connectedPage = () => html`
   </div>
 `;
 
+/**
+ * Across tabs: open this story in a second tab (or window) of the same browser. Upload a file in each, then send an
+ * envelope in one: the other tab marks the envelope's files sent (if it holds them) and loads its contract list again,
+ * with no script (the two tabs follow the same service and Space). Disconnect in a tab with a real sign-in and the
+ * other shows it too.
+ */
+export const AcrossTabs: StoryObj = {
+  render: () => html`
+    <div style="display: grid; gap: 1.25rem; max-width: 56rem">
+      ${note(html`Open this page in a second tab. A Send in one tab shows in the other: files marked sent, the contract list loaded again.`)}
+      <esign-demo-session id="esign-tabs"></esign-demo-session>
+      <esign-uploader id="up-tabs" connect="esign-tabs" persist-key="across-tabs" multiple></esign-uploader>
+      <esign-signing-frame connect="esign-tabs" uploader="up-tabs" auto></esign-signing-frame>
+      <esign-contract-list connect="esign-tabs"></esign-contract-list>
+    </div>
+  `,
+};
+
 /** The same elements on a page that asks for dark (`color-scheme: dark`): they follow the page, not the OS. */
 export const DarkHostPage: StoryObj = {
   parameters: { host: 'dark' },

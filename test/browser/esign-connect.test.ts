@@ -61,6 +61,22 @@ describe('<esign-connect>', () => {
     expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/declined|denied/i);
   });
 
+  it('keeps its outcome as state for code that listens late: status, error and session', async () => {
+    // nobody listens while the user answers (a framework that attaches its listeners after the first render)
+    const el = await mountConnect();
+    await clickIn(el, 'button');
+    await executeServerCommand('esign-consent', { spaceId: 'space_acme', action: 'deny' });
+    await until(() => el.status === 'error', 'the outcome');
+    expect(el.error!.code).to.equal('access_denied');
+    expect(el.session).to.equal(undefined);
+    // a later success replaces it (the error state's button tries again)
+    await clickIn(el, 'button');
+    await executeServerCommand('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' });
+    await until(() => el.status === 'connected', 'connected', { timeout: 10_000 });
+    expect(el.error).to.equal(undefined);
+    expect(el.session!.spaceId).to.equal('space_acme');
+  });
+
   it('leaves the connecting state with popup_closed when the user closes the popup', async () => {
     const el = await mountConnect();
     const errorEvent = once(el, 'esign-error');

@@ -94,9 +94,9 @@ describe('<esign-contract-list>', () => {
     expect(events.map((e) => e.type)).not.to.include('esign-error');
   });
 
-  it('with auto="false", waits for refresh() or a click', async () => {
+  it('with manual, waits for refresh() or a click', async () => {
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
-    const { el } = await mountView('esign-contract-list', { connect: 'c', auto: 'false' });
+    const { el } = await mountView('esign-contract-list', { connect: 'c', manual: '' });
     // the Open button shows once the element has the session: the update that showed it decided not to open
     await until(() => el.shadowRoot!.querySelector('[part~="button"]'), 'the Open button');
     await el.updateComplete;
@@ -108,8 +108,33 @@ describe('<esign-contract-list>', () => {
     expect((await emulatorCounters())['POST /openapi/v1/embedded/views'], 'one Url, for the click').to.equal(1);
   });
 
-  it('with auto="false", builds one blank, hidden, inert frame in idle time; the Url lands in it, and after close() in a new one', async () => {
-    const { el, events } = await mountView('esign-contract-list', { connect: 'c', auto: 'false' });
+  it('the deprecated auto="false" still waits like manual, and says so in the console', async () => {
+    await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
+    const warnings: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(' '));
+    try {
+      const { el } = await mountView('esign-contract-list', { connect: 'c', auto: 'false' });
+      await until(() => el.shadowRoot!.querySelector('[part~="button"]'), 'the Open button');
+      await el.updateComplete;
+      expect(el.status).to.equal('idle');
+      expect(el.auto).to.equal(false);
+      expect(el.manual, 'manual is the one to set').to.equal(false);
+      expect((await emulatorCounters())['POST /openapi/v1/embedded/views']).to.equal(undefined);
+      await until(() => warnings.some((w) => w.includes('auto="false" is deprecated')), 'the warning, once the view starts');
+      expect(warnings).to.have.length(1);
+      expect(warnings.join(' ')).to.contain('manual');
+      // presence alone (auto="", the default) is no deprecated spelling: the list loads by itself
+      const loaded = once((await mountView('esign-contract-list', { connect: 'c', auto: '' })).el, 'esign-view-loaded');
+      await loaded;
+      expect(warnings).to.have.length(1);
+    } finally {
+      console.warn = warn;
+    }
+  });
+
+  it('with manual, builds one blank, hidden, inert frame in idle time; the Url lands in it, and after close() in a new one', async () => {
+    const { el, events } = await mountView('esign-contract-list', { connect: 'c', manual: '' });
     const first = await prebuiltFrame(el);
     expect(first.contentWindow!.location.href, 'never navigated').to.equal('about:blank');
     expect(first.inert, 'inert').to.equal(true);

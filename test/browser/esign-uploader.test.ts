@@ -139,6 +139,30 @@ describe('<esign-uploader>', function () {
     await expect(el).shadowDom.to.be.accessible();
   });
 
+  it('keeps its outcome as state for code that listens late: lastResult and status, cleared by reset()', async () => {
+    const el = await mountUploader({ multiple: '' });
+    await ready(el);
+    expect(el.lastResult).to.equal(undefined);
+    // nobody listens while the files upload (a framework that attaches its listeners after the first render)
+    await el.upload([pdf('Late A.pdf', 2_000), pdf('Late B.pdf', 3_000)]);
+    await el.updateComplete;
+    const heard: unknown[] = [];
+    el.addEventListener('esign-upload-complete', (e) => heard.push(e.detail));
+    expect(heard, 'the event is gone').to.deep.equal([]);
+    expect(el.status).to.equal('done');
+    expect(el.lastResult!.files.map((f) => f.FileName)).to.deep.equal(['Late A.pdf', 'Late B.pdf']);
+    expect(el.lastResult!.fileIds).to.deep.equal(el.fileIds);
+    // the same as the event said: the next run's event and state agree
+    await el.upload([pdf('Late C.pdf', 1_000)]);
+    expect(heard).to.have.length(1);
+    expect(el.lastResult).to.deep.equal(heard[0]);
+    expect(el.lastResult!.fileIds).to.have.length(3);
+    el.reset();
+    expect(el.lastResult).to.equal(undefined);
+    await el.updateComplete;
+    expect(el.status).to.equal('idle');
+  });
+
   it('reports progress per file and overall, increasing monotonically to the body size', async () => {
     const el = await mountUploader();
     await ready(el);
@@ -393,6 +417,8 @@ describe('<esign-uploader>', function () {
     const zh = await mountUploader({ lang: 'zh-CN' });
     await ready(el);
     await ready(zh);
+    // the Chinese words load with the first render that asks for them: here before the network goes, as on a real page
+    await until(() => !zh.shadowRoot!.querySelector('[part~="label"]')!.textContent!.includes('Drop files'), 'the Chinese words', { timeout: 10_000 });
     const errors = record(el, ['esign-error']);
     const live = () => el.shadowRoot!.querySelector('[aria-live]')!.textContent ?? '';
     // the service holds the first two uploads, so they are still in flight when the connection goes

@@ -31,8 +31,8 @@ describe('malformed attributes', () => {
         el.setAttribute('base-url', cfg.baseUrl);
         el.setAttribute('token-endpoint', cfg.tokenEndpoint);
         el.setAttribute('storage', 'memory');
-      } else {
-        el.setAttribute('auto', 'false');
+      } else if (tag === 'esign-contract-list') {
+        el.setAttribute('manual', '');
       }
       wrapper.append(el);
       await el.updateComplete;

@@ -38,6 +38,8 @@ export interface BrowserPerson {
   consent(choice: ConsentChoice, timeoutMs: number): Promise<void>;
   /** Closes the consent window unanswered. */
   closeConsent(timeoutMs: number): Promise<void>;
+  /** Comes back to the test page's window after another window (a tab the page opened) took the focus. */
+  returnToPage(): Promise<void>;
   /** Fills the envelope page in the page's embedded frame and clicks Send; the envelope id shown, or '' when the frame went first. */
   frameSend(input: { subject?: string; signers: Signer[] }, timeoutMs: number): Promise<string>;
   /** The text of the embedded frame whose path contains `path`, once it contains `contains`. */
@@ -116,6 +118,9 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
     },
     async closeConsent(timeoutMs) {
       await (await consentPage(timeoutMs)).close();
+    },
+    async returnToPage() {
+      await page.bringToFront();
     },
     async frameSend({ subject, signers }, timeoutMs) {
       const frame = await embeddedFrame('/compose', timeoutMs);
@@ -299,6 +304,9 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
     },
     closeConsent(timeoutMs) {
       return inWindow(isConsent, 'the consent window', timeoutMs, () => driver.closeWindow().then(() => undefined));
+    },
+    async returnToPage() {
+      // WebDriver classic acts in the window it is switched to, which stays the test page's: nothing to do
     },
     frameSend({ subject, signers }, timeoutMs) {
       return inFrame('/compose', timeoutMs, async () => {

@@ -167,6 +167,10 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const strings = (payload?.['strings'] as string[] | undefined) ?? [];
         return attackerRedeem(strings);
       }
+      case 'esign-return-to-page':
+        // the person clicks back into the test page's window (a window it opened has the focus)
+        await personFor(target).returnToPage();
+        return true;
       case 'esign-close-consent':
         await personFor(target).closeConsent(timeoutMs);
         return true;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   allowedOriginsFor,
   autoConverter,
+  legacyOff,
   fileIdsConverter,
   listChanged,
   parseList,
@@ -88,15 +89,16 @@ describe('embedded view rules', () => {
     assert.equal(isEsignMessage(null), false);
   });
 
-  it('reads `auto` as on when present, off with "false", and the default when absent', () => {
-    const onByDefault = autoConverter(true);
-    const offByDefault = autoConverter(false);
-    assert.equal(onByDefault.fromAttribute(null), true);
-    assert.equal(offByDefault.fromAttribute(null), false);
-    assert.equal(offByDefault.fromAttribute(''), true);
-    assert.equal(onByDefault.fromAttribute('false'), false);
-    assert.equal(onByDefault.fromAttribute('OFF'), false);
-    assert.equal(offByDefault.fromAttribute('true'), true);
+  it('reads `auto` as an HTML boolean (on when present, whatever its value), save the deprecated "false", "off", "0"', () => {
+    assert.equal(autoConverter.fromAttribute(null), false);
+    assert.equal(autoConverter.fromAttribute(''), true);
+    assert.equal(autoConverter.fromAttribute('true'), true);
+    assert.equal(autoConverter.fromAttribute('auto'), true);
+    assert.equal(autoConverter.fromAttribute('false'), false);
+    assert.equal(autoConverter.fromAttribute(' OFF '), false);
+    assert.equal(legacyOff('0'), true);
+    assert.equal(legacyOff('no'), false);
+    assert.equal(legacyOff(null), false);
   });
 
   it('sees a FileIds list as changed only when its items change', () => {

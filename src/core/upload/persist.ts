@@ -17,65 +17,17 @@ export function uploadRecordKey(baseUrl: string, spaceId: string | undefined, pe
   return `${UPLOADS_PREFIX}${baseUrl.replace(/\/+$/, '')}|${spaceId ?? ''}|${persistKey}`;
 }
 
-/** One uploader's kept FileIds. Storage that fails (private mode, quota) loses nothing but the keeping. */
-export class KeptUploads {
-  readonly #store: KeyValueStore;
-  #key = '';
-  /** What the store holds for the key, as FileIds: a save of the same list is skipped. */
-  #saved = '';
+/** The store of kept uploads (one record per uploader; see uploadRecordKey). */
+export const keptUploadsStore = (): KeyValueStore => openStore('indexeddb', 'uploads');
 
-  constructor(store: KeyValueStore = openStore('indexeddb', 'uploads')) {
-    this.#store = store;
+/** What `key` kept, as files ([] when nothing, or when storage is unavailable). Saving is keep.ts's, with the list. */
+export async function readKept(store: KeyValueStore, key: string): Promise<UploadedFile[]> {
+  try {
+    const value = await store.get<unknown>(key);
+    return Array.isArray(value) ? value.filter(isUploadedFile).map((f) => ({ FileId: f.FileId, FileName: f.FileName })) : [];
+  } catch {
+    return []; // storage unavailable: nothing to restore
   }
-
-  /** The record in use ('' before `open`). */
-  get key(): string {
-    return this.#key;
-  }
-
-  /** Switches to `key` and reads what it kept ([] when nothing, or when storage is unavailable). */
-  async open(key: string): Promise<UploadedFile[]> {
-    this.#key = key;
-    this.#saved = '';
-    let files: UploadedFile[] = [];
-    try {
-      const value = await this.#store.get<unknown>(key);
-      files = Array.isArray(value) ? value.filter(isUploadedFile).map((f) => ({ FileId: f.FileId, FileName: f.FileName })) : [];
-    } catch {
-      // storage unavailable: nothing to restore
-    }
-    if (key === this.#key) this.#saved = signature(files);
-    return files;
-  }
-
-  /** Keeps `files` under the current key, unless that is what it holds already. */
-  async save(files: readonly UploadedFile[]): Promise<void> {
-    if (!this.#key) return;
-    const sig = signature(files);
-    if (sig === this.#saved) return;
-    this.#saved = sig;
-    try {
-      if (files.length > 0) await this.#store.set(this.#key, files.map((f) => ({ FileId: f.FileId, FileName: f.FileName })));
-      else await this.#store.delete(this.#key);
-    } catch {
-      // storage full or unavailable: uploads still work, they just will not survive a reload
-    }
-  }
-
-  /** Forgets what the current key kept. */
-  async clear(): Promise<void> {
-    this.#saved = '';
-    if (!this.#key) return;
-    try {
-      await this.#store.delete(this.#key);
-    } catch {
-      // unavailable: nothing was kept
-    }
-  }
-}
-
-function signature(files: readonly UploadedFile[]): string {
-  return files.map((f) => f.FileId).join('\n');
 }
 
 function isUploadedFile(value: unknown): value is UploadedFile {

@@ -35,10 +35,12 @@ import {
 
 import { frameStyles, type ViewTemplates } from './states.js';
 import { adoptStyles } from '../shared/adopt-styles.js';
+import { TabChannel } from '../shared/tab-channel.js';
 
 // what the element needs once this module is loaded: the later states' look and words
 export { renderEmbeddedView, type ViewTemplates } from './states.js';
 export { embeddedViewStateMessages } from './states.messages.js';
+export { DEPRECATED_AUTO } from './page-rules.js';
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
 const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
@@ -154,6 +156,7 @@ export class EmbeddedViewController implements ReactiveController {
   #configProblem: string | undefined;
   #resumeOnline = false;
   readonly #rules: ViewRules;
+  readonly #tabs: TabChannel;
   /** The browser's connection came back or went (the element listens, with its OnlineController). */
   networkChanged(online: boolean): void {
     if (!online || !this.#resumeOnline || this.status !== 'error' || this.error?.code !== 'network_error') return;
@@ -169,6 +172,8 @@ export class EmbeddedViewController implements ReactiveController {
     this.session = session;
     this.#rules = options.base.rules;
     host.addController(this);
+    // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
+    this.#tabs = new TabChannel(host, () => session.provider);
   }
 
   /** True while the element has a session to ask with. */
@@ -556,6 +561,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.shownIn = undefined;
     this.sentEnvelopeId = envelopeId;
     emit(this.#host, 'esign-envelope-sent', { envelopeId, fileIds, status });
+    this.#tabs.post({ envelopeId, fileIds, status });
   }
 
   /** Leaves the sent state (or any other) for idle: the element is ready for the next envelope. */

@@ -17,7 +17,7 @@ import { LazyPart } from '../shared/lazy.js';
 import { EsignElement } from '../shared/element.js';
 import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
 import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
-import { allowedOriginsFor, autoConverter, hostPageOrigin, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
+import { allowedOriginsFor, hostPageOrigin, legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
 
 /** What the view's controller uses of the first render's modules, handed over rather than imported (see ViewBase). */
 const base: ViewBase = {
@@ -69,7 +69,6 @@ export interface OwnTerms extends Record<string, string> {
 export abstract class EmbeddedViewElement extends EsignElement {
   static override properties: PropertyDeclarations = {
     connect: {},
-    auto: { converter: autoConverter(false) },
     display: {},
     allowedOrigins: { attribute: 'allowed-origins' },
     loadTimeout: { attribute: 'load-timeout', type: Number },
@@ -80,11 +79,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
   /** The id of the `<esign-connect>` whose session to use; without it, the nearest `<esign-connect>` ancestor. */
   connect = '';
 
-  /**
-   * Open the page by itself as soon as there is a session (and, for the signing frame, FileIds); inline display only, a
-   * popup needs a click. Off by default on the signing frame, on for the contract list (`auto="false"` turns it off).
-   */
-  auto = false;
+  /** Opens the page by itself as soon as there is a session (and, for the signing frame, FileIds); inline display only. */
+  abstract readonly auto: boolean;
 
   /** `inline` (default: an iframe in the element) or `popup` (a window opened from the user's click). */
   display: ViewDisplay = 'inline';
@@ -116,7 +112,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
   readonly #part = new LazyPart(
     this,
     () => import('./controller.js'),
-    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages }) => {
+    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages, DEPRECATED_AUTO }) => {
+      if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
       this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
       this.#renderStates = renderEmbeddedView;
       // added to the element: it starts at once (hostConnected) when the element is in the page

@@ -1,6 +1,6 @@
 import { svg, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
-import { autoConverter, type ViewDisplay } from './rules.js';
+import { legacyOff, type ViewDisplay } from './rules.js';
 import { contractListMessages } from './esign-contract-list.messages.js';
 import { RootListener } from '../shared/root-listener.js';
 
@@ -10,10 +10,11 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  * Shows the user's contracts in the connected Space: the service's contract list page (`embedded/views`,
  * `signature_status`) in a sandboxed iframe, or in a popup. Same Url rules, renewal and error states as
  * `<esign-signing-frame>`, and the same blank, hidden, inert frame built in idle time while it waits (with
- * `auto="false"`, after `close()`, or once the page expired) so `refresh()` or a click shows the list sooner.
+ * `manual`, after `close()`, or once the page expired) so `refresh()` or a click shows the list sooner.
  *
- * When an `<esign-signing-frame>` in the same document sends an envelope (`esign-envelope-sent`), the list loads
- * again by itself (inline display, once it has a session), so the new envelope shows without a reload.
+ * When an `<esign-signing-frame>` in the same document, or in another tab of this origin following the same service
+ * and Space, sends an envelope (`esign-envelope-sent`), a list that is shown (or not `manual`) loads again by itself
+ * (inline display, once it has a session), so the new envelope shows without a reload: one new Url, no other call.
  *
  * @summary Follow the user's contracts in the service's embedded page.
  *
@@ -25,11 +26,24 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  */
 export class EsignContractList extends EmbeddedViewElement {
   static override properties: PropertyDeclarations = {
-    auto: { converter: autoConverter(true) },
+    manual: { type: Boolean },
   };
 
-  /** Open the list as soon as there is a session (default on; `auto="false"` waits for `refresh()` or a click). */
-  override auto = true;
+  /** Waits for `refresh()` (or a click) to load the list. Without it the list loads by itself as soon as there is a session (inline display). */
+  manual = false;
+
+  /**
+   * Whether the list loads by itself: `!manual`, and no deprecated `auto="false"` (read as `manual`, with a console
+   * warning). Deprecated: set `manual` instead.
+   * @deprecated Use `manual`.
+   */
+  get auto(): boolean {
+    return !this.manual && !legacyOff(this.getAttribute('auto'));
+  }
+
+  set auto(value: boolean) {
+    this.manual = !value;
+  }
 
   protected readonly operateType = 'signature_status';
   protected readonly icon = listIcon;

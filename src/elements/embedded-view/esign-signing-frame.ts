@@ -1,6 +1,6 @@
 import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
-import { fileIdsConverter, listChanged } from './rules.js';
+import { autoConverter, fileIdsConverter, listChanged } from './rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
 import { RootListener } from '../shared/root-listener.js';
 
@@ -23,7 +23,7 @@ export type { ViewDisplay, ViewStatus } from './rules.js';
  *
  * @summary Start an envelope in the service's embedded page.
  *
- * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes.
+ * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes. The other tabs of this origin that follow the same service and Space hear it too (no token or Url crosses): it is fired at their document with `byOtherTab: true`, and their uploaders and contract lists do the same.
  * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, …
  *
  * @slot empty - Replaces the text shown without a session or without FileIds.
@@ -38,6 +38,7 @@ export class EsignSigningFrame extends EmbeddedViewElement {
   static override properties: PropertyDeclarations = {
     fileIds: { attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged },
     uploader: {},
+    auto: { converter: autoConverter },
   };
 
   /** The FileIds to start the envelope with (attribute: space- or comma-separated). */
@@ -45,6 +46,12 @@ export class EsignSigningFrame extends EmbeddedViewElement {
 
   /** The id of an uploader whose `esign-upload-complete` supplies the FileIds. */
   uploader = '';
+
+  /**
+   * Open the page by itself as soon as there is a session and FileIds (inline display only: a popup needs a click). An
+   * HTML boolean: on when present. `auto="false"` is deprecated: it still means off for now, with a console warning.
+   */
+  auto = false;
 
   protected readonly operateType = 'request_signatures';
   protected readonly icon = penIcon;

@@ -17,6 +17,10 @@ export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-
 export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
 export const FRAME_ALLOW = 'clipboard-write';
 
+/** The console warning for the deprecated `auto="false"` (rules.ts `legacyOff`), given when the view starts. */
+export const DEPRECATED_AUTO =
+  'esign: auto="false" is deprecated and will mean on (an HTML boolean) in a later release: remove the attribute (<esign-signing-frame>) or use manual (<esign-contract-list>).';
+
 /**
  * Why the element's settings cannot work, in words, or undefined when they can: `fault` is what rules.ts `settingsFault`
  * found in `settings` on a page of `pageOrigin`. Never throws: bad attribute values are reported, not thrown.

@@ -63,13 +63,16 @@ export function hostPageOrigin(): string | undefined {
   return origin && origin !== 'null' ? origin : undefined;
 }
 
-/** Lit converter for `auto`: present means on, `auto="false"` (or "off") means off, absent means `defaultValue`. */
-export function autoConverter(defaultValue: boolean) {
-  return {
-    fromAttribute: (value: string | null): boolean => (value === null ? defaultValue : !/^(false|off|0)$/i.test(value.trim())),
-    toAttribute: (value: boolean): string | null => (value ? '' : 'false'),
-  };
-}
+/**
+ * `auto="false"` (or "off", "0"): the spelling of "off" before `auto` became an HTML boolean (on whenever present).
+ * Deprecated, still read as off for now; the view warns of it when it starts (page-rules.ts `DEPRECATED_AUTO`).
+ */
+export const legacyOff = (value: string | null): boolean => value !== null && /^(false|off|0)$/i.test(value.trim());
+
+/** Lit converter for the signing frame's `auto`: an HTML boolean, save the deprecated `auto="false"` (see legacyOff). */
+export const autoConverter = {
+  fromAttribute: (value: string | null): boolean => value !== null && !legacyOff(value),
+};
 
 /** Lit converter for `file-ids`: space- or comma-separated FileIds. */
 export const fileIdsConverter = {

@@ -87,6 +87,11 @@ export interface EsignEnvelopeSentDetail {
   fileIds: string[];
   /** The envelope's status as the page reported it (e.g. `sent`). */
   status: string;
+  /**
+   * True when the envelope was sent in another tab of this origin (same service and Space): the event is then fired at
+   * this tab's document, not by a signing frame.
+   */
+  byOtherTab?: boolean;
 }
 
 /** Every event name and its detail type. */

@@ -1,13 +1,15 @@
-import { html, nothing, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
-import { KeptUploads, uploadRecordKey } from '../../core/upload/persist.js';
 import type { UploadItem } from '../../core/upload/queue.js';
 import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
-import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
+import { emit, type EsignUploadCompleteDetail } from '../shared/events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { CountingLocalizeController } from './localize-counts.js';
 import { alertIcon, icon } from '../shared/icons.js';
+import { DropZone } from './drop-zone.js';
+import { UploaderFormControl } from './form-control.js';
+import { KeptRecord } from './kept.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { SessionController } from '../shared/session-controller.js';
@@ -15,11 +17,6 @@ import type { UploadList } from './list.js';
 import { OnlineController } from '../shared/online.js';
 import { LazyPart } from '../shared/lazy.js';
 import { uploaderStyles } from './esign-uploader.styles.js';
-import { EsignElement } from '../shared/element.js';
-import { RootListener } from '../shared/root-listener.js';
-
-
-const uploadIcon = svg`<path d="M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5"/><path d="M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3"/>`;
 
 export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
 
@@ -43,9 +40,12 @@ const optionalNumber = {
  * Put it inside an `<esign-connect>` or name one with `connect="ID"`. Inside a `<form>` it submits
  * its FileIds under its `name`.
  *
- * When an `<esign-signing-frame>` on the same page sends an envelope (`esign-envelope-sent`), the files of that
- * envelope are marked "sent": they stay in the list with that status, leave `fileIds` and the form value, and are
- * not restored (so not offered again) after a reload.
+ * When an `<esign-signing-frame>` on the same page, or in another tab of this origin following the same service and
+ * Space, sends an envelope (`esign-envelope-sent`), the files of that envelope are marked "sent": they stay in the list
+ * with that status, leave `fileIds` and the form value, and are not restored (so not offered again) after a reload.
+ *
+ * Every outcome is also state, for code that listens late: `status`, `files` and `lastResult` (what the last
+ * `esign-upload-complete` said).
  *
  * @summary Upload files and get FileIds, with progress, cancel and retry.
  *
@@ -78,7 +78,7 @@ const optionalNumber = {
  * @cssstate done - The files are uploaded.
  *
  */
-export class EsignUploader extends EsignElement {
+export class EsignUploader extends UploaderFormControl {
   static override properties: PropertyDeclarations = {
     connect: { reflect: true },
     accept: {},
@@ -86,15 +86,9 @@ export class EsignUploader extends EsignElement {
     maxFiles: { attribute: 'max-files', converter: optionalNumber },
     multiple: { type: Boolean, reflect: true },
     disabled: { type: Boolean, reflect: true },
-    required: { type: Boolean, reflect: true },
-    name: { reflect: true },
     persistKey: { attribute: 'persist-key' },
-    _dragging: { state: true, attribute: false },
     _live: { state: true, attribute: false },
-    _formDisabled: { state: true, attribute: false },
   };
-
-  static formAssociated = true;
 
   static override styles = [
     buttonStyles,
@@ -132,33 +126,21 @@ export class EsignUploader extends EsignElement {
   /** Takes no new files (uploads on their way go on). */
   disabled = false;
 
-  /** In a form: the form is invalid until a file is uploaded. */
-  required = false;
-
-  /** In a form: the FileIds are submitted under this name, one entry each. */
-  name = '';
-
   /** Keeps completed uploads under this key across reloads (with the service and Space). Default: the element's id, else one key per page origin. */
   persistKey = '';
 
-  /** @internal A file is dragged over the drop zone (reactive state). */
-  private _dragging = false;
   /** @internal The live region's text (reactive state). */
   private _live = '';
-  /** @internal A disabled fieldset or form holds the element (reactive state). */
-  private _formDisabled = false;
-
-  private get _dropZone(): HTMLButtonElement | null {
-    return this.renderRoot?.querySelector('[part~="drop-zone"]') ?? null;
-  }
-  private get _input(): HTMLInputElement | null {
-    return this.renderRoot?.querySelector('input[type="file"]') ?? null;
-  }
 
   readonly #session = new SessionController(this);
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
+  /** The drop zone and the file picker. */
+  readonly #zone = new DropZone(this, () => this.#canTakeFiles(), () => {
+    // a pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading
+    if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
+  });
   /** Completed FileIds kept across reloads, under this uploader's record. */
-  readonly #kept = new KeptUploads();
+  readonly #kept = new KeptRecord();
   /** Uploads on their way wait while the browser is offline, and go on by themselves when it is back. */
   readonly #network = new OnlineController(this, (online) => this.#list?.queue.setOnline(online));
   #limits: UploaderLimits | undefined;
@@ -189,14 +171,6 @@ export class EsignUploader extends EsignElement {
   get #list(): UploadList | undefined {
     return this.#listPart.value;
   }
-  constructor() {
-    super();
-    // a signing frame anywhere in this tree reports a sent envelope: its files are done with
-    new RootListener(this, 'esign-envelope-sent', (event) => {
-      const ids = (event as CustomEvent<Partial<EsignEnvelopeSentDetail>>).detail?.fileIds;
-      if (Array.isArray(ids)) this.#list?.envelopeSent(ids);
-    });
-  }
 
   /** Where the uploader is: `idle` (no files), `uploading` (files on their way, or waiting for the connection), `error` (a file failed or was refused, or a setting is wrong), `done` (the files are uploaded). */
   get status(): UploaderStatus {
@@ -220,6 +194,14 @@ export class EsignUploader extends EsignElement {
     this.upload(value).catch(() => undefined);
   }
 
+  /**
+   * What the last `esign-upload-complete` said (`{files, fileIds}`), for code that listens after it fired (a framework
+   * that attaches listeners after the first render); undefined before one, and after `reset()`.
+   */
+  get lastResult(): EsignUploadCompleteDetail | undefined {
+    return this.#list?.lastResult;
+  }
+
   /** The FileIds uploaded so far (restored ones included) and not yet sent in an envelope, in order. */
   get fileIds(): readonly string[] {
     return this.uploadedFiles.map((f) => f.FileId);
@@ -228,11 +210,6 @@ export class EsignUploader extends EsignElement {
   /** The files uploaded so far and not yet sent in an envelope, in the service's names. */
   get uploadedFiles(): UploadedFile[] {
     return this.#list?.uploaded ?? [];
-  }
-
-  /** The form this element belongs to, if any. */
-  get form(): HTMLFormElement | null {
-    return this.internals?.form ?? null;
   }
 
   /**
@@ -265,67 +242,19 @@ export class EsignUploader extends EsignElement {
   }
 
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
-  reset(): void {
-    this.#list?.queue.clear();
+  override reset(): void {
+    this.#list?.reset();
     this._live = '';
-    void this.#kept.clear();
   }
 
   /** Opens the file picker. Browsers allow it only from a user gesture (a click or key press). */
   showPicker(): void {
-    if (!this.#canTakeFiles()) return;
-    this._input?.click();
+    this.#zone.pick();
   }
 
-  // ---- form-associated: the validity API of native controls, and the form callbacks ----
-
-  /** The validity states, as a native control's: `valueMissing` (required, no file uploaded), `customError` (uploads on their way). */
-  get validity(): ValidityState | undefined {
-    return this.internals?.validity;
-  }
-
-  /** Why the element is invalid, in the user's language ('' when valid). */
-  get validationMessage(): string {
-    return this.internals?.validationMessage ?? '';
-  }
-
-  /** Whether a form checks this element when it is submitted (false when disabled or without a form). */
-  get willValidate(): boolean {
-    return this.internals?.willValidate ?? false;
-  }
-
-  /** True when valid; otherwise fires `invalid` on the element and returns false, as a native control. */
-  checkValidity(): boolean {
-    return this.internals?.checkValidity() ?? true;
-  }
-
-  /** As `checkValidity()`, and the browser shows the message at the drop zone. */
-  reportValidity(): boolean {
-    return this.internals?.reportValidity() ?? true;
-  }
-
-  /** The form was reset: the list empties and the kept FileIds are forgotten. */
-  formResetCallback(): void {
-    this.reset();
-  }
-
-  formDisabledCallback(disabled: boolean): void {
-    this._formDisabled = disabled;
-  }
-
-  /**
-   * The browser gives back the form's state (back/forward navigation, autofill restore): the uploaded files come back
-   * as done, from the state saved with the form value (FileIds and names, never content).
-   */
-  formStateRestoreCallback(state: unknown): void {
-    let files: UploadedFile[] = [];
-    try {
-      const parsed: unknown = typeof state === 'string' ? JSON.parse(state) : [];
-      if (Array.isArray(parsed)) files = parsed.filter((f): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
-    } catch {
-      return; // not a state this element saved
-    }
-    if (files.length > 0) void this.#listPart.load().then((list) => list.restore(files), () => undefined);
+  protected override restoreState(state: string): void {
+    // read by the list's module: a page needs it only when the browser gives a form back
+    void this.#listPart.load().then((list) => list.restoreState(state), () => undefined);
   }
 
   // ---- lifecycle ----
@@ -338,7 +267,7 @@ export class EsignUploader extends EsignElement {
 
   protected override updated(): void {
     this.#syncForm();
-    void this.#restore();
+    void this.#kept.restore(this.#session.provider, this.persistKey || this.id || 'default', () => this.#listPart.load());
   }
 
   #checkConfig(): void {
@@ -363,35 +292,9 @@ export class EsignUploader extends EsignElement {
     }
   }
 
-  /** Reads the FileIds kept for this session and key, once per key, and shows them (loading the list if there are any). */
-  async #restore(): Promise<void> {
-    const provider = this.#session.provider;
-    if (!provider?.session || !provider.baseUrl) return;
-    const key = uploadRecordKey(provider.baseUrl, provider.session.spaceId, this.persistKey || this.id || 'default');
-    if (key === this.#kept.key) return;
-    const files = await this.#kept.open(key);
-    if (key !== this.#kept.key || files.length === 0) return;
-    const list = await this.#listPart.load().catch(() => undefined);
-    if (key === this.#kept.key) list?.restore(files);
-  }
-
   #syncForm(): void {
-    const internals = this.internals;
-    if (!internals || typeof internals.setFormValue !== 'function') return;
-    const files = this.uploadedFiles;
-    const ids = files.map((f) => f.FileId);
-    if (this.name && ids.length > 0) {
-      const data = new FormData();
-      for (const id of ids) data.append(this.name, id);
-      // the state the browser gives back to formStateRestoreCallback
-      internals.setFormValue(data, JSON.stringify(files.map((f) => ({ FileId: f.FileId, FileName: f.FileName }))));
-    } else {
-      internals.setFormValue(null);
-    }
-    const anchor = this._dropZone ?? undefined;
-    if (this.#list?.queue.busy) internals.setValidity({ customError: true }, this.#t.term('busyValidity'), anchor);
-    else if (this.required && ids.length === 0) internals.setValidity({ valueMissing: true }, this.#t.term('requiredValidity'), anchor);
-    else internals.setValidity({});
+    const busy = this.#list?.queue.busy ? this.#t.term('busyValidity') : undefined;
+    this.syncForm(this.uploadedFiles, busy, () => this.#t.term('requiredValidity'), this.renderRoot?.querySelector<HTMLElement>('[part~="drop-zone"]') ?? undefined);
   }
 
   #fail(error: EsignError): EsignError {
@@ -414,38 +317,12 @@ export class EsignUploader extends EsignElement {
         ? this.#t.term('disabled')
         : !connected
           ? this.#t.term('connectFirst')
-          : this._dragging
+          : this.#zone.dragging
             ? this.#t.term('dropHere')
             : this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne');
     return html`
       <div part="base" role="group" aria-label=${this.#t.term('groupLabel')}>
-        <button
-          part="drop-zone"
-          type="button"
-          class=${this._dragging ? 'dragging' : ''}
-          ?disabled=${off}
-          aria-disabled=${this.#canTakeFiles() ? 'false' : 'true'}
-          aria-describedby="hint"
-          @click=${this.#onClick}
-          @pointerenter=${this.#onIntent}
-          @focus=${this.#onIntent}
-          @dragenter=${this.#onDragOver}
-          @dragover=${this.#onDragOver}
-          @dragleave=${this.#onDragLeave}
-          @drop=${this.#onDrop}
-        >
-          <span class="badge" aria-hidden="true">${icon(uploadIcon)}</span>
-          <span part="label"><slot name="label">${label}</slot></span>
-          <span part="hint" id="hint"><slot name="hint">${this.#hint()}</slot></span>
-        </button>
-        <input
-          type="file"
-          hidden
-          tabindex="-1"
-          accept=${this.accept}
-          ?multiple=${this.multiple}
-          @change=${this.#onPicked}
-        />
+        ${this.#zone.render(label, this.#hint(), off)}
         ${this.#configError
           ? html`<p part="error" role="alert">${icon(alertIcon)}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
           : nothing}
@@ -462,44 +339,6 @@ export class EsignUploader extends EsignElement {
     const types = this.#limits.accept.filter((t) => t.startsWith('.') || t.endsWith('/*'));
     return this.#t.term('hintCustom', { size, types: (types.length > 0 ? types : this.#limits.accept).join(', ') || '*' });
   }
-
-  // ---- handlers ----
-
-  readonly #onClick = (): void => {
-    this.showPicker();
-  };
-
-  readonly #onPicked = (event: Event): void => {
-    const input = event.target as HTMLInputElement;
-    const picked = Array.from(input.files ?? []);
-    // the same file picked again must fire change again
-    input.value = '';
-    if (picked.length > 0) this.upload(picked).catch(() => undefined);
-  };
-
-  /** A pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading. */
-  readonly #onIntent = (): void => {
-    if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
-  };
-
-  readonly #onDragOver = (event: DragEvent): void => {
-    // always claim the drop here, so a file dropped on a disabled zone is not opened by the browser
-    event.preventDefault();
-    this.#onIntent();
-    if (event.dataTransfer) event.dataTransfer.dropEffect = this.#canTakeFiles() ? 'copy' : 'none';
-    this._dragging = this.#canTakeFiles();
-  };
-
-  readonly #onDragLeave = (): void => {
-    this._dragging = false;
-  };
-
-  readonly #onDrop = (event: DragEvent): void => {
-    event.preventDefault();
-    this._dragging = false;
-    const dropped = Array.from(event.dataTransfer?.files ?? []);
-    if (dropped.length > 0) this.upload(dropped).catch(() => undefined);
-  };
 }
 
 function noSession(): EsignError {

@@ -7,14 +7,17 @@
 import { html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
-import type { KeptUploads } from '../../core/upload/persist.js';
+import { KeptUploads } from '../../core/upload/keep.js';
+import type { KeyValueStore } from '../../core/kv.js';
 import { UploadQueue, type UploadItem, type UploadSession } from '../../core/upload/queue.js';
 import { validateFiles } from '../../core/upload/check-files.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
 import { adoptStyles } from '../shared/adopt-styles.js';
 import type { UploadListTerms } from './esign-uploader.messages.js';
 export { uploadListMessages } from './list.messages.js';
-import { emit, type UploadFileRef } from '../shared/events.js';
+import { emit, type EsignUploadCompleteDetail, type UploadFileRef } from '../shared/events.js';
+import { TabChannel } from '../shared/tab-channel.js';
+import type { SessionProvider } from '../shared/session-context.js';
 import { alertIcon, checkIcon, icon } from '../shared/icons.js';
 import type { CountingLocalizeController } from './localize-counts.js';
 import { listStyles, progressStyles } from './list.styles.js';
@@ -30,8 +33,8 @@ const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline'
 /** What the list needs from its element. */
 export interface UploadListOptions {
   host: ReactiveControllerHost & HTMLElement;
-  /** The session to upload with; throws `no_session` without one. */
-  session(): UploadSession;
+  /** The session to upload with (its provider as the token source); throws `no_session` without one. */
+  session(): UploadSession & { tokens: SessionProvider };
   /** The element's checked limits. */
   limits(): UploaderLimits | undefined;
   /**
@@ -43,7 +46,8 @@ export interface UploadListOptions {
   announce(text: string): void;
   /** The list changed (form value and validity follow it). */
   changed(): void;
-  kept: KeptUploads;
+  /** The uploader's record of kept uploads: its store, and its key ('' before a session). */
+  kept: { readonly store: KeyValueStore; readonly key: string };
 }
 
 export class UploadList {
@@ -54,6 +58,10 @@ export class UploadList {
   /** Files waiting for the connection at the last change: announcements go with changes of it. */
   #waiting = 0;
   readonly queue: UploadQueue;
+  /** The detail of the last `esign-upload-complete`, for those who listen late. */
+  lastResult: EsignUploadCompleteDetail | undefined;
+  /** Keeps the completed FileIds under the uploader's record as the list changes. */
+  readonly #kept: KeptUploads;
   /** The list's words (loaded with it), in the element's language. */
   readonly #t: CountingLocalizeController<UploadListTerms>;
 
@@ -62,12 +70,13 @@ export class UploadList {
     const { host } = options;
     const t = (this.#t = options.t);
     adoptStyles(host.shadowRoot, progressStyles, listStyles);
+    const kept = (this.#kept = new KeptUploads(options.kept.store, () => options.kept.key));
     this.queue = new UploadQueue({
       session: options.session,
       onChange: () => {
         host.requestUpdate();
         options.changed();
-        void options.kept.save(this.uploaded);
+        void kept.save(this.uploaded);
         this.#announceConnectivity();
       },
       onProgress: (item, overall) => {
@@ -81,11 +90,22 @@ export class UploadList {
       },
       onError: (item, error) => this.#fileError(item, error),
       onComplete: () => {
-        const files = this.uploaded;
-        options.announce(t.plural('liveDone', files.length));
-        emit(host, 'esign-upload-complete', { files, fileIds: files.map((f) => f.FileId) });
+        options.announce(t.plural('liveDone', this.uploaded.length));
+        this.#complete();
       },
     });
+    // an envelope sent with some of these files, in this page or another tab of the same service and Space
+    new TabChannel(
+      host,
+      () => {
+        try {
+          return options.session().tokens;
+        } catch {
+          return undefined; // no session: no channel
+        }
+      },
+      (detail) => this.envelopeSent(detail.fileIds),
+    );
   }
 
   /** The files uploaded so far and not yet sent in an envelope. */
@@ -121,8 +141,34 @@ export class UploadList {
     const before = this.uploaded.length;
     this.queue.restore(files);
     const all = this.uploaded;
-    void this.#o.kept.save(all);
-    if (all.length > before) emit(this.#o.host, 'esign-upload-complete', { files: all, fileIds: all.map((f) => f.FileId) });
+    void this.#kept.save(all);
+    if (all.length > before) this.#complete();
+  }
+
+  /** Says every file uploaded so far (`esign-upload-complete`), and keeps what it said as `lastResult`. */
+  #complete(): void {
+    const files = this.uploaded;
+    this.lastResult = { files, fileIds: files.map((f) => f.FileId) };
+    emit(this.#o.host, 'esign-upload-complete', { files: [...files], fileIds: [...this.lastResult.fileIds] });
+  }
+
+  /** Cancels every upload, empties the list and forgets the kept FileIds. */
+  reset(): void {
+    this.lastResult = undefined;
+    this.queue.clear();
+    void this.#kept.clear();
+  }
+
+  /** Shows the files of a form state the browser gave back (see UploaderFormControl); ignores a state it cannot read. */
+  restoreState(state: string): void {
+    let files: UploadedFile[] = [];
+    try {
+      const parsed: unknown = JSON.parse(state);
+      if (Array.isArray(parsed)) files = parsed.filter((f): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
+    } catch {
+      return; // not a state this element saved
+    }
+    if (files.length > 0) this.restore(files);
   }
 
   /** An envelope was sent with these FileIds: the ones of this list are marked sent. */
@@ -133,7 +179,7 @@ export class UploadList {
     for (const id of sent) this.#sent.add(id);
     this.#o.announce(this.#t.plural('liveSent', sent.length));
     this.#o.changed();
-    void this.#o.kept.save(this.uploaded);
+    void this.#kept.save(this.uploaded);
     this.#o.host.requestUpdate();
   }
 

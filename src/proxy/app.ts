@@ -13,14 +13,15 @@ import { handleCallback, handleDone, handleLogin } from './login.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
+import { PROXY_HEADER, PROXY_HEADER_VALUE } from '../core/session/proxy-header.js';
 import { StoreUnavailableError, type ProxyStore } from './store.js';
 import { handleRevoke, handleToken } from './token.js';
 import { Upstream } from './upstream.js';
 
 export type { AdapterHooks } from './context.js';
 
-/** The header browsers must send; a cross-site HTML form cannot set it. */
-export const PROXY_HEADER = 'X-Esign-Proxy';
+/** The header browsers must send (its name; its value is PROXY_HEADER_VALUE); a cross-site HTML form cannot set it. */
+export { PROXY_HEADER, PROXY_HEADER_VALUE };
 
 /** A Fetch handler: `(request, env?, ctx?) => Promise<Response>` (Hono's `app.fetch`). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -177,7 +178,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     app.post(
       route,
       async (c, next) => {
-        if (c.req.header(PROXY_HEADER) !== '1') return reply(c, oauthError(403, 'access_denied', `The ${PROXY_HEADER}: 1 request header is required.`));
+        if (c.req.header(PROXY_HEADER) !== PROXY_HEADER_VALUE) return reply(c, oauthError(403, 'access_denied', `The ${PROXY_HEADER}: ${PROXY_HEADER_VALUE} request header is required.`));
         if (!isUtf8Form(c.req.header('content-type'))) return reply(c, oauthError(415, 'invalid_request', 'Send an application/x-www-form-urlencoded (UTF-8) body.'));
         await next();
       },

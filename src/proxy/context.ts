@@ -6,10 +6,12 @@
 import type { Context } from 'hono';
 import { normalizeAddress, type ResolvedConfig, type TokenProxyEventType } from './config.js';
 import type { RefreshCoordinator } from './refresh.js';
-import { base64url, type Sealer } from './seal.js';
+import { base64url } from '../core/base64url.js';
+import type { Sealer } from './seal.js';
 import type { CookieSessions } from './session-cookie.js';
 import { StoreUnavailableError, type RateHit } from './store.js';
-import type { Answer, Upstream } from './upstream.js';
+import type { Upstream } from './upstream.js';
+import type { Answer } from './upstream-answer.js';
 
 /** What a runtime adapter adds: the socket's remote address (Node: @hono/node-server's getConnInfo), a faster sealer. */
 export interface AdapterHooks {

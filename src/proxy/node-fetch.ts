@@ -10,7 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RAW_LIMIT, RAW_TEXT } from './upstream.js';
+import { RAW_LIMIT, RAW_TEXT } from './upstream-read.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;

@@ -6,7 +6,7 @@
 import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, timed, tooMany, callerAddress, type C, type Ctx } from './context.js';
 import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
-import type { Answer, TokenResult } from './upstream.js';
+import type { Answer, TokenResult } from './upstream-answer.js';
 
 const TOKEN_FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'session', 'space_id', 'force', 'request_id'] as const;
 const REVOKE_FIELDS = ['token', 'token_type_hint', 'session'] as const;

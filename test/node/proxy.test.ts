@@ -333,6 +333,21 @@ describe('token proxy: CORS on the answers', () => {
   });
 });
 
+describe('token proxy: the required header', () => {
+  test('PROXY_HEADER is the same header name in esign-elements/core and esign-elements/proxy, PROXY_HEADER_VALUE its value', async () => {
+    const core = await import('../../src/core/index.js');
+    const proxy = await import('../../src/proxy/index.js');
+    assert.equal(core.PROXY_HEADER, 'X-Esign-Proxy');
+    assert.equal(proxy.PROXY_HEADER, core.PROXY_HEADER);
+    assert.equal(proxy.PROXY_HEADER_VALUE, core.PROXY_HEADER_VALUE);
+    const url = await startProxy({});
+    const answer = await read(
+      await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', [core.PROXY_HEADER]: core.PROXY_HEADER_VALUE }, body: form(codeGrant) }),
+    );
+    assert.equal(answer.status, 200);
+  });
+});
+
 describe('token proxy: rate limit', () => {
   test('429 with Retry-After past the limit, per client address, never per Origin', async () => {
     const events: TokenProxyEvent[] = [];

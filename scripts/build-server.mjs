@@ -31,6 +31,10 @@ const keepLibraryExternal = {
 
 const BANNER = "import { createRequire as __esignCreateRequire } from 'node:module';\nconst require = __esignCreateRequire(import.meta.url);";
 
+// the chunks' folder holds only this build's output: chunks of an earlier build (other hashes) would otherwise stay
+// and ship in the package
+rmSync(join('dist', CHUNKS), { recursive: true, force: true });
+
 const result = await build({
   entryPoints: ENTRIES,
   outbase: 'src',

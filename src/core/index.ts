@@ -5,7 +5,8 @@ export { API_PREFIX } from './service-types.js';
 export * from './service/client.js';
 export { backoffDelay, parseRetryAfter } from './service/retry.js';
 export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
-export { base64url, createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './sign-in/pkce.js';
+export { base64url } from './base64url.js';
+export { createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './sign-in/pkce.js';
 export { defaultRevocationEndpoint, validateConfig } from './session/config.js';
 export {
   SessionManager,
@@ -16,5 +17,5 @@ export {
   type SessionInfo,
 } from './session/session-manager.js';
 export { callbackMessage, type CallbackMessage } from './sign-in/callback-message.js';
-export { PROXY_HEADER } from './session/tokens.js';
+export { PROXY_HEADER, PROXY_HEADER_VALUE } from './session/tokens.js';
 export type { StorageKind } from './kv.js';

@@ -14,7 +14,7 @@ import {
   voidEnvelope,
 } from './domain.js';
 import { type Ctx, type EmuEnv, fail, mediaType, ok, rfc3339, ServiceError } from './http.js';
-import { authenticate, type BearerAuth, rateLimit } from './oauth.js';
+import { authenticate, type BearerAuth, rateLimit } from './bearer.js';
 import type { Runtime } from './runtime.js';
 import { secureToken } from './state.js';
 

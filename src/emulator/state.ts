@@ -1,10 +1,17 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EnvelopeStatus, OperateType } from '../core/service-types.js';
 import type { EmulatorLimits, EmulatorSeed, MemberRole, MemberStatus, SeedApp, SeedMember, SeedSpace, SeedUser } from './types.js';
 
 /** Unguessable id: 32 random bytes, base64url. */
 export function secureToken(prefix = ''): string {
   return prefix + randomBytes(32).toString('base64url');
+}
+
+/** Compares two secrets in constant time (for equal lengths). */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
 /** Short readable id for records (not a secret). */

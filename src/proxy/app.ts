@@ -1,27 +1,27 @@
 /**
  * The token proxy as one Fetch-API application on Hono, and its routes: the default mode's sign-in
  * (`GET {basePath}/login`, `/callback`, `/login/done`: login.ts) and the token calls (`POST {basePath}/token`,
- * `/revoke`, OPTIONS preflight: token.ts), `hono/cors` for exact origins with credentials, `hono/body-limit`.
+ * `/revoke`, OPTIONS preflight: token.ts), CORS for exact origins with credentials, `hono/body-limit`.
  * Cookies: session-cookie.ts. Modes and wire format: docs/proxy.md. Runtime-free: no `node:` import; the Node
  * server is in node.ts.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { cors } from 'hono/cors';
 import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
-import { oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
+import { COMMON_HEADERS, oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
+import { PROXY_HEADER, PROXY_HEADER_VALUE } from '../core/session/proxy-header.js';
 import { StoreUnavailableError, type ProxyStore } from './store.js';
 import { handleRevoke, handleToken } from './token.js';
 import { Upstream } from './upstream.js';
 
 export type { AdapterHooks } from './context.js';
 
-/** The header browsers must send; a cross-site HTML form cannot set it. */
-export const PROXY_HEADER = 'X-Esign-Proxy';
+/** The header browsers must send (its name; its value is PROXY_HEADER_VALUE); a cross-site HTML form cannot set it. */
+export { PROXY_HEADER, PROXY_HEADER_VALUE };
 
 /** A Fetch handler: `(request, env?, ctx?) => Promise<Response>` (Hono's `app.fetch`). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -35,6 +35,9 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** An incoming request id is used only if it is this tame (no log injection, bounded). */
 const REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
+
+/** A preflight's answer: POST with the two headers the elements send, cached by the browser for 10 minutes. */
+const PREFLIGHT_HEADERS = { 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': `Content-Type,${PROXY_HEADER}`, 'Access-Control-Max-Age': '600' };
 
 /** How long `/ready` waits for the store. */
 const READY_TIMEOUT_MS = 2_000;
@@ -66,22 +69,23 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   // the answers built here (reply) carry the same headers anyway.
   const finish: MiddlewareHandler<Env> = async (c, next) => {
     const started = performance.now();
-    const state: RequestState = { type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected' };
-    c.set('st', state);
     const requestId = requestIdOf(config, hooks, c);
+    const state: RequestState = { type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected', headers: { ...COMMON_HEADERS, Vary: 'Origin', [REQUEST_ID_HEADER]: requestId } };
+    c.set('st', state);
     await next();
-    // the token calls never redirect (the sign-in routes do, on purpose)
-    if (c.res.status >= 300 && c.res.status < 400 && (state.type !== 'login' && state.type !== 'callback')) {
-      c.res = new Response(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Unexpected redirect.' }), { status: 502, headers: { 'Content-Type': 'application/json' } });
+    if (c.res !== state.answered) {
+      // an answer not built by reply (the sign-in's pages and redirects): the same headers, added to it
+      // the token calls never redirect (the sign-in routes do, on purpose)
+      if (c.res.status >= 300 && c.res.status < 400 && (state.type !== 'login' && state.type !== 'callback')) {
+        c.res = new Response(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Unexpected redirect.' }), { status: 502, headers: { 'Content-Type': 'application/json' } });
+      }
+      const headers = c.res.headers;
+      for (const [name, value] of Object.entries(COMMON_HEADERS)) headers.set(name, value);
+      if (!/\borigin\b/i.test(headers.get('Vary') ?? '')) headers.append('Vary', 'Origin');
+      headers.set(REQUEST_ID_HEADER, requestId);
     }
-    const headers = c.res.headers;
-    headers.set('Cache-Control', 'no-store');
-    headers.set('Pragma', 'no-cache');
-    headers.set('X-Content-Type-Options', 'nosniff');
-    if (!/\borigin\b/i.test(headers.get('Vary') ?? '')) headers.append('Vary', 'Origin');
-    headers.set(REQUEST_ID_HEADER, requestId);
     // shutting down: the connection ends with this answer, so the client's next request goes to another replica
-    if (hooks.draining?.()) headers.set('Connection', 'close');
+    if (hooks.draining?.()) c.res.headers.set('Connection', 'close');
     if (config.onEvent) {
       try {
         const status = c.res.status;
@@ -107,13 +111,19 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
       }
     }
   };
-  const corsMiddleware = cors({
-    origin: (origin) => (config.allowedOrigins.has(origin) ? origin : null),
-    credentials: true,
-    allowMethods: ['POST'],
-    allowHeaders: ['Content-Type', PROXY_HEADER],
-    maxAge: 600,
-  });
+  // CORS for exact origins with credentials (the session cookie): the allowed Origin gets its Allow-Origin and
+  // Allow-Credentials, in the headers every answer of the request is built with; a request without an allowed
+  // Origin gets neither. A preflight is answered here.
+  const corsMiddleware: MiddlewareHandler<Env> = async (c, next) => {
+    const origin = c.req.header('origin');
+    const headers = c.get('st').headers!;
+    if (origin !== undefined && config.allowedOrigins.has(origin)) {
+      headers['Access-Control-Allow-Origin'] = origin;
+      headers['Access-Control-Allow-Credentials'] = 'true';
+    }
+    if (c.req.method !== 'OPTIONS') return next();
+    return c.body(null, 204, { ...headers, ...PREFLIGHT_HEADERS, Vary: 'Origin, Access-Control-Request-Headers' });
+  };
   const tooLarge = (c: C): Response => reply(c, oauthError(413, 'invalid_request', `The request body is over ${config.maxBodyBytes} bytes.`));
   const streamedLimit = bodyLimit({ maxSize: config.maxBodyBytes, onError: tooLarge });
   // hono/body-limit counts a streamed (chunked) body; a declared Content-Length is checked here first, as
@@ -168,7 +178,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     app.post(
       route,
       async (c, next) => {
-        if (c.req.header(PROXY_HEADER) !== '1') return reply(c, oauthError(403, 'access_denied', `The ${PROXY_HEADER}: 1 request header is required.`));
+        if (c.req.header(PROXY_HEADER) !== PROXY_HEADER_VALUE) return reply(c, oauthError(403, 'access_denied', `The ${PROXY_HEADER}: ${PROXY_HEADER_VALUE} request header is required.`));
         if (!isUtf8Form(c.req.header('content-type'))) return reply(c, oauthError(415, 'invalid_request', 'Send an application/x-www-form-urlencoded (UTF-8) body.'));
         await next();
       },

@@ -181,6 +181,13 @@ export interface ResolvedConfig {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** A clean shutdown waits for the longest call to the service (timeoutMs) and this much more. */
+const SHUTDOWN_MARGIN_MS = 5_000;
+
+/** How long a clean shutdown may take by default: the longest call to the service plus a margin. */
+export function defaultShutdownMs(timeoutMs: number | undefined): number {
+  return (timeoutMs ?? DEFAULT_TIMEOUT_MS) + SHUTDOWN_MARGIN_MS;
+}
 const DEFAULT_MAX_BODY = 8 * 1024;
 const DEFAULT_MAX_UPSTREAM = 64 * 1024;
 const DEFAULT_RATE_LIMIT = { windowMs: 60_000, max: 60 };

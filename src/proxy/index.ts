@@ -6,23 +6,10 @@
  * `esign-elements/proxy/node`. Docs: docs/proxy.md.
  */
 
-export { createTokenProxy, createTokenProxyApp, PROXY_HEADER, REQUEST_ID_HEADER, type TokenProxyHandler } from './app.js';
+export { createTokenProxy, createTokenProxyApp, PROXY_HEADER, PROXY_HEADER_VALUE, REQUEST_ID_HEADER, type TokenProxyHandler } from './app.js';
 export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOptions, TokenProxyOutcome } from './config.js';
 export { combineEvents, createJsonLog, createProxyMetrics, LOG_LEVELS, type JsonLog, type LogLevel, type ProxyMetrics } from './observe.js';
 export { generateCookieKey } from './seal.js';
 export { MemoryStore, StoreUnavailableError, type ProxyStore } from './store.js';
-export { sanitizeTokenResponse } from './upstream.js';
+export { sanitizeTokenResponse } from './upstream-answer.js';
 export type { ServeTokenProxyOptions, ServedTokenProxy } from './node.js';
-
-/** Not a literal, so that no bundler follows it into the Node server (this entry must stay free of `node:`). */
-const NODE_SERVER = './node.js';
-
-/**
- * @deprecated Import `serveTokenProxy` from `esign-elements/proxy/node`. Kept while callers move: it loads
- * the Node server at run time, through a specifier bundlers do not follow, so bundles of this entry (e.g.
- * for Workers) contain no `node:` import; calling it anywhere but Node fails.
- */
-export async function serveTokenProxy(options: import('./node.js').ServeTokenProxyOptions): Promise<import('./node.js').ServedTokenProxy> {
-  const node = (await import(/* @vite-ignore */ NODE_SERVER)) as typeof import('./node.js');
-  return node.serveTokenProxy(options);
-}

@@ -19,7 +19,8 @@
 import { isLoopbackHost } from '../core/url.js';
 import { callerAddress, guard, randomId, rateLimited, timed, type C, type Ctx } from './context.js';
 import { CookieConflict, type PendingLogin, type Session } from './session-cookie.js';
-import type { Answer, AuthorizationInfo } from './upstream.js';
+import type { AuthorizationInfo } from './upstream.js';
+import type { Answer } from './upstream-answer.js';
 
 /** The outcome's error codes the page knows; another code from the service passes through as it is (RFC 6749 characters), one that is not one becomes `oauth_error`. */
 const OUTCOME_ERRORS = new Set([

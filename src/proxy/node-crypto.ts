@@ -5,15 +5,31 @@
  * (WebCrypto in Node 20 runs each operation as a thread-pool job: ~50 µs against ~5 µs). Used by
  * serveTokenProxy only; the Fetch entry stays on WebCrypto.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomFillSync } from 'node:crypto';
 import type { Sealer } from './seal.js';
 
+/** IVs are taken from this many random bytes at a time (one system call per 341 seals, not one per seal); each is used once. */
+const IV_POOL_BYTES = 4_096;
+
 export function nodeCryptoSealer(raw: Uint8Array[]): Sealer {
-  const keys = raw.map((bytes) => ({ kid: createHash('sha256').update(bytes).digest('base64url').slice(0, 8), key: Buffer.from(bytes) }));
+  // KeyObjects made once: a raw key Buffer would be imported again on every cipher
+  const keys = raw.map((bytes) => ({ kid: createHash('sha256').update(bytes).digest('base64url').slice(0, 8), key: createSecretKey(Buffer.from(bytes)) }));
+  const pool = Buffer.alloc(IV_POOL_BYTES);
+  let used = IV_POOL_BYTES;
+  const nextIv = (): Buffer => {
+    if (used + 12 > IV_POOL_BYTES) {
+      randomFillSync(pool);
+      used = 0;
+    }
+    // a copy: the pool is refilled in place later
+    const iv = Buffer.from(pool.subarray(used, used + 12));
+    used += 12;
+    return iv;
+  };
   return {
     seal: (plaintext, aad) => {
       const { kid, key } = keys[0]!;
-      const iv = randomBytes(12);
+      const iv = nextIv();
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(aad, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);

@@ -10,7 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RAW_LIMIT, RAW_TEXT } from './upstream.js';
+import { RAW_LIMIT, RAW_TEXT } from './upstream-read.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;
@@ -56,10 +56,10 @@ export function createNodeFetch(): NodeFetch {
         // the text rides along (RAW_TEXT), where the proxy reads it (upstream.ts); the Response itself
         // carries no body stream, which would only cost CPU (the only caller never reads it)
         const answer = (text: string | null): Response => {
-          const out = new Headers();
+          // a plain record: a Headers object is made from it only if a caller reads the headers
+          const out: Record<string, string> = {};
           for (const [name, value] of Object.entries(response.headers)) {
-            if (value === undefined) continue;
-            for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
+            if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
           }
           const made = new Response(null, { status: response.statusCode ?? 502, headers: out });
           Object.defineProperty(made, RAW_TEXT, { value: text });

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { isLoopbackHost } from '../core/url.js';
 import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
-import type { TokenProxyOptions } from './config.js';
+import { defaultShutdownMs, type TokenProxyOptions } from './config.js';
 import { nodeCryptoSealer } from './node-crypto.js';
 import { combineEvents, createJsonLog, createProxyMetrics, type JsonLog, type LogLevel } from './observe.js';
 import { createNodeFetch } from './node-fetch.js';
@@ -128,7 +128,7 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
       metricsServer.close(() => done());
       metricsServer.closeAllConnections();
     });
-  const defaultShutdownMs = (options.timeoutMs ?? 10_000) + 5_000;
+  const shutdownBoundMs = defaultShutdownMs(options.timeoutMs);
   return {
     url: `http://${urlHost(info)}:${info.port}`,
     callbackUrl: origin ? `${origin}${(options.basePath ?? '').replace(/\/+$/, '')}/callback` : undefined,
@@ -145,7 +145,7 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
       ]);
       nodeFetch?.close();
     },
-    shutdown: async ({ timeoutMs = defaultShutdownMs } = {}) => {
+    shutdown: async ({ timeoutMs = shutdownBoundMs } = {}) => {
       draining = true;
       const deadline = Date.now() + timeoutMs;
       const closed = new Promise<void>((done) => server.close(() => done()));

@@ -25,7 +25,7 @@
  */
 import type { Sealer } from './seal.js';
 import { claimOrGet, MemoryStore, settle, type ProxyStore, type RateHit } from './store.js';
-import { unavailable, type TokenResult } from './upstream.js';
+import { unavailable, type TokenResult } from './upstream-answer.js';
 
 export interface RefreshCoordinatorOptions {
   store: ProxyStore;

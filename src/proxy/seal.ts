@@ -3,6 +3,7 @@
  * Format `v1.<kid>.<iv>.<ciphertext>` (base64url); the first key seals, every key opens (rotation).
  * The kid is a short SHA-256 fingerprint of the key, never the key.
  */
+import { base64url } from '../core/base64url.js';
 
 export interface CookieKey {
   kid: string;
@@ -11,12 +12,6 @@ export interface CookieKey {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-export function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
 
 export function fromBase64url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return undefined;

@@ -13,7 +13,7 @@ import type { Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { ResolvedConfig } from './config.js';
 import type { Sealer } from './seal.js';
-import { isRecord } from './upstream.js';
+import { isRecord } from '../core/service-types.js';
 
 /** The session cookie's payload (sealed). Short field names keep the cookie small. */
 export interface Session {

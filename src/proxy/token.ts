@@ -6,7 +6,7 @@
 import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, timed, tooMany, callerAddress, type C, type Ctx } from './context.js';
 import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
-import type { Answer, TokenResult } from './upstream.js';
+import type { Answer, TokenResult } from './upstream-answer.js';
 
 const TOKEN_FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'session', 'space_id', 'force', 'request_id'] as const;
 const REVOKE_FIELDS = ['token', 'token_type_hint', 'session'] as const;
@@ -72,7 +72,7 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
   const scope = values.get('scope');
   const owner = `${address}|${c.req.header('origin') ?? ''}`;
   // the rate-limit hit goes with the refresh's claim: one store step
-  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(c)));
+  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(ctx, c)));
   if ('limitedMs' in run) return tooMany(run.limitedMs);
   if ('reuse' in run) return oauthError(400, 'invalid_grant', 'This refresh token was already used.');
   if (run.replayed) c.get('st').replayed = true;
@@ -80,7 +80,10 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
 }
 
 /** The runtime's `waitUntil` for this request (Workers' ExecutionContext), so store writes after the answer still land. */
-function waitUntil(c: C): ((write: Promise<unknown>) => void) | undefined {
+function waitUntil(ctx: Ctx, c: C): ((write: Promise<unknown>) => void) | undefined {
+  // an adapter that keeps the writes itself (the Node server) passes no ExecutionContext: no need to ask Hono,
+  // which answers that with a thrown Error (its stack costs more than the rest of this function)
+  if (ctx.hooks.background) return undefined;
   let executionCtx: { waitUntil?: (promise: Promise<unknown>) => void } | undefined;
   try {
     executionCtx = c.executionCtx;
@@ -149,7 +152,7 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
         refreshCall(ctx, c, refreshToken, scope),
         rateHit(ctx, rateKey),
         retryId && /^[A-Za-z0-9_-]{16,64}$/.test(retryId) ? retryId : undefined,
-        waitUntil(c),
+        waitUntil(ctx, c),
       ),
     ),
   ]);

@@ -6,7 +6,10 @@
  * RequestId only) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
  */
 import * as oauth from 'oauth4webapi';
+import { isRecord } from '../core/service-types.js';
 import { isAllowedServiceUrl } from '../core/url.js';
+import { sanitizeTokenResponse, serviceError, unavailable, type Answer, type TokenResult } from './upstream-answer.js';
+import { fetchWithin } from './upstream-read.js';
 
 export interface UpstreamConfig {
   clientId: string;
@@ -37,15 +40,6 @@ export interface AuthorizationInfo {
   issRequired: boolean;
 }
 
-/** A proxy answer before the common headers: status, JSON body, extra headers. */
-export interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  headers?: Record<string, string>;
-}
-
-export type TokenResult = { ok: true; tokens: Record<string, unknown> } | { ok: false; answer: Answer };
-
 interface Raw {
   status: number;
   contentType: string;
@@ -54,15 +48,6 @@ interface Raw {
 }
 
 type Failure = 'timeout' | 'unreachable' | 'oversized';
-
-/**
- * A fetch implementation that reads the answer itself (node-fetch.ts) puts its text on the Response under
- * this symbol, so it is not streamed again; `null` when the answer passed RAW_LIMIT (reading stopped there).
- */
-export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
-
-/** On every request's init: the answer's size limit in bytes, for a fetch that reads the answer itself. */
-export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
 
 /** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
 let neutralAnswer: Response | undefined;
@@ -210,7 +195,7 @@ export class Upstream {
     const checked = this.#check(raw, failure);
     if ('answer' in checked) return { ok: false, answer: checked.answer };
     if (raw!.status >= 200 && raw!.status < 300) return { ok: true };
-    return { ok: false, answer: this.#passError(raw!.status, checked.json, raw!.retryAfter) };
+    return { ok: false, answer: serviceError(raw!.status, checked.json, raw!.retryAfter, this.#config.clientSecret) };
   }
 
   async #token(
@@ -237,7 +222,7 @@ export class Upstream {
       }
       return { ok: true, tokens: sanitizeTokenResponse(json, this.#config.clientSecret) };
     }
-    return { ok: false, answer: this.#passError(status, json, raw!.retryAfter) };
+    return { ok: false, answer: serviceError(status, json, raw!.retryAfter, this.#config.clientSecret) };
   }
 
   /** Runs one oauth4webapi request through the capturing fetch. */
@@ -300,113 +285,4 @@ export class Upstream {
     return { answer: unavailable(502, `The service answered HTTP ${status} with a non-JSON body.`) };
   }
 
-  /**
-   * The service's error as the proxy's: its code (OAuth `error` or business `Error.Code`) and RequestId, each
-   * only as a short token, with the proxy's own description. No text of the service is passed on: an
-   * error text may echo the request, and with it the secret in some encoding. Anything else is a 502.
-   */
-  #passError(status: number, body: unknown, retryAfter: string | null): Answer {
-    const business = isRecord(body) && isRecord(body.Response) ? body.Response : undefined;
-    const error = identifier(isRecord(business?.Error) ? business.Error.Code : isRecord(body) ? body.error : undefined, this.#config.clientSecret);
-    if (!error) return unavailable(502, `The service answered HTTP ${status} without an OAuth error.`);
-    if (status === 429) return unavailable(429, 'The service is rate limiting token requests.', retryAfter);
-    const out: Record<string, string> = { error, error_description: ERROR_DESCRIPTIONS.get(error) ?? `The service refused the request (HTTP ${status}).` };
-    const requestId = identifier(business?.RequestId, this.#config.clientSecret);
-    if (requestId) out.request_id = requestId;
-    return { status: status >= 400 && status < 500 ? status : 502, body: out };
-  }
-}
-
-/**
- * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
- * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled).
- */
-async function fetchWithin(baseFetch: typeof fetch, url: string, init: RequestInit, max: number): Promise<{ response: Response; text: string | undefined }> {
-  const response = await baseFetch(url, { ...init, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
-  return { response, text: await readLimited(response, max) };
-}
-
-/** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
-async function readLimited(response: Response, max: number): Promise<string | undefined> {
-  const raw = (response as Response & { [RAW_TEXT]?: string | null })[RAW_TEXT];
-  if (raw === null) return undefined;
-  if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) {
-    await response.body?.cancel().catch(() => undefined);
-    return undefined;
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
-
-const KNOWN_RESPONSE_FIELDS = ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope', 'space_id'];
-
-/** The known token fields plus other plain fields, minus anything secret-like or equal to the secret. */
-export function sanitizeTokenResponse(body: Record<string, unknown>, clientSecret: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of KNOWN_RESPONSE_FIELDS) {
-    const value = body[field];
-    if (value === undefined || value === null) continue;
-    if (field === 'expires_in') {
-      const seconds = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-      if (typeof seconds === 'number' && Number.isFinite(seconds)) out.expires_in = seconds;
-      continue;
-    }
-    if (typeof value === 'string' && !value.includes(clientSecret)) out[field] = value;
-  }
-  for (const [key, value] of Object.entries(body)) {
-    if (KNOWN_RESPONSE_FIELDS.includes(key) || /secret|password|client_assertion/i.test(key) || key.includes(clientSecret)) continue;
-    if (value === undefined || value === null) continue;
-    const serialized = JSON.stringify(value);
-    if (serialized === undefined || serialized.includes(clientSecret)) continue;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = value;
-  }
-  return out;
-}
-
-/** The proxy's description of the service's error codes (RFC 6749 section 5.2, RFC 7009 section 2.2.1). */
-const ERROR_DESCRIPTIONS = new Map([
-  ['invalid_request', 'The service found the request malformed.'],
-  ['invalid_client', "The service did not accept the token proxy's client credentials."],
-  ['invalid_grant', 'The authorization code or refresh token is invalid, expired, revoked or already used.'],
-  ['unauthorized_client', 'The client is not allowed to use this grant type.'],
-  ['unsupported_grant_type', 'The service does not support this grant type.'],
-  ['invalid_scope', 'The requested scope is invalid or exceeds the grant.'],
-  ['unsupported_token_type', 'The service cannot revoke this type of token.'],
-  ['access_denied', 'The service denied the request.'],
-]);
-
-/** A value of the service passed on only as an identifier (letters, digits, `_.-`, at most 64) that is not the secret. */
-function identifier(value: unknown, secret: string): string | undefined {
-  return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) && !value.includes(secret) ? value : undefined;
-}
-
-export function unavailable(status: number, description: string, retryAfter?: string | null): Answer {
-  const answer: Answer = { status, body: { error: 'temporarily_unavailable', error_description: description } };
-  if (retryAfter && /^\d{1,6}$/.test(retryAfter.trim())) answer.headers = { 'Retry-After': retryAfter.trim() };
-  return answer;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

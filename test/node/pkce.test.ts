@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { base64url, createCodeChallenge, createCodeVerifier, createState } from '../../src/core/sign-in/pkce.js';
+import { base64url } from '../../src/core/base64url.js';
+import { createCodeChallenge, createCodeVerifier, createState } from '../../src/core/sign-in/pkce.js';
 import { EsignError } from '../../src/core/errors.js';
 import { sessionKeyOf, type SessionConfig } from '../../src/core/session/session-manager.js';
 import { defaultRevocationEndpoint, validateConfig } from '../../src/core/session/config.js';

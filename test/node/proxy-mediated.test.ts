@@ -13,7 +13,8 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { createTokenProxy, generateCookieKey, type TokenProxyEvent } from '../../src/proxy/index.js';
 import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../../src/proxy/node.js';
 import { nodeCryptoSealer } from '../../src/proxy/node-crypto.js';
-import { base64url, decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../../src/proxy/seal.js';
+import { base64url } from '../../src/core/base64url.js';
+import { decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../../src/proxy/seal.js';
 import { codeExchangeForm, DEMO_LOGIN, driveConsent, obtainAuthorizationCode, signInThroughProxy } from '../helpers/oauth-login.js';
 import { ORIGIN, post as postForm, type Answer, type Jar } from './proxy-helpers.js';
 

@@ -313,6 +313,41 @@ describe('token proxy: CORS preflight', () => {
   });
 });
 
+describe('token proxy: CORS on the answers', () => {
+  test('an allowed Origin gets Allow-Origin and Allow-Credentials; a request without Origin (same-origin, a server) gets neither', async () => {
+    const url = await startProxy({});
+    const allowed = await read(await post(`${url}/token`, form(codeGrant)));
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.headers.get('access-control-allow-origin'), ORIGIN);
+    assert.equal(allowed.headers.get('access-control-allow-credentials'), 'true');
+    assert.match(allowed.headers.get('vary') ?? '', /\bOrigin\b/);
+    const none = await read(await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' }, body: form(codeGrant) }));
+    assert.equal(none.status, 200);
+    assert.equal(none.headers.get('access-control-allow-origin'), null);
+    assert.equal(none.headers.get('access-control-allow-credentials'), null, 'no CORS header without an allowed Origin');
+    assert.match(none.headers.get('vary') ?? '', /\bOrigin\b/);
+    // an error answer too
+    const refused = await read(await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form(codeGrant) }));
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('access-control-allow-credentials'), null);
+  });
+});
+
+describe('token proxy: the required header', () => {
+  test('PROXY_HEADER is the same header name in esign-elements/core and esign-elements/proxy, PROXY_HEADER_VALUE its value', async () => {
+    const core = await import('../../src/core/index.js');
+    const proxy = await import('../../src/proxy/index.js');
+    assert.equal(core.PROXY_HEADER, 'X-Esign-Proxy');
+    assert.equal(proxy.PROXY_HEADER, core.PROXY_HEADER);
+    assert.equal(proxy.PROXY_HEADER_VALUE, core.PROXY_HEADER_VALUE);
+    const url = await startProxy({});
+    const answer = await read(
+      await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', [core.PROXY_HEADER]: core.PROXY_HEADER_VALUE }, body: form(codeGrant) }),
+    );
+    assert.equal(answer.status, 200);
+  });
+});
+
 describe('token proxy: rate limit', () => {
   test('429 with Retry-After past the limit, per client address, never per Origin', async () => {
     const events: TokenProxyEvent[] = [];

@@ -7,6 +7,7 @@
 import { watchConnectSrc } from '../service/csp-violation.js';
 import { EsignError, isAbortError } from '../errors.js';
 import { isRecord } from '../service-types.js';
+import { PROXY_HEADER, PROXY_HEADER_VALUE } from './proxy-header.js';
 
 /** Who holds the refresh token. */
 export type RefreshTokenHolder = 'proxy' | 'browser';
@@ -65,8 +66,7 @@ export function tokenSetFrom(body: Record<string, unknown>): TokenSet {
   };
 }
 
-/** Header the token proxy requires, so that a cross-site form cannot use it. */
-export const PROXY_HEADER = { 'X-Esign-Proxy': '1' } as const;
+export { PROXY_HEADER, PROXY_HEADER_VALUE } from './proxy-header.js';
 
 /**
  * A token answer of the proxy, checked as an OAuth client checks one (RFC 6749 section 5.1): a Bearer
@@ -97,7 +97,7 @@ export async function postForm(url: string, code: 'token_exchange_failed' | 'ref
       method: 'POST',
       credentials: 'include',
       cache: 'no-store',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...PROXY_HEADER },
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', [PROXY_HEADER]: PROXY_HEADER_VALUE },
       body: fields,
     });
   } catch (cause) {

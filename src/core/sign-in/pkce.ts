@@ -1,13 +1,8 @@
 /** PKCE (RFC 7636, S256 only) and the random values of an authorization attempt. */
+import { base64url } from '../base64url.js';
 
 /** Bytes of entropy in a verifier; 64 bytes give 86 base64url characters (spec: 43..128). */
 export const VERIFIER_BYTES = 64;
-
-export function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
 
 function randomBytes(length: number): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(length));

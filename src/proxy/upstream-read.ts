@@ -1,0 +1,56 @@
+/**
+ * Reading one answer of the service within the proxy's limits: redirects never followed, at most `max` bytes read.
+ * A fetch that reads the answer itself (node-fetch.ts) hands over its text (RAW_TEXT) and is told the limit
+ * (RAW_LIMIT). Runtime-free.
+ */
+
+/**
+ * A fetch implementation that reads the answer itself (node-fetch.ts) puts its text on the Response under
+ * this symbol, so it is not streamed again; `null` when the answer passed RAW_LIMIT (reading stopped there).
+ */
+export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
+
+/** On every request's init: the answer's size limit in bytes, for a fetch that reads the answer itself. */
+export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
+
+/**
+ * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
+ * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled).
+ */
+export async function fetchWithin(baseFetch: typeof fetch, url: string, init: RequestInit, max: number): Promise<{ response: Response; text: string | undefined }> {
+  const response = await baseFetch(url, { ...init, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
+  return { response, text: await readLimited(response, max) };
+}
+
+/** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
+async function readLimited(response: Response, max: number): Promise<string | undefined> {
+  const raw = (response as Response & { [RAW_TEXT]?: string | null })[RAW_TEXT];
+  if (raw === null) return undefined;
+  if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}

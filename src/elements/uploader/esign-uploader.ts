@@ -321,7 +321,7 @@ export class EsignUploader extends EsignElement {
     let files: UploadedFile[] = [];
     try {
       const parsed: unknown = typeof state === 'string' ? JSON.parse(state) : [];
-      if (Array.isArray(parsed)) files = parsed.filter((f): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
+      if (Array.isArray(parsed)) files = parsed.filter((f: Partial<Record<keyof UploadedFile, unknown>> | null): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
     } catch {
       return; // not a state this element saved
     }

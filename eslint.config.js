@@ -83,10 +83,6 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
       // puppeteer's target.type() is a string enum compared with its string value
       '@typescript-eslint/no-unsafe-enum-comparison': 'off',
-      // `createServer(getRequestListener(handler))` and `server.on('request', provider.callback())` are how
-      // @hono/node-server and oidc-provider are mounted (as the docs show): their listeners return promises and
-      // answer their own errors. Promise-returning callbacks elsewhere (attributes, spreads, conditions) are checked.
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
     },
   },
   // Hono's Context carries `any` in its input type parameter, so passing `c` between middlewares is an "unsafe

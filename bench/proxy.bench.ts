@@ -104,7 +104,7 @@ async function serveChild(role: string): Promise<void> {
     callbackUrl = served.callbackUrl;
     close = () => served.close();
   }
-  process.on('message', async (message: { cmd: string; redirectUri?: string }) => {
+  process.on('message', (message: { cmd: string; redirectUri?: string }) => {
     if (message.cmd === 'mem') {
       globalThis.gc?.();
       globalThis.gc?.();
@@ -117,8 +117,13 @@ async function serveChild(role: string): Promise<void> {
       register!(message.redirectUri!);
       process.send!({ registered: true });
     } else if (message.cmd === 'stop') {
-      await close();
-      process.exit(0);
+      close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
     }
   });
   process.send!({ url, callbackUrl });

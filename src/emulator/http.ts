@@ -96,7 +96,7 @@ function cspSource(origin: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:\/\/\[/i.test(origin);
 }
 
-export function escapeHtml(value: unknown): string {
+export function escapeHtml(value: string | number | boolean | null | undefined): string {
   return String(value ?? '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -24,7 +24,7 @@ export type { AdapterHooks } from './context.js';
 export { PROXY_HEADER, PROXY_HEADER_VALUE };
 
 /** A Fetch handler: `(request, env?, ctx?) => Promise<Response>` (Hono's `app.fetch`). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each runtime (Workers, Deno, Bun, Node) passes its own env and context types
 export type TokenProxyHandler = (request: Request, env?: any, executionCtx?: any) => Promise<Response>;
 
 /** The routes under basePath, as paths: what a server that serves other files beside the proxy passes to it. */

@@ -25,7 +25,7 @@ export function createNodeFetch(): NodeFetch {
     new Promise<Response>((resolve, reject) => {
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
       const secure = url.protocol === 'https:';
-      const body = init.body === undefined || init.body === null ? undefined : Buffer.from(String(init.body), 'utf8');
+      const body = init.body === undefined || init.body === null ? undefined : Buffer.from(String(init.body as string | URLSearchParams), 'utf8');
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries((init.headers ?? {}) as Record<string, string>)) headers[name] = value;
       if (body) headers['content-length'] = String(body.length);

@@ -42,7 +42,7 @@ async function pageReadableStrings(): Promise<string[]> {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const request = indexedDB.open(info.name!);
       request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
+      request.onerror = () => reject(request.error ?? new Error(`indexedDB.open(${info.name}) failed`));
     });
     for (const storeName of Array.from(db.objectStoreNames)) {
       const tx = db.transaction(storeName, 'readonly');

@@ -89,6 +89,7 @@ export async function startStandardsServer(options: StandardsServerOptions): Pro
   for (const name of names) {
     (provider.on as (event: string, listener: () => void) => Provider)(name, () => events.set(name, (events.get(name) ?? 0) + 1));
   }
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- oidc-provider's listener answers its own errors
   server.on('request', provider.callback());
   return {
     issuer,

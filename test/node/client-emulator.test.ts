@@ -119,7 +119,7 @@ describe('client + emulator', () => {
   test('an expired access token (clock advanced) is refreshed and retried', async () => {
     const session = new ProxySession(await login());
     const client = createClient({ baseUrl: emulator.baseUrl, tokens: session });
-    await emulator.advanceClock(3_601);
+    emulator.advanceClock(3_601);
     const view = await client.signatureStatusView();
     assert.equal(view.status, 200);
     assert.equal(session.forced, 1);

@@ -121,6 +121,7 @@ describe('token proxy recipes', () => {
     const port = await freePort();
     const base = `http://localhost:${port}`;
     const esignTokens = createTokenProxy({ ...options(base), clientAddress: (request) => request.headers.get('x-test-client') ?? undefined });
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- @hono/node-server's listener answers its own errors
     await listen(createServer(getRequestListener(esignTokens)), port);
     await signInThrough((request) => fetch(request), `${base}/api/esign`);
   });
@@ -129,6 +130,7 @@ describe('token proxy recipes', () => {
     const port = await freePort();
     const base = `http://localhost:${port}`;
     const esignTokens = createTokenProxy({ ...options(base), rateLimit: { windowMs: 60_000, max: 2 }, trustedProxies: ['127.0.0.1'] });
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- @hono/node-server's listener answers its own errors
     await listen(createServer(getRequestListener(esignTokens)), port);
     const ask = async (client: string): Promise<number> =>
       (

@@ -679,6 +679,7 @@ describe('token proxy: mounted in a plain node:http server', () => {
   test('getRequestListener(handler) under a prefix', async () => {
     const { getRequestListener } = await import('@hono/node-server');
     const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'https://app.example', redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true });
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- @hono/node-server's listener answers its own errors
     const host = createServer(getRequestListener(handler));
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     try {
@@ -892,6 +893,7 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
     const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'http://localhost:4020', redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000, cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
     const served = await startProxy(options);
     const { getRequestListener } = await import('@hono/node-server');
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- @hono/node-server's listener answers its own errors
     const host = createServer(getRequestListener(createTokenProxy(options)));
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     const viaFetch = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;

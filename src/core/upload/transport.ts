@@ -94,10 +94,10 @@ export function interpretUploadResponse(response: RawResponse): { files: Uploade
   const serviceError = envelope && isRecord(envelope.Error) ? envelope.Error : undefined;
   if (status >= 200 && status < 300 && !serviceError) {
     const files = isRecord(envelope?.Data) ? envelope.Data.Files : undefined;
-    if (!requestId || !Array.isArray(files) || !files.every((f) => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
+    if (!requestId || !Array.isArray(files) || !files.every((f: unknown): f is UploadedFile => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
       throw new EsignError('bad_response', 'Unexpected answer from files/upload.', { status, requestId });
     }
-    return { files: files.map((f) => ({ FileId: f.FileId as string, FileName: f.FileName as string })), requestId };
+    return { files: files.map((f) => ({ FileId: f.FileId, FileName: f.FileName })), requestId };
   }
   const serviceCode = typeof serviceError?.Code === 'string' ? serviceError.Code : undefined;
   const message =

@@ -164,7 +164,7 @@ export class UploadList {
     let files: UploadedFile[] = [];
     try {
       const parsed: unknown = JSON.parse(state);
-      if (Array.isArray(parsed)) files = parsed.filter((f): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
+      if (Array.isArray(parsed)) files = parsed.filter((f: Partial<Record<keyof UploadedFile, unknown>> | null): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
     } catch {
       return; // not a state this element saved
     }

@@ -13,17 +13,18 @@ import { EsignError } from '../../core/errors.js';
 import { emit } from '../shared/events.js';
 import type { SessionController } from '../shared/session-controller.js';
 import type { OperateType, ViewDisplay, ViewStatus } from './rules.js';
+import { ViewState } from './view-state.js';
 import type { EmbeddedViewHost, EmbeddedViewOptions } from './view-types.js';
 import { isExpired, loadTimeoutMessage } from './page-rules.js';
 import { frameStyles } from './states.js';
 import { adoptStyles } from '../shared/adopt-styles.js';
-import { MAX_AUTO_RENEWALS, ViewUrl } from './view-url.js';
+import { MAX_AUTO_RENEWALS, ViewUrl, type CheckedUrl } from './view-url.js';
 import { ViewFrame } from './view-frame.js';
 import { ViewPopup } from './view-popup.js';
 import { PageMessages } from './view-messages.js';
 import { CspWatch, SettingsGuard } from './view-guards.js';
 import type { ViewRules } from './view-guards.js';
-import { ViewTriggers } from './view-triggers.js';
+import { isShown, ViewTriggers } from './view-triggers.js';
 
 // what the element needs once this module is loaded: the later states' look and words
 export { renderEmbeddedView, type ViewTemplates } from './states.js';
@@ -34,20 +35,9 @@ const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expir
 
 export type { EmbeddedViewHost, EmbeddedViewOptions, ViewBase, ViewRules } from './view-types.js';
 
-export class EmbeddedViewController implements ReactiveController {
+export class EmbeddedViewController extends ViewState implements ReactiveController {
   readonly session: SessionController;
   readonly operateType: OperateType;
-
-  status: ViewStatus = 'idle';
-  error: EsignError | undefined;
-  /** The origin of the current Url (the Url itself is never kept where a template or event can see it). */
-  origin: string | undefined;
-  /** ExpiresAt of the current Url, as the service sent it. */
-  expiresAt: string | undefined;
-  /** Where the current page is shown. */
-  shownIn: ViewDisplay | undefined;
-  /** The envelope the page reported as sent, while `status` is `sent`. */
-  sentEnvelopeId: string | undefined;
 
   // the frame's state, for the templates (see ViewFrame): its key, the height its page reported, whether a blank frame
   // waits for the Url on its way (pending) or for the next Url (pre-built: hidden, inert, out of the layout flow)
@@ -69,7 +59,7 @@ export class EmbeddedViewController implements ReactiveController {
   readonly #rules: ViewRules;
   readonly #url = new ViewUrl(() => {
     // never used, now too old: a new one is asked for when the element is seen again
-    const shown = this.#isShown();
+    const shown = isShown(this.#host);
     emit(this.#host, 'esign-view-expired', { expiresAt: this.expiresAt ?? '', renewing: shown });
     if (shown) this.#renew();
     else this.#reset('expired');
@@ -79,12 +69,11 @@ export class EmbeddedViewController implements ReactiveController {
   readonly #settings: SettingsGuard;
   readonly #triggers: ViewTriggers;
   #placed = false;
-  #loadTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The page's CSP blocked the `embedded/views` call under way: its failure, when it comes, is told as this. */
-  #cspError: EsignError | undefined;
+  readonly #messages: PageMessages;
 
   /** Built by the element once it is needed (a session, or a click), with the element's session. */
   constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions, session: SessionController) {
+    super(host);
     this.#host = host;
     this.operateType = options.operateType;
     this.#fileIds = options.fileIds ?? (() => []);
@@ -94,12 +83,11 @@ export class EmbeddedViewController implements ReactiveController {
     this.#settings = new SettingsGuard(host, this.#rules);
     const start = (): void => void this.#start('inline', null).catch(() => undefined);
     this.#triggers = new ViewTriggers(host, this, {
-      isShown: () => this.#isShown(),
       checkConfig: () =>
         this.#settings.check(
           (problem) => {
             this.#reset('idle');
-            this.#fail(new EsignError('invalid_config', problem));
+            this.fail(new EsignError('invalid_config', problem));
           },
           () => {
             // fixed: back to idle, and `auto` may open again
@@ -125,15 +113,15 @@ export class EmbeddedViewController implements ReactiveController {
       (error) => {
         if (error.directive === 'frame-src') {
           this.#reset('idle');
-          this.#fail(error);
-        } else if (this.status === 'requesting') this.#cspError = error;
+          this.fail(error);
+        } else if (this.status === 'requesting') this.#url.cspError = error;
         else if (this.status === 'error' && this.error?.code === 'network_error') {
           this.#triggers.resumeOnline = false;
-          this.#fail(error);
+          this.fail(error);
         }
       },
     );
-    new PageMessages(
+    this.#messages = new PageMessages(
       host,
       () =>
         this.#placed && (this.status === 'loading' || this.status === 'loaded')
@@ -177,15 +165,16 @@ export class EmbeddedViewController implements ReactiveController {
 
   hostDisconnected(): void {
     this.#triggers.disconnected();
-    // a detached element keeps no frame: the update that #reset asks for renders none (framePrebuilt is false)
+    // a detached element keeps no frame: the update that #reset asks for renders none (framePrebuilt is false); a sent
+    // envelope stays said (a route entered again shows it, and does not start the same files again)
     this.#frame.forgetPrebuilt();
-    this.#reset('idle');
+    this.#reset(this.status === 'sent' ? 'sent' : 'idle');
   }
 
   hostUpdated(): void {
     this.#frame.size();
     this.#placeHeld();
-    this.#frame.schedulePrebuild(() => this.#wantsPrebuilt(), () => this.#isShown());
+    this.#frame.schedulePrebuild(() => this.#wantsPrebuilt(), () => isShown(this.#host));
     this.#triggers.updated();
   }
 
@@ -198,17 +187,17 @@ export class EmbeddedViewController implements ReactiveController {
     const problem = this.#settings.problem();
     if (problem) {
       popup?.close();
-      throw this.#fail(new EsignError('invalid_config', problem));
+      throw this.fail(new EsignError('invalid_config', problem));
     }
     if (display === 'popup' && !popup) {
-      throw this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'));
+      throw this.fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'));
     }
     this.#url.renewals = 0;
     this.#triggers.autoKey = this.#currentAutoKey();
     await this.#start(display, display === 'popup' ? popup : null);
   }
 
-  /** Closes the page (frame or popup) and goes back to idle. */
+  /** Closes the page (frame or popup), or leaves the sent state, and goes back to idle. */
   close(): void {
     this.#reset('idle');
   }
@@ -224,11 +213,6 @@ export class EmbeddedViewController implements ReactiveController {
     this.#popup.focus();
   }
 
-  /** Leaves the sent state (or any other) for idle: the element is ready for the next envelope. */
-  startAnother(): void {
-    this.#reset('idle');
-  }
-
   // ---- the flow ----
 
   async #start(display: ViewDisplay, popup: Window | null): Promise<void> {
@@ -239,51 +223,38 @@ export class EmbeddedViewController implements ReactiveController {
     const provider = this.session.provider;
     if (!provider?.session) {
       popup?.close();
-      throw this.#fail(new EsignError('no_session', 'Not connected: connect an e-signature account first.'));
+      throw this.fail(new EsignError('no_session', 'Not connected: connect an e-signature account first.'));
     }
     const fileIds = [...this.#fileIds()];
     if (this.operateType === 'request_signatures' && fileIds.length === 0) {
       popup?.close();
-      throw this.#fail(new EsignError('no_files', 'No FileIds: upload the files to sign first.'));
+      throw this.fail(new EsignError('no_files', 'No FileIds: upload the files to sign first.'));
     }
     this.#popup.window = popup;
     this.status = 'requesting';
     this.error = undefined;
-    this.#cspError = undefined;
     // the frame for this Url has never navigated, and stays about:blank until the checked Url is placed: the
     // pre-built one (same key, so the same element; already attached) or a new one (new key)
     if (adopt) this.#frame.pending = true;
     else this.#frame.renew();
     this.#host.requestUpdate();
-    let answer: { url: unknown; expiresAt: string } | undefined;
+    let checked: CheckedUrl;
     try {
       // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
-      answer = await this.#url.request(provider, this.operateType, fileIds, () => {
+      const answer = await this.#url.request(provider, this.operateType, fileIds, () => {
         if (display !== 'inline' || this.#frame.pending) return;
         this.#frame.pending = true;
         this.#host.requestUpdate();
       });
+      if (!answer) return; // superseded or torn down
+      this.#frame.pending = false;
+      checked = this.#url.accept(answer, this.#rules.allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl), this.#rules.hostPageOrigin());
     } catch (error) {
       this.#frame.pending = false;
       popup?.close();
-      const failure = this.#cspError ?? (error as EsignError);
-      this.#cspError = undefined;
-      if (failure.code === 'csp_blocked') throw this.#fail(failure);
-      if (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false)) {
-        // offline: open again by itself when the connection returns (inline only: a popup needs a click)
-        this.#triggers.resumeOnline = true;
-        throw this.#fail(new EsignError('network_error', 'The browser is offline or cannot reach the service; the page opens again when the connection returns.', { cause: failure }));
-      }
-      throw this.#fail(failure);
-    }
-    if (!answer) return; // superseded or torn down
-    this.#frame.pending = false;
-    let checked;
-    try {
-      checked = this.#url.accept(answer, this.#rules.allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl), this.#rules.hostPageOrigin());
-    } catch (error) {
-      popup?.close();
-      throw this.#fail(error as EsignError);
+      // offline: open again by itself when the connection returns (inline only: a popup needs a click)
+      if ((error as EsignError).code === 'network_error') this.#triggers.resumeOnline = true;
+      throw this.fail(error as EsignError);
     }
     this.origin = checked.origin;
     this.expiresAt = checked.expiresAt;
@@ -294,7 +265,7 @@ export class EmbeddedViewController implements ReactiveController {
     if (display === 'popup' && popup) {
       if (this.#popup.place(popup, checked.url)) {
         this.#placed = true;
-        this.#armLoadTimer();
+        this.#expectReady();
       } else this.#reset('idle');
     } else {
       this.#url.hold(checked);
@@ -307,30 +278,21 @@ export class EmbeddedViewController implements ReactiveController {
   /** Gives a held Url to the frame once the frame exists and the element can be seen. */
   #placeHeld(): void {
     const held = this.#url.held;
-    const frame = this.#frame.candidate;
-    if (!held || !frame || this.shownIn !== 'inline' || !this.#isShown()) return;
-    if (!this.#frame.isFresh(frame)) {
-      // not about:blank any more (should not happen): never reuse it; the next update renders a new frame, once
-      this.#frame.spoil(frame);
-      if (held.replacedFrame) {
-        this.#reset('idle');
-        this.#fail(new EsignError('view_failed', 'No blank frame could be prepared for the embedded page.'));
-        return;
-      }
-      held.replacedFrame = true;
-      this.#frame.renew();
-      return;
-    }
-    if (isExpired(held.expiresAtMs, Date.now()) && this.#url.renewals < MAX_AUTO_RENEWALS) {
+    if (!held || this.shownIn !== 'inline' || !isShown(this.#host)) return;
+    const frame = this.#frame.blank(held);
+    if (frame === 'failed') {
+      this.#reset('idle');
+      this.fail(new EsignError('view_failed', 'No blank frame could be prepared for the embedded page.'));
+    } else if (frame && isExpired(held.expiresAtMs, Date.now()) && this.#url.renewals < MAX_AUTO_RENEWALS) {
       // too old to use: a new Url, asked for after this update
       this.#url.take();
       queueMicrotask(() => this.#renew());
-      return;
+    } else if (frame) {
+      this.#url.take();
+      this.#placed = true;
+      this.#frame.navigate(frame, held.url);
+      this.#expectReady();
     }
-    this.#url.take();
-    this.#placed = true;
-    this.#frame.navigate(frame, held.url);
-    this.#armLoadTimer();
   }
 
   /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
@@ -366,13 +328,11 @@ export class EmbeddedViewController implements ReactiveController {
     // a popup stays open on the envelope's page for the user; the frame makes way for the sent state
     this.#reset('sent', { keepPopup: this.shownIn === 'popup' ? (this.#popup.window ?? undefined) : undefined });
     this.shownIn = undefined;
-    this.sentEnvelopeId = envelopeId;
-    emit(this.#host, 'esign-envelope-sent', { envelopeId, fileIds, status });
+    this.sent({ envelopeId, fileIds, status });
   }
 
   #loaded(): void {
-    clearTimeout(this.#loadTimer);
-    this.#loadTimer = undefined;
+    this.#messages.stopWaiting();
     this.#url.renewals = 0;
     if (this.status !== 'loaded') {
       this.status = 'loaded';
@@ -383,28 +343,25 @@ export class EmbeddedViewController implements ReactiveController {
 
   #pageError(code: string): void {
     if (RENEWABLE_PAGE_ERRORS.has(code)) {
-      const renewing = this.#url.renewals < MAX_AUTO_RENEWALS && this.#isShown();
+      const renewing = this.#url.renewals < MAX_AUTO_RENEWALS && isShown(this.#host);
       emit(this.#host, 'esign-view-expired', { expiresAt: this.expiresAt ?? '', renewing });
       if (renewing) this.#renew();
       else this.#reset('expired');
       return;
     }
     this.#reset('idle');
-    this.#fail(new EsignError('view_failed', `The embedded page cannot be used (${code}).`, { serviceCode: code }));
+    this.fail(new EsignError('view_failed', `The embedded page cannot be used (${code}).`, { serviceCode: code }));
   }
 
-  #armLoadTimer(): void {
-    clearTimeout(this.#loadTimer);
+  /** Waits for the page's `ready` (the element's `loadTimeout`); a page that stays silent is reported as `frame_blocked`. */
+  #expectReady(): void {
     const timeout = this.#loadTimeoutMs();
-    if (timeout <= 0) return;
-    this.#loadTimer = setTimeout(() => {
-      this.#loadTimer = undefined;
+    this.#messages.expectReady(timeout, () => {
       if (this.status !== 'loading') return;
-      const origin = this.origin ?? '';
       const inPopup = this.shownIn === 'popup';
       this.#reset('idle');
-      this.#fail(new EsignError('frame_blocked', loadTimeoutMessage(origin, timeout, inPopup)));
-    }, timeout);
+      this.fail(new EsignError('frame_blocked', loadTimeoutMessage(this.origin ?? '', timeout, inPopup)));
+    });
   }
 
   /** The element's `loadTimeout` (default there); a value that is not a number is a settings fault, reported: no timer meanwhile. */
@@ -412,17 +369,10 @@ export class EmbeddedViewController implements ReactiveController {
     return Number(this.#host.loadTimeout) || 0;
   }
 
-  #isShown(): boolean {
-    if (document.visibilityState === 'hidden' || !this.#host.isConnected) return false;
-    const host = this.#host as HTMLElement & { checkVisibility?: () => boolean };
-    return host.checkVisibility ? host.checkVisibility() : true;
-  }
-
   /** Forgets the current page: request, held Url, timers, the frame's src, the popup. */
   #reset(status: ViewStatus, options: { keepPopup?: Window } = {}): void {
     this.#url.cancel();
-    clearTimeout(this.#loadTimer);
-    this.#loadTimer = undefined;
+    this.#messages.stopWaiting();
     this.#frame.clear();
     this.#popup.release(options.keepPopup);
     this.#placed = false;
@@ -434,13 +384,5 @@ export class EmbeddedViewController implements ReactiveController {
     this.status = status;
     if (status !== 'error') this.error = undefined;
     this.#host.requestUpdate();
-  }
-
-  #fail(error: EsignError): EsignError {
-    this.error = error;
-    this.status = 'error';
-    this.#host.requestUpdate();
-    emit(this.#host, 'esign-error', { error });
-    return error;
   }
 }

@@ -166,11 +166,6 @@ export abstract class EmbeddedViewElement extends EsignElement {
     this.#view?.close();
   }
 
-  /** Forgets a sent envelope and waits for the next (signing frame). */
-  protected resetView(): void {
-    this.#view?.startAnother();
-  }
-
   /** True while the element has a session to ask with. */
   protected get hasSession(): boolean {
     return this.#session.provider?.session !== undefined;

@@ -6,13 +6,14 @@ import { RootListener } from '../shared/root-listener.js';
 
 const penIcon = svg`<path d="M4 20h4L19 9l-4-4L4 16z"/><path d="m13.5 6.5 4 4"/>`;
 
-export type { ViewDisplay, ViewStatus } from './rules.js';
+export type { ViewDisplay, ViewResult, ViewStatus } from './rules.js';
 
 /**
  * Shows the service's envelope edit page (`embedded/views`, `request_signatures`) for the given FileIds
  * in a sandboxed iframe, or in a popup. The Url is checked (https or loopback http, allowed origin), used
- * once, renewed when it expires or the element is re-attached, and a frame that does not load is reported
- * with its likely causes and a popup fallback.
+ * once, renewed when it expires, when the element is re-attached or when the page is restored from the back/forward
+ * cache (a sent envelope stays said), and a frame that does not load is reported with its likely causes and a popup
+ * fallback.
  *
  * With an uploader, no script is needed: `<esign-signing-frame uploader="up" auto>` takes the FileIds of
  * `<esign-uploader id="up">`'s `esign-upload-complete`.
@@ -69,7 +70,8 @@ export class EsignSigningFrame extends EmbeddedViewElement {
   /** After a sent envelope: forgets its FileIds and waits for the next ones (the sent state's button does this). */
   startAnother(): void {
     this.fileIds = [];
-    this.resetView();
+    // closing forgets the sent envelope: the element waits for the next
+    this.close();
   }
 
   protected override fileIdsToSend(): readonly string[] {

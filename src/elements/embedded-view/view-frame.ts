@@ -11,6 +11,7 @@
  */
 import type { ReactiveControllerHost } from 'lit';
 import { FRAME_SANDBOX } from './page-rules.js';
+import type { HeldUrl } from './view-url.js';
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
 const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
@@ -69,9 +70,19 @@ export class ViewFrame {
     return frame && frame.isConnected && !this.#used.has(frame) ? frame : undefined;
   }
 
-  /** Never gives `frame` a Url. */
-  spoil(frame: HTMLIFrameElement): void {
+  /**
+   * The rendered frame if it may take `held` now (attached, never given a Url, still about:blank); undefined while
+   * there is none yet. A frame that navigated anyway (should not happen) is never reused: a new one is rendered, once
+   * per Url ('failed' the second time).
+   */
+  blank(held: HeldUrl): HTMLIFrameElement | 'failed' | undefined {
+    const frame = this.candidate;
+    if (!frame || this.isFresh(frame)) return frame;
     this.#used.add(frame);
+    if (held.replacedFrame) return 'failed';
+    held.replacedFrame = true;
+    this.renew();
+    return undefined;
   }
 
   /** Gives a fresh frame its Url, by navigation. */

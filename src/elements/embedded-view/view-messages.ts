@@ -1,7 +1,8 @@
 /**
  * The messages of an embedded view's page, one job: listens to `message` on the window while the element is
  * connected, keeps only those of the page it opened (its window, the exact origin of its Url), forwards each as
- * `esign-view-message`, and tells the controller the ones it acts on. Loaded with the view's controller.
+ * `esign-view-message`, tells the controller the ones it acts on, and times the page's `ready` (the load timeout).
+ * Loaded with the view's controller.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { emit } from '../shared/events.js';
@@ -22,6 +23,7 @@ export class PageMessages implements ReactiveController {
   readonly #host: ReactiveControllerHost & HTMLElement;
   readonly #source: PageSource;
   readonly #on: PageEvents;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(host: ReactiveControllerHost & HTMLElement, source: PageSource, on: PageEvents) {
     this.#host = host;
@@ -36,6 +38,18 @@ export class PageMessages implements ReactiveController {
 
   hostDisconnected(): void {
     window.removeEventListener('message', this.#onMessage);
+  }
+
+  /** The page was given its Url: `late` runs unless it says `ready` within `timeoutMs` (0: no limit). */
+  expectReady(timeoutMs: number, late: () => void): void {
+    this.stopWaiting();
+    if (timeoutMs > 0) this.#timer = setTimeout(() => ((this.#timer = undefined), late()), timeoutMs);
+  }
+
+  /** No `ready` is waited for any more. */
+  stopWaiting(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   readonly #onMessage = (event: MessageEvent): void => {

@@ -18,8 +18,6 @@ export interface ViewState {
 
 /** What the triggers make the view do. */
 export interface ViewActions {
-  /** Shown: connected, tab visible, not hidden by a style. */
-  isShown(): boolean;
   /** A bad setting is reported (true while there is one). */
   checkConfig(): boolean;
   /** The automatic open's key: a new one opens again. */
@@ -58,6 +56,7 @@ export class ViewTriggers {
 
   connected(): void {
     document.addEventListener('visibilitychange', this.#onVisibility);
+    window.addEventListener('pageshow', this.#onPageShow);
     if (typeof ResizeObserver === 'function') {
       // a host that goes from display:none to shown changes size: time to use or renew a held Url
       this.#resizeObserver ??= new ResizeObserver(() => this.#host.requestUpdate());
@@ -71,8 +70,10 @@ export class ViewTriggers {
     this.#resizeObserver?.disconnect();
     // moved in the DOM, an iframe reloads its src: the used Url must not be fetched again, so a re-attached element asks for a new one
     this.#reopen = this.#mustReopen();
-    this.autoKey = '';
+    // a sent envelope stays said: `auto` does not start the same files again
+    if (this.#state.status !== 'sent') this.autoKey = '';
     this.#wasShown = false;
+    window.removeEventListener('pageshow', this.#onPageShow);
   }
 
   /** After each update: decides in a microtask (decisions that start work run after the update, never inside it). */
@@ -102,7 +103,7 @@ export class ViewTriggers {
     const view = this.#view;
     const state = this.#state;
     if (!this.#host.isConnected || view.checkConfig()) return;
-    const shown = view.isShown();
+    const shown = isShown(this.#host);
     const becameShown = shown && !this.#wasShown;
     this.#wasShown = shown;
     if (!state.hasSession) {
@@ -130,7 +131,24 @@ export class ViewTriggers {
     view.start();
   }
 
+  /**
+   * The page came back from the back/forward cache: its frame shows a page whose Url was used (or has expired since), so
+   * a new Url is asked for, as for a re-attached element; a sent envelope stays shown.
+   */
+  readonly #onPageShow = (event: PageTransitionEvent): void => {
+    if (!event.persisted || !this.#mustReopen()) return;
+    this.#reopen = true;
+    this.#host.requestUpdate();
+  };
+
   readonly #onVisibility = (): void => {
     if (document.visibilityState === 'visible') this.#host.requestUpdate();
   };
+}
+
+/** Whether `host` can be seen: connected, its tab visible, not hidden by a style (`checkVisibility` where there is one). */
+export function isShown(host: HTMLElement): boolean {
+  if (document.visibilityState === 'hidden' || !host.isConnected) return false;
+  const check = (host as HTMLElement & { checkVisibility?: () => boolean }).checkVisibility;
+  return check ? check.call(host) : true;
 }

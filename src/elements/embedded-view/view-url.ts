@@ -2,7 +2,7 @@
  * The Url lifecycle of an embedded view, one job: ask `embedded/views` for a Url (one request at a time; a newer one
  * supersedes it), check it, hold it until a frame takes it, and say when a held Url got too old (ExpiresAt minus a
  * margin). The shape of Lit's `Task` for one request, without the dependency: `request()` resolves with the answer
- * or undefined when superseded, and rejects with an EsignError. Loaded with the view's controller.
+ * or undefined when superseded, and rejects with an EsignError (`network_error` whenever the browser is offline). Loaded with the view's controller.
  */
 import { ServiceClient } from '../../core/service/service-client.js';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
@@ -36,6 +36,8 @@ export class ViewUrl {
   held: HeldUrl | undefined;
   /** Automatic renewals since the last `ready`. */
   renewals = 0;
+  /** The page's CSP blocked the request under way: its failure, when it comes, is told as this. */
+  cspError: EsignError | undefined;
   #abort: AbortController | undefined;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #onExpired: () => void;
@@ -51,6 +53,7 @@ export class ViewUrl {
    */
   async request(provider: SessionProvider, operateType: OperateType, fileIds: readonly string[], onSent: () => void): Promise<{ url: unknown; expiresAt: string } | undefined> {
     this.cancel();
+    this.cspError = undefined;
     const abort = new AbortController();
     this.#abort = abort;
     try {
@@ -73,7 +76,12 @@ export class ViewUrl {
     } catch (error) {
       if (abort !== this.#abort) return undefined; // superseded or torn down
       this.#abort = undefined;
-      throw viewError(error);
+      const failure = this.cspError ?? viewError(error);
+      this.cspError = undefined;
+      if (failure.code !== 'csp_blocked' && (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false))) {
+        throw new EsignError('network_error', 'The browser is offline or cannot reach the service; the page opens again when the connection returns.', { cause: failure });
+      }
+      throw failure;
     }
   }
 

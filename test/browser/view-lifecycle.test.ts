@@ -11,8 +11,9 @@ import '../../src/esign-connect.js';
 import '../../src/esign-signing-frame.js';
 import '../../src/esign-contract-list.js';
 import { EsignClient } from '../../src/core/service/client.js';
+import type { EsignError } from '../../src/core/errors.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
-import { cfg, clearFaults, connectedElement, emulatorCounters, frameOf, mountView, once, settled } from './helpers.js';
+import { cfg, clearFaults, connectedElement, emulatorCounters, fault, frameOf, mountView, once, settled, until } from './helpers.js';
 
 let connect: EsignConnect;
 let client: EsignClient;
@@ -102,6 +103,43 @@ describe('embedded views: restores, re-attachment and late listeners', () => {
     await settled(el);
     expect(el.status, 'restored').to.equal('sent');
     expect((await emulatorCounters())['POST /openapi/v1/embedded/views'], 'no Url asked for the same files').to.equal(undefined);
-    expect(detail.fileIds).to.deep.equal([fileId]);
+    expect(el.lastResult).to.deep.equal({ event: 'esign-envelope-sent', detail });
+  });
+
+  it('late listeners: lastResult and whenSent() tell what happened before they were attached', async () => {
+    const fileId = await upload('d.pdf');
+    const { el } = await mountView('esign-signing-frame', { connect: 'c', auto: '' });
+    expect(el.lastResult, 'nothing happened yet').to.equal(undefined);
+    // an error first: kept as the last result
+    const error = (await el.open().catch((e: EsignError) => e)) as EsignError;
+    expect(error.code).to.equal('no_files');
+    expect(el.lastResult).to.deep.equal({ event: 'esign-error', detail: { error } });
+    // a promise taken before the envelope is sent resolves when it is
+    const early = el.whenSent();
+    el.fileIds = [fileId];
+    await once(el, 'esign-view-loaded');
+    await executeServerCommand('esign-frame-send', { subject: 'Late listeners', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await until(() => el.status === 'sent', 'the sent state');
+    // a framework that renders now, after the envelope was sent, still learns it
+    const late = await el.whenSent();
+    expect(late.envelopeId).to.match(/\S/);
+    expect(late.fileIds).to.deep.equal([fileId]);
+    expect(await early).to.deep.equal(late);
+    expect(el.lastResult).to.deep.equal({ event: 'esign-envelope-sent', detail: late });
+    // after "start another", the next promise waits for the next envelope
+    el.startAnother();
+    const next = el.whenSent();
+    const settledYet = await Promise.race([next.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 50))]);
+    expect(settledYet, 'whenSent() waits for the next envelope').to.equal(false);
+  });
+
+  it('the contract list keeps its last error for a listener attached later', async () => {
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 403, code: 'OperationDenied.NotMember', times: 1 });
+    const { el } = await mountView('esign-contract-list', { connect: 'c' });
+    await until(() => el.status === 'error', 'the error state');
+    const result = el.lastResult;
+    expect(result?.event).to.equal('esign-error');
+    expect(result?.event === 'esign-error' && result.detail.error.code).to.equal('view_failed');
+    expect(result?.event === 'esign-error' && result.detail.error).to.equal(el.error);
   });
 });

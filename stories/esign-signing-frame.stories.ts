@@ -177,3 +177,55 @@ export const ServiceError: Story = {
 
 /** In Chinese: the element's own words follow the nearest `lang`; the service's page inside follows the browser's language (Accept-Language). */
 export const Chinese: Story = { args: { lang: 'zh-CN' } };
+
+/**
+ * Never stranded: take the frame out of the page and put it back (a single-page app's route entered again), or replay
+ * the `pageshow` of a back/forward cache restore. A page in the frame gets a new Url (the used one is never loaded
+ * again); a sent envelope stays said. `lastResult` and `whenSent()` tell a listener attached after the fact what
+ * happened; read them with the buttons (send an envelope first to see `whenSent()` resolve).
+ */
+export const RestoreAndLateListeners: Story = {
+  render: (args) => {
+    let slot: HTMLElement | undefined;
+    let frame: EsignSigningFrame | undefined;
+    // the element, found once (it may be out of the page, between leaving and re-entering the route)
+    const theFrame = (): EsignSigningFrame | undefined => (frame ??= slot?.querySelector('esign-signing-frame') ?? undefined);
+    let out: HTMLElement | undefined;
+    const show = (label: string, value: unknown): void => {
+      if (out) out.textContent = `${label}: ${JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { code: (v as { code?: string }).code, message: v.message } : v), 2)}`;
+    };
+    return html`
+      <div style="display: grid; gap: 0.75rem; font: 14px system-ui">
+        <div style="display: flex; gap: 0.5rem; flex-wrap: wrap">
+          <button
+            @click=${() => {
+              const el = theFrame();
+              if (!el || !slot) return;
+              el.remove();
+              // a moment later, as a router would: the same element attached again
+              setTimeout(() => slot!.append(el), 300);
+            }}
+          >
+            Leave and re-enter the route
+          </button>
+          <button @click=${() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))}>Replay a back/forward restore</button>
+          <button @click=${() => show('lastResult', theFrame()?.lastResult)}>Read lastResult</button>
+          <button
+            @click=${() => {
+              show('whenSent()', 'waiting for an envelope…');
+              void theFrame()?.whenSent().then((detail) => show('whenSent()', detail));
+            }}
+          >
+            Await whenSent()
+          </button>
+        </div>
+        <pre ${ref((el) => (out = el as HTMLElement | undefined))} style="margin: 0; white-space: pre-wrap"></pre>
+        <div
+          ${ref((el) => (slot = el as HTMLElement | undefined))}
+        >
+          ${page(args, { sample: true, id: 'esign-restore' })}
+        </div>
+      </div>
+    `;
+  },
+};

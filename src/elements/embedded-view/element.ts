@@ -17,7 +17,7 @@ import { LazyPart } from '../shared/lazy.js';
 import { EsignElement } from '../shared/element.js';
 import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
 import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
-import { allowedOriginsFor, hostPageOrigin, legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
+import { allowedOriginsFor, hostPageOrigin, legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
 
 /** What the view's controller uses of the first render's modules, handed over rather than imported (see ViewBase). */
 const base: ViewBase = {
@@ -142,6 +142,14 @@ export abstract class EmbeddedViewElement extends EsignElement {
   }
 
   /**
+   * The last outcome, as the event that told it: `{event: 'esign-envelope-sent', detail}` (signing frame) or
+   * `{event: 'esign-error', detail: {error}}`; undefined before any. For listeners attached after it happened.
+   */
+  get lastResult(): ViewResult | undefined {
+    return this.#view?.lastResult;
+  }
+
+  /**
    * Asks for a new Url and shows it. With `display="popup"` (or `{display: 'popup'}`) the window opens at once, so
    * call it from a click. Rejects with the EsignError also sent as `esign-error`.
    */
@@ -158,14 +166,14 @@ export abstract class EmbeddedViewElement extends EsignElement {
     );
   }
 
+  /** The controller, loaded if it was not. */
+  protected view(): Promise<EmbeddedViewController> {
+    return this.#part.load();
+  }
+
   /** Closes the page. */
   close(): void {
     this.#view?.close();
-  }
-
-  /** Forgets a sent envelope and waits for the next (signing frame). */
-  protected resetView(): void {
-    this.#view?.startAnother();
   }
 
   /** True while the element has a session to ask with. */

@@ -3,16 +3,18 @@ import { EmbeddedViewElement } from './element.js';
 import { autoConverter, fileIdsConverter, listChanged } from './rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
 import { RootListener } from '../shared/root-listener.js';
+import type { EsignEnvelopeSentDetail } from '../shared/events.js';
 
 const penIcon = svg`<path d="M4 20h4L19 9l-4-4L4 16z"/><path d="m13.5 6.5 4 4"/>`;
 
-export type { ViewDisplay, ViewStatus } from './rules.js';
+export type { ViewDisplay, ViewResult, ViewStatus } from './rules.js';
 
 /**
  * Shows the service's envelope edit page (`embedded/views`, `request_signatures`) for the given FileIds
  * in a sandboxed iframe, or in a popup. The Url is checked (https or loopback http, allowed origin), used
- * once, renewed when it expires or the element is re-attached, and a frame that does not load is reported
- * with its likely causes and a popup fallback.
+ * once, renewed when it expires, when the element is re-attached or when the page is restored from the back/forward
+ * cache (a sent envelope stays said), and a frame that does not load is reported with its likely causes and a popup
+ * fallback. What happened is kept for late listeners: `status`, `lastResult`, `whenSent()`.
  *
  * With an uploader, no script is needed: `<esign-signing-frame uploader="up" auto>` takes the FileIds of
  * `<esign-uploader id="up">`'s `esign-upload-complete`.
@@ -73,10 +75,21 @@ export class EsignSigningFrame extends EmbeddedViewElement {
     super(signingFrameMessages);
   }
 
+  /**
+   * Resolves with the `esign-envelope-sent` detail of the envelope sent in the page: at once while the element shows
+   * it (`status` is `sent`, even when that happened before this call), else when the next one is sent. Errors do not
+   * reject it (the person can try again in the same element; `lastResult` tells them); it rejects only when the
+   * element's own code cannot be loaded (EsignError `network_error`, also sent as `esign-error`).
+   */
+  whenSent(): Promise<EsignEnvelopeSentDetail> {
+    return this.view().then((view) => view.whenSent());
+  }
+
   /** After a sent envelope: forgets its FileIds and waits for the next ones (the sent state's button does this). */
   startAnother(): void {
     this.fileIds = [];
-    this.resetView();
+    // closing forgets the sent envelope: the element waits for the next
+    this.close();
   }
 
   protected override fileIdsToSend(): readonly string[] {

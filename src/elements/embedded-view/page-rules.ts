@@ -93,3 +93,10 @@ export function isExpired(expiresAtMs: number, nowMs: number, marginMs = EXPIRY_
 export function isEsignMessage(data: unknown): data is { source: 'esign'; type: string; [key: string]: unknown } {
   return typeof data === 'object' && data !== null && (data as { source?: unknown }).source === 'esign' && typeof (data as { type?: unknown }).type === 'string';
 }
+
+/** The `frame_blocked` message of a page that did not report ready within `timeout` ms (no Url in it). */
+export function loadTimeoutMessage(origin: string, timeout: number, inPopup: boolean): string {
+  return inPopup
+    ? `The e-signature page from ${origin} did not report ready within ${timeout} ms (network, or the page was closed).`
+    : `The e-signature page from ${origin} did not load within ${timeout} ms. Likely causes: this page's Content-Security-Policy frame-src does not allow ${origin}; the service's frame-ancestors does not allow this page's origin; the network.`;
+}

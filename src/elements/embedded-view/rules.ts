@@ -4,6 +4,9 @@
  * module from the element (`ViewBase`) rather than importing it, so that it stays in the first render's file
  * (docs/bundle-size.md). The rules of Urls and pages are in page-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
  */
+import type { EsignError } from '../../core/errors.js';
+import type { EsignEnvelopeSentDetail } from '../shared/events.js';
+
 export type OperateType = 'request_signatures' | 'signature_status';
 export type ViewDisplay = 'inline' | 'popup';
 /**
@@ -13,6 +16,14 @@ export type ViewDisplay = 'inline' | 'popup';
  * envelope (signing frame only); `error`: see `error`.
  */
 export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired' | 'sent' | 'error';
+
+/**
+ * The last outcome of an embedded view, as the event that told it (name and detail): `esign-envelope-sent` (signing
+ * frame) or `esign-error`. Kept on the element as `lastResult`, for listeners attached after it happened.
+ */
+export type ViewResult =
+  | { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail }
+  | { event: 'esign-error'; detail: { error: EsignError } };
 
 /** The window of `display="popup"`. */
 export const VIEW_POPUP_FEATURES = 'popup,width=1000,height=800';

@@ -1,0 +1,159 @@
+/**
+ * The inline frame of an embedded view, one job: every Url goes to an iframe that never navigated before, and only
+ * by `location.replace` after the Url was checked (never through a `src` attribute: the token stays out of the DOM).
+ *
+ * Building an iframe makes the browser create a browsing context and load about:blank synchronously (several ms), so
+ * it is done before the Url is needed: while the element waits with a session (idle or expired, inline, settings
+ * valid, shown), one blank, hidden, inert frame is built in idle time after a render (`requestIdleCallback`, else a
+ * short timeout); the next request adopts it. Without one (no idle time yet, or a renewal of a frame in use), a fresh
+ * blank frame is rendered as soon as the request is sent, so that work overlaps the request. This module also sizes
+ * the frame to the height its page reports. Loaded with the view's controller.
+ */
+import type { ReactiveControllerHost } from 'lit';
+import { FRAME_SANDBOX } from './page-rules.js';
+import type { HeldUrl } from './view-url.js';
+
+/** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
+const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
+/** Where requestIdleCallback is missing: build the pre-built frame this long after a render, past the first paint. */
+const PREBUILD_FALLBACK_DELAY_MS = 100;
+
+export class ViewFrame {
+  /**
+   * The key of the rendered iframe. A new key means a new iframe element: it changes whenever a frame that never
+   * navigated is needed (a pre-built frame, or a Url with no unused frame to adopt), so every Url gets a fresh one.
+   */
+  viewId = 0;
+  /** True while the fresh frame of a Url on its way is rendered (blank, sandboxed, hidden). */
+  pending = false;
+  /** The height the page reported with `resize`, in CSS pixels. */
+  height: number | undefined;
+  #prebuilt = false;
+  #cancelIdle: (() => void) | undefined;
+  /** Frames that were given a Url: never given another (a Url may be placed before the update that renders its fresh frame). */
+  readonly #used = new WeakSet<HTMLIFrameElement>();
+  readonly #host: ReactiveControllerHost & HTMLElement;
+
+  constructor(host: ReactiveControllerHost & HTMLElement) {
+    this.#host = host;
+  }
+
+  /** The rendered iframe, looked up in the shadow root (the ref directive would add ~1 KB gzip to the bundle). */
+  get element(): HTMLIFrameElement | undefined {
+    return this.#host.shadowRoot?.querySelector('iframe') ?? undefined;
+  }
+
+  /** Whether the pre-built frame is rendered: one was built, and `wanted` (the element still waits for a Url). */
+  prebuilt(wanted: boolean): boolean {
+    return this.#prebuilt && wanted;
+  }
+
+  /** The next render makes a new iframe element. */
+  renew(): void {
+    this.viewId += 1;
+    this.#host.requestUpdate();
+  }
+
+  /** A frame that was never given a Url and still shows its initial about:blank (same origin as this page, so readable). */
+  isFresh(frame: HTMLIFrameElement | undefined): frame is HTMLIFrameElement {
+    if (!frame || !frame.isConnected || this.#used.has(frame)) return false;
+    try {
+      return frame.contentWindow?.location.href === 'about:blank';
+    } catch {
+      return false; // another origin's document: it navigated
+    }
+  }
+
+  /** The rendered frame, if it may still be given a Url (attached, never given one). */
+  get candidate(): HTMLIFrameElement | undefined {
+    const frame = this.element;
+    return frame && frame.isConnected && !this.#used.has(frame) ? frame : undefined;
+  }
+
+  /**
+   * The rendered frame if it may take `held` now (attached, never given a Url, still about:blank); undefined while
+   * there is none yet. A frame that navigated anyway (should not happen) is never reused: a new one is rendered, once
+   * per Url ('failed' the second time).
+   */
+  blank(held: HeldUrl): HTMLIFrameElement | 'failed' | undefined {
+    const frame = this.candidate;
+    if (!frame || this.isFresh(frame)) return frame;
+    this.#used.add(frame);
+    if (held.replacedFrame) return 'failed';
+    held.replacedFrame = true;
+    this.renew();
+    return undefined;
+  }
+
+  /** Gives a fresh frame its Url, by navigation. */
+  navigate(frame: HTMLIFrameElement, url: string): void {
+    this.#used.add(frame);
+    // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
+    // re-inserted frame (which reloads its src) has nothing to load again (isFresh checked that contentWindow exists).
+    // sandbox flags are taken when a navigation starts: the service's page gets the full set, the blank document never had scripts
+    frame.setAttribute('sandbox', FRAME_SANDBOX);
+    frame.contentWindow!.location.replace(url);
+  }
+
+  /** No frame is built ahead of need any more (a pending idle build is cancelled). */
+  forgetPrebuilt(): void {
+    this.#cancelIdle?.();
+    this.#cancelIdle = undefined;
+    this.#prebuilt = false;
+  }
+
+  /** After a render: forgets a pre-built frame that is no longer `wanted`, or asks for one in idle time while `shown`. */
+  schedulePrebuild(wanted: () => boolean, shown: () => boolean): void {
+    if (!wanted()) {
+      // not rendered any more (framePrebuilt is false): the next one is a new frame
+      this.#prebuilt = false;
+      return;
+    }
+    if (this.#prebuilt || this.#cancelIdle || !shown()) return;
+    this.#cancelIdle = whenIdle(() => {
+      this.#cancelIdle = undefined;
+      if (this.#prebuilt || !wanted() || !shown()) return;
+      // a new key: a new iframe element, attached blank by the next render; never one that was given a Url
+      this.#prebuilt = true;
+      this.renew();
+    });
+  }
+
+  /** The height the page reported, set through the CSSOM (as styleMap did, minus its bytes): never a style attribute, so a strict style-src allows it. */
+  size(): void {
+    const frame = this.element;
+    if (!frame) return;
+    const { style } = frame;
+    let height = '';
+    if (this.height) {
+      // the page reported the height of its own viewport's content; the frame's box also holds its border (and any
+      // padding a page style gives it through ::part(frame)) when it is border-box, as it is by default: without
+      // them the page is a few pixels short and engines with classic scrollbars show one
+      const box = getComputedStyle(frame);
+      const around =
+        box.boxSizing === 'border-box'
+          ? ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom'].reduce((sum, side) => sum + (parseFloat(box[side as 'borderTopWidth']) || 0), 0)
+          : 0;
+      height = `${this.height + around}px`;
+    }
+    style.flexBasis = height;
+    style.height = height;
+  }
+
+  /** Forgets the current page's frame: an iframe keeps its src when detached and loads it again when re-inserted. */
+  clear(): void {
+    this.pending = false;
+    this.height = undefined;
+    this.element?.removeAttribute('src');
+  }
+}
+
+/** Runs `callback` in idle time (requestIdleCallback with a timeout, else a short timeout); returns the cancel. */
+function whenIdle(callback: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(callback, { timeout: PREBUILD_IDLE_TIMEOUT_MS });
+    return () => cancelIdleCallback(handle);
+  }
+  const timer = setTimeout(callback, PREBUILD_FALLBACK_DELAY_MS);
+  return () => clearTimeout(timer);
+}

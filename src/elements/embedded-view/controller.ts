@@ -39,6 +39,7 @@ import { adoptStyles } from '../shared/adopt-styles.js';
 // what the element needs once this module is loaded: the later states' look and words
 export { renderEmbeddedView, type ViewTemplates } from './states.js';
 export { embeddedViewStateMessages } from './states.messages.js';
+export { attachExtras } from './extras.js';
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
 const PREBUILD_IDLE_TIMEOUT_MS = 2_000;

@@ -89,6 +89,13 @@ export interface EsignEnvelopeSentDetail {
   status: string;
 }
 
+export interface EsignActivityDetail {
+  /** What was seen: focus entering the page's frame, or a message from the page. */
+  source: 'focus' | 'message';
+  /** When (Date.now(), milliseconds since the epoch). */
+  at: number;
+}
+
 /** Every event name and its detail type. */
 export interface EsignEventDetailMap {
   'esign-connected': EsignConnectedDetail;
@@ -103,6 +110,7 @@ export interface EsignEventDetailMap {
   'esign-view-expired': EsignViewExpiredDetail;
   'esign-view-message': EsignViewMessageDetail;
   'esign-envelope-sent': EsignEnvelopeSentDetail;
+  'esign-activity': EsignActivityDetail;
 }
 
 export type EsignEventName = keyof EsignEventDetailMap;

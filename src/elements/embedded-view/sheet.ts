@@ -122,11 +122,6 @@ export class SheetController implements ReactiveController {
     host.addController(this);
   }
 
-  /** True while the page is shown as a sheet. */
-  get open(): boolean {
-    return this.#base !== undefined;
-  }
-
   hostConnected(): void {
     adoptStyles(this.#host.shadowRoot, sheetStyles);
     window.addEventListener('popstate', this.#onPopState);

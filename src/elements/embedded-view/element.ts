@@ -41,7 +41,7 @@ export interface OwnTerms extends Record<string, string> {
  * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
  * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
  * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
- * @fires esign-activity - The person works in the page: focus went into its frame, or the page sent a message. At most once per 5 seconds, for host idle timers (docs/guides/idle-timers.md). `detail: {source: 'focus' | 'message', at}` (`at`: Date.now()).
+ * @fires esign-activity - The person works in the page: focus went into its frame, or the page sent a message a person causes (`activity`, `envelope-sent`, …; not `ready`, `resize`, `error`). At most once per 5 seconds, for host idle timers (docs/guides/idle-timers.md). `detail: {source: 'focus' | 'message', at}` (`at`: Date.now()).
  *
  * @slot loading - Replaces the loading indicator.
  * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).

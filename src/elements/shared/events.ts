@@ -90,7 +90,7 @@ export interface EsignEnvelopeSentDetail {
 }
 
 export interface EsignActivityDetail {
-  /** What was seen: focus entering the page's frame, or a message from the page. */
+  /** What was seen: focus entering the page's frame, or a message from the page that a person caused (`activity`, `envelope-sent`, …; not `ready`, `resize` or `error`). */
   source: 'focus' | 'message';
   /** When (Date.now(), milliseconds since the epoch). */
   at: number;

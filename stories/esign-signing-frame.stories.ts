@@ -190,7 +190,7 @@ export const PhoneSheet: Story = { args: { sheet: true }, render: (args) => page
 
 /**
  * A host idle timer (docs/guides/idle-timers.md) that hears the person working inside the page: `esign-activity`
- * (focus going into the frame, the page's messages, at most every 5 s) restarts it like the page's own input events.
+ * (focus going into the frame, the page's messages a person causes, at most every 5 s) restarts it like the page's own input events.
  */
 export const IdleTimer: Story = {
   render: (args) => {

@@ -17,6 +17,7 @@ interface Args {
   'allowed-origins': string;
   'load-timeout': number;
   'file-ids': string;
+  sheet: boolean;
   lang: string;
 }
 
@@ -62,6 +63,7 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
         allowed-origins=${ifDefined(args['allowed-origins'] || undefined)}
         load-timeout=${args['load-timeout']}
         file-ids=${ifDefined(args['file-ids'] || undefined)}
+        ?sheet=${args.sheet}
         ${ref((el) => {
           if (el && options.sample && connect) sampleFiles(el as EsignSigningFrame, connect);
         })}
@@ -69,6 +71,7 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
         @esign-view-loaded=${log}
         @esign-view-expired=${log}
         @esign-view-message=${log}
+        @esign-activity=${log}
         @esign-error=${log}
         >${options.slots ?? ''}</esign-signing-frame
       >
@@ -84,7 +87,7 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
 const meta: Meta<Args> = {
   title: 'Elements/esign-signing-frame',
   component: 'esign-signing-frame',
-  args: { display: 'inline', auto: true, 'allowed-origins': '', 'load-timeout': 15000, 'file-ids': '', lang: 'en' },
+  args: { display: 'inline', auto: true, 'allowed-origins': '', 'load-timeout': 15000, 'file-ids': '', sheet: false, lang: 'en' },
   argTypes: {
     display: { control: 'inline-radio', options: ['inline', 'popup'] },
     lang: { control: 'inline-radio', options: ['en', 'zh-CN', 'ms'] },
@@ -227,5 +230,44 @@ export const RestoreAndLateListeners: Story = {
         </div>
       </div>
     `;
+  },
+};
+
+/**
+ * `sheet`, on a phone: below 640 px wide (`--esign-sheet-breakpoint`) the page takes the whole screen, with a Close
+ * button and the safe areas kept clear; Close, Escape or the browser's back button closes it, and the page you were on
+ * stays. Wider, the frame stays in the layout. Narrow the window (or use a phone's size in the toolbar) to see it.
+ */
+export const PhoneSheet: Story = { args: { sheet: true }, render: (args) => page(args, { sample: true, id: 'esign-sheet' }) };
+
+/**
+ * A host idle timer (docs/guides/idle-timers.md) that hears the person working inside the page: `esign-activity`
+ * (focus going into the frame, the page's messages a person causes, at most every 5 s) restarts it like the page's own input events.
+ */
+export const IdleTimer: Story = {
+  render: (args) => {
+    const TIMEOUT_S = 120;
+    let last = Date.now();
+    let label: HTMLElement | undefined;
+    const activity = (): void => {
+      last = Date.now();
+    };
+    const tick = (): void => {
+      if (!label?.isConnected) return;
+      const left = Math.max(0, TIMEOUT_S - Math.round((Date.now() - last) / 1000));
+      label.textContent = left > 0 ? `Signed out after ${TIMEOUT_S} s idle: ${left} s left.` : 'Idle: a real app would sign you out now.';
+      setTimeout(tick, 1000);
+    };
+    for (const type of ['pointerdown', 'keydown', 'esign-activity']) document.addEventListener(type, activity);
+    return html`<div style="display: grid; gap: 0.75rem; font: 14px system-ui">
+      <p
+        style="margin: 0"
+        ${ref((el) => {
+          label = el as HTMLElement | undefined;
+          if (label) tick();
+        })}
+      ></p>
+      ${page(args, { sample: true, id: 'esign-idle' })}
+    </div>`;
   },
 };

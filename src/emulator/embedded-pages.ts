@@ -7,7 +7,11 @@ import { type EnvelopeRec, type PageSession, shortId, type SignerRec, type UserR
 
 type Message = Record<string, unknown>;
 
-/** Posts {source:'esign', ...} to parent and opener, and reports the content's height (the body's, not the viewport's: a frame taller than its page would report itself) (docs/architecture.md). */
+/**
+ * Posts {source:'esign', ...} to parent and opener, reports the content's height (the body's, not the viewport's: a
+ * frame taller than its page would report itself), and (assumption) that the person works in the page, at most every
+ * 5 s, for the host's idle timer (docs/architecture.md).
+ */
 const MESSENGER = `(function(){
 var targets=[];try{if(window.parent&&window.parent!==window)targets.push(window.parent)}catch(e){}
 try{if(window.opener)targets.push(window.opener)}catch(e){}
@@ -16,6 +20,8 @@ var data=document.getElementById('esign-messages');var list=data?JSON.parse(data
 for(var i=0;i<list.length;i++)post(list[i]);
 var last=0;function measure(){var b=document.body;var h=Math.ceil(b?b.getBoundingClientRect().height:document.documentElement.scrollHeight);if(h!==last){last=h;post({type:'resize',height:h})}}
 if(typeof ResizeObserver==='function'&&document.body){new ResizeObserver(measure).observe(document.body)}measure();
+var acted=0;function act(){var n=Date.now();if(n-acted>=5000){acted=n;post({type:'activity'})}}
+['keydown','pointerdown','input','scroll'].forEach(function(t){document.addEventListener(t,act,true)});
 })();`;
 
 function embeddedPage(tx: PageText, title: string, body: string, messages: Message[]): string {

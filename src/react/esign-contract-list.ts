@@ -20,6 +20,7 @@ export const EsignContractList = createComponent({
     onEsignViewLoaded: 'esign-view-loaded',
     onEsignViewExpired: 'esign-view-expired',
     onEsignViewMessage: 'esign-view-message',
-  } as Events<'esign-error' | 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message'>,
+    onEsignActivity: 'esign-activity',
+  } as Events<'esign-error' | 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message' | 'esign-activity'>,
   displayName: 'EsignContractList',
 });

@@ -21,6 +21,7 @@ export const EsignSigningFrame = createComponent({
     onEsignViewLoaded: 'esign-view-loaded',
     onEsignViewExpired: 'esign-view-expired',
     onEsignViewMessage: 'esign-view-message',
-  } as Events<'esign-envelope-sent' | 'esign-error' | 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message'>,
+    onEsignActivity: 'esign-activity',
+  } as Events<'esign-envelope-sent' | 'esign-error' | 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-view-message' | 'esign-activity'>,
   displayName: 'EsignSigningFrame',
 });

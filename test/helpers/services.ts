@@ -141,6 +141,41 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     return target.engine === 'webkit' ? webdriverPerson(target.driver, emulator.baseUrl) : puppeteerPerson(target.engine, target.page, emulator.baseUrl);
   }
 
+  /** The viewport before a test changed it, per page (Chromium, Firefox) or window (WebKit). */
+  const viewports = new WeakMap<object, { width: number; height: number } | null>();
+
+  /**
+   * Sets the test page's viewport: Chromium and Firefox through puppeteer (CDP, WebDriver BiDi), WebKit, whose
+   * WebDriver classic has no viewport command, by sizing its window so that the page's inner size is the one asked
+   * for (the difference measured, then the window sized again). Answers the page's inner size, as the page sees it.
+   */
+  async function setViewport(target: CommandTarget, payload: Record<string, unknown> | undefined): Promise<{ width: number; height: number }> {
+    const reset = payload?.['reset'] === true;
+    if (target.engine !== 'webkit') {
+      const { page } = target;
+      if (!viewports.has(page)) viewports.set(page, page.viewport());
+      const before = viewports.get(page) ?? null;
+      if (reset) await page.setViewport(before ?? { width: 800, height: 600 });
+      else await page.setViewport({ width: Number(payload?.['width']), height: Number(payload?.['height']) });
+      return page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
+    }
+    const { driver } = target;
+    const inner = async (): Promise<{ width: number; height: number }> => (await driver.execute('return { width: innerWidth, height: innerHeight }')) as { width: number; height: number };
+    if (!viewports.has(driver)) viewports.set(driver, await driver.getWindowSize());
+    if (reset) {
+      const before = viewports.get(driver)!;
+      await driver.setWindowSize(before.width, before.height);
+      return inner();
+    }
+    const want = { width: Number(payload?.['width']), height: Number(payload?.['height']) };
+    for (let i = 0; i < 3; i += 1) {
+      const [outer, now] = await Promise.all([driver.getWindowSize(), inner()]);
+      if (now.width === want.width && now.height === want.height) break;
+      await driver.setWindowSize(outer.width + want.width - now.width, outer.height + want.height - now.height);
+    }
+    return inner();
+  }
+
   async function command(name: string, payload: Record<string, unknown> | undefined, target: CommandTarget): Promise<unknown> {
     const timeoutMs = Number(payload?.['timeoutMs'] ?? 10_000);
     switch (name) {
@@ -214,6 +249,9 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const candidates = ((payload?.['candidates'] as unknown[] | undefined) ?? []).filter((c): c is string => typeof c === 'string');
         return tryRefreshTokens(candidates);
       }
+      case 'esign-viewport':
+        // the page's viewport (CSS px) as a phone's, or back as it was with `{reset: true}`
+        return setViewport(target, payload);
       case 'esign-advance-clock':
         emulator.advanceClock(Number(payload?.['seconds'] ?? 0));
         return emulator.now().toISOString();

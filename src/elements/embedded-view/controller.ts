@@ -31,6 +31,7 @@ import { isShown, ViewTriggers } from './view-triggers.js';
 export { renderEmbeddedView, type ViewTemplates } from './states.js';
 export { embeddedViewStateMessages } from './states.messages.js';
 export { DEPRECATED_AUTO } from './page-rules.js';
+export { attachExtras } from './extras.js';
 
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);

@@ -41,6 +41,7 @@ export interface OwnTerms extends Record<string, string> {
  * @fires esign-view-loaded - The page said it is ready (`ready` message), or, with `load-timeout="0"`, the frame loaded. `detail: {origin}`.
  * @fires esign-view-expired - The Url or the page expired. `detail: {expiresAt, renewing}`; `renewing` is true when a new Url is being asked for.
  * @fires esign-view-message - A message from the page, forwarded unchanged, only from the frame's window and the Url's exact origin. `detail: {data, origin}`.
+ * @fires esign-activity - The person works in the page: focus went into its frame, or the page sent a message a person causes (`activity`, `envelope-sent`, …; not `ready`, `resize`, `error`). At most once per 5 seconds, for host idle timers (docs/guides/idle-timers.md). `detail: {source: 'focus' | 'message', at}` (`at`: Date.now()).
  *
  * @slot loading - Replaces the loading indicator.
  * @slot error - Replaces the error message and its buttons (read `error` or listen to `esign-error` for the details).
@@ -56,6 +57,8 @@ export interface OwnTerms extends Record<string, string> {
  * @csspart button - Every button.
  * @csspart retry - The "try again" button of the error state.
  * @csspart fallback - The "open in a new window" button offered when the frame is blocked.
+ * @csspart sheet-bar - The bar above the page while it is a full-screen sheet (`sheet`).
+ * @csspart sheet-close - The sheet's close button (also `button`).
  *
  * @cssstate idle - No page shown (`status` idle; the same for each state below).
  * @cssstate requesting - A Url is being asked for.
@@ -64,6 +67,9 @@ export interface OwnTerms extends Record<string, string> {
  * @cssstate expired - The Url or the page expired.
  * @cssstate error - Something failed; `error` says what.
  *
+ * @cssprop [--esign-sheet-breakpoint=640px] - With `sheet`: the viewport width below which the page is a full-screen sheet (a CSS length).
+ * @cssprop [--esign-sheet-z-index=2147483000] - With `sheet`: the sheet's z-index where the browser has no popover top layer.
+ * @cssprop [--esign-sheet-background=var(--esign-surface)] - With `sheet`: the sheet's background (around the page, behind the safe areas).
  * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
  */
 export abstract class EmbeddedViewElement extends EsignElement {
@@ -72,6 +78,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
     display: {},
     allowedOrigins: { attribute: 'allowed-origins' },
     loadTimeout: { attribute: 'load-timeout', type: Number },
+    sheet: { type: Boolean },
   };
 
   static override styles = embeddedViewStyles;
@@ -90,6 +97,13 @@ export abstract class EmbeddedViewElement extends EsignElement {
 
   /** Milliseconds to wait for the page's `ready` before reporting `frame_blocked`; 0 trusts the frame's load event instead. */
   loadTimeout = 15_000;
+
+  /**
+   * On phones, the shown page takes the whole screen: below `--esign-sheet-breakpoint` (640px) the frame becomes a
+   * full-screen sheet with a visible close button, the safe areas kept clear, and the browser's back button closes
+   * it (and the page) instead of leaving yours. Off by default (the frame stays in your layout).
+   */
+  sheet = false;
 
   /** Which page of the service the element shows. */
   protected abstract readonly operateType: OperateType;
@@ -112,10 +126,12 @@ export abstract class EmbeddedViewElement extends EsignElement {
   readonly #part = new LazyPart(
     this,
     () => import('./controller.js'),
-    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages, DEPRECATED_AUTO }) => {
+    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages, DEPRECATED_AUTO, attachExtras }) => {
       if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
       this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
       this.#renderStates = renderEmbeddedView;
+      // the phone sheet and esign-activity (embedded-view/extras.ts)
+      attachExtras(this, this.#states);
       // added to the element: it starts at once (hostConnected) when the element is in the page
       return new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
     },

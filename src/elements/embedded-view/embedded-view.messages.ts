@@ -32,6 +32,8 @@ export interface StateTerms extends Record<string, string> {
   sentTitle: string;
   sentText: string;
   startAnother: string;
+  /** The close button of the phone sheet (embedded-view/sheet.ts). */
+  closeSheet: string;
 }
 
 /** All of the embedded views' shared words (the `embeddedView` table of a locale). */

@@ -26,5 +26,6 @@ export const embeddedViewStateMessages: Messages<StateTerms> = {
     sentTitle: 'Envelope sent',
     sentText: 'The signers get an email with a link to sign. Follow the envelope in your contracts.',
     startAnother: 'Start another envelope',
+    closeSheet: 'Close',
   },
 };

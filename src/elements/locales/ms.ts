@@ -115,6 +115,7 @@ export const tables: LocaleTables = {
     sentTitle: 'Sampul dihantar',
     sentText: 'Penandatangan menerima e-mel dengan pautan untuk menandatangani. Ikuti sampul ini dalam senarai kontrak anda.',
     startAnother: 'Mulakan sampul lain',
+    closeSheet: 'Tutup',
   },
   signingFrame: {
     title: 'E-tandatangan: sampul baharu',

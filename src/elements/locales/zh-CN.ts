@@ -115,6 +115,7 @@ export const tables: LocaleTables = {
     sentTitle: '信封已发送',
     sentText: '签署人会收到一封带有签署链接的电子邮件。您可以在合同列表中跟进此信封。',
     startAnother: '发起另一个信封',
+    closeSheet: '关闭',
   },
   signingFrame: {
     title: '电子签名：新信封',

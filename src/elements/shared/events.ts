@@ -94,6 +94,13 @@ export interface EsignEnvelopeSentDetail {
   byOtherTab?: boolean;
 }
 
+export interface EsignActivityDetail {
+  /** What was seen: focus entering the page's frame, or a message from the page that a person caused (`activity`, `envelope-sent`, …; not `ready`, `resize` or `error`). */
+  source: 'focus' | 'message';
+  /** When (Date.now(), milliseconds since the epoch). */
+  at: number;
+}
+
 /** Every event name and its detail type. */
 export interface EsignEventDetailMap {
   'esign-connected': EsignConnectedDetail;
@@ -108,6 +115,7 @@ export interface EsignEventDetailMap {
   'esign-view-expired': EsignViewExpiredDetail;
   'esign-view-message': EsignViewMessageDetail;
   'esign-envelope-sent': EsignEnvelopeSentDetail;
+  'esign-activity': EsignActivityDetail;
 }
 
 export type EsignEventName = keyof EsignEventDetailMap;

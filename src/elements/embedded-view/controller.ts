@@ -12,7 +12,7 @@ import type { ReactiveController } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import { emit } from '../shared/events.js';
 import type { SessionController } from '../shared/session-controller.js';
-import type { OperateType, ViewDisplay, ViewStatus } from './rules.js';
+import { allowedOriginsFor, hostPageOrigin, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
 import { ViewState } from './view-state.js';
 import type { EmbeddedViewHost, EmbeddedViewOptions } from './view-types.js';
 import { isExpired, loadTimeoutMessage } from './page-rules.js';
@@ -24,11 +24,10 @@ import { ViewFrame } from './view-frame.js';
 import { ViewPopup } from './view-popup.js';
 import { PageMessages } from './view-messages.js';
 import { CspWatch, SettingsGuard } from './view-guards.js';
-import type { ViewRules } from './view-guards.js';
 import { isShown, ViewTriggers } from './view-triggers.js';
 
 // what the element needs once this module is loaded: the later states' look and words
-export { renderEmbeddedView, type ViewTemplates } from './states.js';
+export { renderEmbeddedView } from './states.js';
 export { embeddedViewStateMessages } from './states.messages.js';
 export { DEPRECATED_AUTO } from './page-rules.js';
 export { attachExtras } from './extras.js';
@@ -36,7 +35,7 @@ export { attachExtras } from './extras.js';
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
 
-export type { EmbeddedViewHost, EmbeddedViewOptions, ViewBase, ViewRules } from './view-types.js';
+export type { EmbeddedViewHost, EmbeddedViewOptions } from './view-types.js';
 
 export class EmbeddedViewController extends ViewState implements ReactiveController {
   readonly session: SessionController;
@@ -59,7 +58,6 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
 
   readonly #host: EmbeddedViewHost;
   readonly #fileIds: () => readonly string[];
-  readonly #rules: ViewRules;
   readonly #tabs: TabChannel;
   readonly #url = new ViewUrl(() => {
     // never used, now too old: a new one is asked for when the element is seen again
@@ -82,9 +80,8 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
     this.operateType = options.operateType;
     this.#fileIds = options.fileIds ?? (() => []);
     this.session = session;
-    this.#rules = options.base.rules;
     this.#frame = new ViewFrame(host);
-    this.#settings = new SettingsGuard(host, this.#rules);
+    this.#settings = new SettingsGuard(host);
     const start = (): void => void this.#start('inline', null).catch(() => undefined);
     this.#triggers = new ViewTriggers(host, this, {
       checkConfig: () =>
@@ -254,7 +251,7 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
       });
       if (!answer) return; // superseded or torn down
       this.#frame.pending = false;
-      checked = this.#url.accept(answer, this.#rules.allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl), this.#rules.hostPageOrigin());
+      checked = this.#url.accept(answer, allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl), hostPageOrigin());
     } catch (error) {
       this.#frame.pending = false;
       popup?.close();

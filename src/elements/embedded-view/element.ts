@@ -15,15 +15,9 @@ import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { LazyPart } from '../shared/lazy.js';
 import { EsignElement } from '../shared/element.js';
-import type { EmbeddedViewController, renderEmbeddedView, ViewBase } from './controller.js';
-import { autoPending, card, embeddedViewStyles, layout, loadingState, opener, renderFirstState, renderIdle, type FirstState, type ViewText } from './render.js';
-import { allowedOriginsFor, hostPageOrigin, legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
-
-/** What the view's controller uses of the first render's modules, handed over rather than imported (see ViewBase). */
-const base: ViewBase = {
-  rules: { allowedOriginsFor, hostPageOrigin, settingsFault },
-  render: { autoPending, card, layout, loadingState, opener, renderIdle },
-};
+import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
+import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
+import { legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
 
 /** The words each element has of its own (the shared ones are embeddedViewMessages). */
 export interface OwnTerms extends Record<string, string> {
@@ -133,7 +127,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
       // the phone sheet and esign-activity (embedded-view/extras.ts)
       attachExtras(this, this.#states);
       // added to the element: it starts at once (hostConnected) when the element is in the page
-      return new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend(), base }, this.#session);
+      return new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
     },
   );
   get #view(): EmbeddedViewController | undefined {
@@ -214,7 +208,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
       term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) =>
         key in embeddedViewMessages.en ? this.#shared.term(key, params) : (this.#states?.term(key, params) ?? key),
     };
-    return this.#view && this.#renderStates ? this.#renderStates(this.#view, this, text, base.render) : renderFirstState(this.#idle(), this, text);
+    return this.#view && this.#renderStates ? this.#renderStates(this.#view, this, text) : renderFirstState(this.#idle(), this, text);
   }
 
   /** The state shown before the controller is loaded. */

@@ -1,8 +1,7 @@
 /**
  * The rules of the embedded views' settings (<esign-signing-frame>, <esign-contract-list>), free of the DOM: types,
- * the check of the settings, and the attribute converters. Part of the first render; the view's controller gets this
- * module from the element (`ViewBase`) rather than importing it, so that it stays in the first render's file
- * (docs/bundle-size.md). The rules of Urls and pages are in page-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
+ * the check of the settings, and the attribute converters. Part of the first render (the view's controller uses it
+ * too). The rules of Urls and pages are in page-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
  */
 import type { EsignError } from '../../core/errors.js';
 import type { EsignEnvelopeSentDetail } from '../shared/events.js';

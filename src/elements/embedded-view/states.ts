@@ -2,13 +2,9 @@
 import { css, html, nothing, svg, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
 import { alertIcon, checkIcon, icon } from '../shared/icons.js';
-import type { card as Card, ViewHost, ViewState, ViewText } from './render.js';
-import type * as Render from './render.js';
+import { autoPending, card, layout, loadingState, opener, renderIdle, type ViewHost, type ViewState, type ViewText } from './render.js';
 import type { ViewDisplay } from './rules.js';
 import { FRAME_ALLOW, FRAME_SANDBOX_BLANK } from './page-rules.js';
-
-/** The first states' templates (render.ts), which the later states keep in place. */
-export type ViewTemplates = Pick<typeof Render, 'autoPending' | 'card' | 'layout' | 'loadingState' | 'opener' | 'renderIdle'>;
 
 /** The frame's styles (and the loading state over it), added to the element's own when the controller loads. */
 export const frameStyles = css`
@@ -52,11 +48,10 @@ const clockIcon = svg`<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>`;
 const windowIcon = svg`<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 9h18"/>`;
 
 /**
- * Both elements' template once the controller is loaded: states with their slots, then the frame. `render` is the
- * first states' templates (of render.ts), handed over by the element (see `ViewBase` in controller.ts).
+ * Both elements' template once the controller is loaded: states with their slots, then the frame, around the first
+ * states' templates (render.ts), which the later states keep in place.
  */
-export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewText, render: ViewTemplates): TemplateResult {
-  const { autoPending, card, layout, loadingState, opener, renderIdle } = render;
+export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewText): TemplateResult {
   const { status } = view;
   // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
   // (hidden); the Url only ever arrives by navigation
@@ -80,7 +75,7 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
           actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
         })
       : status === 'error'
-        ? renderError(view, text, open, card)
+        ? renderError(view, text, open)
         : status === 'expired'
           ? card({
               part: 'expired',
@@ -123,7 +118,7 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
   );
 }
 
-function renderError(view: ViewState, text: ViewText, open: (display?: ViewDisplay) => () => void, card: typeof Card) {
+function renderError(view: ViewState, text: ViewText, open: (display?: ViewDisplay) => () => void) {
   const code = view.error?.code;
   const [title, detail] = ((): [string, unknown] => {
     switch (code) {

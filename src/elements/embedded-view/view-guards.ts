@@ -7,10 +7,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
 import type { EsignError } from '../../core/errors.js';
 import { configProblem } from './page-rules.js';
-import type * as Rules from './rules.js';
-
-/** What the view uses of rules.ts (part of the first render), handed over by the element (see `ViewBase` in controller.ts). */
-export type ViewRules = Pick<typeof Rules, 'allowedOriginsFor' | 'hostPageOrigin' | 'settingsFault'>;
+import { hostPageOrigin, settingsFault } from './rules.js';
 
 export interface GuardedHost extends ReactiveControllerHost, HTMLElement {
   display: unknown;
@@ -29,17 +26,15 @@ export interface CspTargets {
 export class SettingsGuard {
   #reported: string | undefined;
   readonly #host: GuardedHost;
-  readonly #rules: ViewRules;
 
-  constructor(host: GuardedHost, rules: ViewRules) {
+  constructor(host: GuardedHost) {
     this.#host = host;
-    this.#rules = rules;
   }
 
   /** What is wrong with the element's settings now, in words (undefined: nothing). */
   problem(): string | undefined {
-    const pageOrigin = this.#rules.hostPageOrigin();
-    return configProblem(this.#host, this.#rules.settingsFault(this.#host as never, pageOrigin), pageOrigin);
+    const pageOrigin = hostPageOrigin();
+    return configProblem(this.#host, settingsFault(this.#host as never, pageOrigin), pageOrigin);
   }
 
   /** A bad setting goes to `report` once, and `fixed` runs once it is fixed. True while a setting is bad. */

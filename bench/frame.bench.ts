@@ -214,16 +214,25 @@ async function main(): Promise<void> {
     const sameSecurity = times.measureSameSecurity;
     const ratio = median(element) / median(baseline);
     const pairedRatio = median(element.map((e, i) => e / baseline[i]!));
-    const stats = (values: number[]) => ({ 'median ms': median(values).toFixed(1), 'p25 ms': quantile(values, 0.25).toFixed(1), 'p75 ms': quantile(values, 0.75).toFixed(1), 'min ms': Math.min(...values).toFixed(1), 'max ms': Math.max(...values).toFixed(1) });
+    const stats = (values: number[]) => ({
+      'median ms': median(values).toFixed(1),
+      'p25 ms': quantile(values, 0.25).toFixed(1),
+      'p75 ms': quantile(values, 0.75).toFixed(1),
+      'min ms': Math.min(...values).toFixed(1),
+      'max ms': Math.max(...values).toFixed(1),
+    });
     const blank = { 'median ms': '', 'p25 ms': '', 'p75 ms': '', 'min ms': '', 'max ms': '' };
-    printTable(`time to frame, ${ITERATIONS} rounds after ${WARMUP} warm-up rounds, order rotated (Chromium, emulator on 127.0.0.1; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} CPUs)`, [
-      { path: '<esign-signing-frame uploader auto>', ...stats(element) },
-      { path: 'hand-written fetch + iframe src', ...stats(baseline) },
-      { path: 'hand-written, same security (reference)', ...stats(sameSecurity) },
-      { path: 'element / hand-written', ...blank, 'median ms': ratio.toFixed(2) },
-      { path: '  same, median of per-round ratios', ...blank, 'median ms': pairedRatio.toFixed(2) },
-      { path: 'element / same-security reference', ...blank, 'median ms': (median(element) / median(sameSecurity)).toFixed(2) },
-    ]);
+    printTable(
+      `time to frame, ${ITERATIONS} rounds after ${WARMUP} warm-up rounds, order rotated (Chromium, emulator on 127.0.0.1; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} CPUs)`,
+      [
+        { path: '<esign-signing-frame uploader auto>', ...stats(element) },
+        { path: 'hand-written fetch + iframe src', ...stats(baseline) },
+        { path: 'hand-written, same security (reference)', ...stats(sameSecurity) },
+        { path: 'element / hand-written', ...blank, 'median ms': ratio.toFixed(2) },
+        { path: '  same, median of per-round ratios', ...blank, 'median ms': pairedRatio.toFixed(2) },
+        { path: 'element / same-security reference', ...blank, 'median ms': (median(element) / median(sameSecurity)).toFixed(2) },
+      ],
+    );
     const verdict = ratio <= TARGET ? 'MET' : 'MISSED';
     console.log(`\nthe element's blank frame was pre-built at t0 in ${prebuiltAtStart} of ${rounds} rounds (warm-up included)`);
     console.log(`target element/hand-written ≤ ${TARGET}: ${verdict} (${ratio.toFixed(2)})`);
@@ -240,7 +249,8 @@ async function main(): Promise<void> {
       loadAverage: { before: Number(loadBefore.toFixed(2)), after: Number(loadAfter.toFixed(2)) },
       target: TARGET,
       verdict,
-      definition: 'esign-upload-complete dispatched → esign-view-loaded (the page’s ready message), the element settled before t0 (its blank frame pre-built in idle time); baseline: fetch embedded/views → iframe src → the same ready message; reference (not the target): the same with the element’s sandbox, a blank frame built during the request and the Url by location.replace',
+      definition:
+        'esign-upload-complete dispatched → esign-view-loaded (the page’s ready message), the element settled before t0 (its blank frame pre-built in idle time); baseline: fetch embedded/views → iframe src → the same ready message; reference (not the target): the same with the element’s sandbox, a blank frame built during the request and the Url by location.replace',
     });
   } finally {
     await browser.close();

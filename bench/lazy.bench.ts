@@ -80,7 +80,8 @@ async function main(): Promise<void> {
       setTimeout(() => res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(script), latency);
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lazy paths</title><link rel="icon" href="data:,">
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lazy paths</title><link rel="icon" href="data:,">
 <script>window.bench = ${JSON.stringify(config)};</script><script type="module" src="${entry}"></script></head>
 <body><bench-session id="bench-session"></bench-session>
 <esign-connect client-id="${DEMO_LOGIN.clientId}" base-url="${emulator.baseUrl}" token-endpoint="${proxyOrigin}/token" storage="memory"></esign-connect>
@@ -99,7 +100,14 @@ async function main(): Promise<void> {
   try {
     for (const ms of LATENCIES) {
       latency = ms;
-      const samples = { popupCold: [] as number[], popupWarm: [] as number[], consentCold: [] as number[], consentWarm: [] as number[], uploadCold: [] as number[], uploadWarm: [] as number[] };
+      const samples = {
+        popupCold: [] as number[],
+        popupWarm: [] as number[],
+        consentCold: [] as number[],
+        consentWarm: [] as number[],
+        uploadCold: [] as number[],
+        uploadWarm: [] as number[],
+      };
       for (let round = 0; round < ROUNDS; round++) {
         const context = await browser.newContext();
         const page = await context.newPage();
@@ -120,7 +128,13 @@ async function main(): Promise<void> {
         ['Connect click -> consent page shown in the popup', samples.consentCold, samples.consentWarm],
         ['file -> esign-upload-start', samples.uploadCold, samples.uploadWarm],
       ] as const) {
-        rows.push({ 'chunk latency': `${ms} ms`, path, 'cold median ms': median(cold).toFixed(1), 'warm median ms': median(warm).toFixed(1), 'cold - warm ms': (median(cold) - median(warm)).toFixed(1) });
+        rows.push({
+          'chunk latency': `${ms} ms`,
+          path,
+          'cold median ms': median(cold).toFixed(1),
+          'warm median ms': median(warm).toFixed(1),
+          'cold - warm ms': (median(cold) - median(warm)).toFixed(1),
+        });
       }
       recorded[`latency${ms}ms`] = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Number(median(v).toFixed(2))]));
     }
@@ -130,7 +144,10 @@ async function main(): Promise<void> {
     await proxy.close();
     await emulator.close();
   }
-  printTable(`lazy paths, cold (first time, its code not loaded) and warm, medians of ${ROUNDS} rounds (Chromium; load average ${loadBefore.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`, rows);
+  printTable(
+    `lazy paths, cold (first time, its code not loaded) and warm, medians of ${ROUNDS} rounds (Chromium; load average ${loadBefore.toFixed(1)} -> ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`,
+    rows,
+  );
   recordResults('lazyPaths', { rounds: ROUNDS, ...recorded });
 }
 
@@ -138,7 +155,10 @@ async function main(): Promise<void> {
 async function clickConnect(page: Page): Promise<{ inPage: number; consent: number }> {
   const before = await page.evaluate(() => (window as unknown as { popupAt: number[] }).popupAt.length);
   // "Connect e-signature account", or "Try again" after the previous sign-in was cancelled: both start one
-  const box = (await page.locator('esign-connect').getByRole('button', { name: /Connect e-signature account|Try again/ }).boundingBox())!;
+  const box = (await page
+    .locator('esign-connect')
+    .getByRole('button', { name: /Connect e-signature account|Try again/ })
+    .boundingBox())!;
   const popupEvent = page.waitForEvent('popup');
   const t0 = Date.now();
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);

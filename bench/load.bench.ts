@@ -42,7 +42,11 @@ const proxyBenchFile = fileURLToPath(new URL('./proxy.bench.ts', import.meta.url
 async function tokenCall(baseUrl: string, form: URLSearchParams): Promise<{ access_token: string; refresh_token: string }> {
   form.set('client_id', DEMO_LOGIN.clientId);
   form.set('client_secret', DEMO_LOGIN.clientSecret);
-  const response = await fetch(`${baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const response = await fetch(`${baseUrl}/openapi/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
   const body = (await response.json()) as { access_token?: string; refresh_token?: string };
   if (response.status !== 200 || !body.access_token || !body.refresh_token) throw new Error(`token endpoint answered ${response.status}`);
   return { access_token: body.access_token, refresh_token: body.refresh_token };
@@ -138,19 +142,22 @@ async function main(): Promise<void> {
       { name: `refresh through the proxy, ${REFRESH_CONNECTIONS} conn`, ...refreshRun },
       { name: `hot token on embedded/views (429 expected), ${HOT_CONNECTIONS} conn`, ...hotRun },
     ];
-    printTable(`load: ${DURATION_SECONDS} s, ${MIX_CONNECTIONS + REFRESH_CONNECTIONS + HOT_CONNECTIONS} connections, 127.0.0.1, emulator requestsPerMinute ${RATE_LIMIT_PER_MINUTE}`, streams.map((s) => {
-      const sorted = s.latencies.sort((a, b) => a - b);
-      return {
-        stream: s.name,
-        requests: s.result.requests.total,
-        'req/s': (s.result.requests.total / s.result.duration).toFixed(0),
-        'p50 ms': percentile(sorted, 50).toFixed(2),
-        'p99 ms': percentile(sorted, 99).toFixed(2),
-        statuses: JSON.stringify(statuses(s.result)),
-        'socket errors': s.result.errors,
-        timeouts: s.result.timeouts,
-      };
-    }));
+    printTable(
+      `load: ${DURATION_SECONDS} s, ${MIX_CONNECTIONS + REFRESH_CONNECTIONS + HOT_CONNECTIONS} connections, 127.0.0.1, emulator requestsPerMinute ${RATE_LIMIT_PER_MINUTE}`,
+      streams.map((s) => {
+        const sorted = s.latencies.sort((a, b) => a - b);
+        return {
+          stream: s.name,
+          requests: s.result.requests.total,
+          'req/s': (s.result.requests.total / s.result.duration).toFixed(0),
+          'p50 ms': percentile(sorted, 50).toFixed(2),
+          'p99 ms': percentile(sorted, 99).toFixed(2),
+          statuses: JSON.stringify(statuses(s.result)),
+          'socket errors': s.result.errors,
+          timeouts: s.result.timeouts,
+        };
+      }),
+    );
 
     const hotStatuses = statuses(hotRun.result);
     const problems: string[] = [];
@@ -159,10 +166,12 @@ async function main(): Promise<void> {
     for (const s of streams) if (s.result.errors > 0) problems.push(`${s.name}: ${s.result.errors} socket errors (${s.result.timeouts} timeouts)`);
     const hotOther = Object.entries(hotStatuses).filter(([status]) => status !== '200' && status !== '429');
     if (hotOther.length > 0) problems.push(`hot token: unexpected statuses ${JSON.stringify(hotOther)}`);
-    if ((hotStatuses['200'] ?? 0) > RATE_LIMIT_PER_MINUTE) problems.push(`hot token: ${hotStatuses['200']} successes, over the limit of ${RATE_LIMIT_PER_MINUTE}`);
+    if ((hotStatuses['200'] ?? 0) > RATE_LIMIT_PER_MINUTE)
+      problems.push(`hot token: ${hotStatuses['200']} successes, over the limit of ${RATE_LIMIT_PER_MINUTE}`);
     if (hotRun.result.requests.total > RATE_LIMIT_PER_MINUTE && (hotStatuses['200'] ?? 0) !== RATE_LIMIT_PER_MINUTE)
       problems.push(`hot token: ${hotStatuses['200']} successes, expected exactly ${RATE_LIMIT_PER_MINUTE} before the 429s`);
-    if (hotRun.result.requests.total <= RATE_LIMIT_PER_MINUTE) problems.push(`hot token: only ${hotRun.result.requests.total} requests, never reached the limit`);
+    if (hotRun.result.requests.total <= RATE_LIMIT_PER_MINUTE)
+      problems.push(`hot token: only ${hotRun.result.requests.total} requests, never reached the limit`);
     if (hotRetryAfterMissing > 0) problems.push(`hot token: ${hotRetryAfterMissing} 429s without a numeric Retry-After`);
     if (poolEmpty.count > 0) problems.push(`refresh pool found empty ${poolEmpty.count} times`);
 
@@ -173,9 +182,33 @@ async function main(): Promise<void> {
     };
     const mib = (n: number): string => (n / MIB).toFixed(1);
     printTable('heapUsed after forced GC, per server process (MiB)', [
-      { process: 'emulator, after the load', before: mib(memBefore.emulator.heapUsed), after: mib(memLoaded.emulator.heapUsed), growth: mib(growth.emulatorLoaded), bound: `< ${mib(BOUNDS.emulatorLoaded)}`, 'arrayBuffers after': mib(memLoaded.emulator.arrayBuffers), rss: mib(memLoaded.emulator.rss) },
-      { process: 'emulator, after /__emulator/reset', before: mib(memBefore.emulator.heapUsed), after: mib(memReset.heapUsed), growth: mib(growth.emulatorAfterReset), bound: `< ${mib(BOUNDS.emulatorAfterReset)}`, 'arrayBuffers after': mib(memReset.arrayBuffers), rss: mib(memReset.rss) },
-      { process: 'token proxy, after the load', before: mib(memBefore.proxy.heapUsed), after: mib(memLoaded.proxy.heapUsed), growth: mib(growth.proxy), bound: `< ${mib(BOUNDS.proxy)}`, 'arrayBuffers after': mib(memLoaded.proxy.arrayBuffers), rss: mib(memLoaded.proxy.rss) },
+      {
+        process: 'emulator, after the load',
+        before: mib(memBefore.emulator.heapUsed),
+        after: mib(memLoaded.emulator.heapUsed),
+        growth: mib(growth.emulatorLoaded),
+        bound: `< ${mib(BOUNDS.emulatorLoaded)}`,
+        'arrayBuffers after': mib(memLoaded.emulator.arrayBuffers),
+        rss: mib(memLoaded.emulator.rss),
+      },
+      {
+        process: 'emulator, after /__emulator/reset',
+        before: mib(memBefore.emulator.heapUsed),
+        after: mib(memReset.heapUsed),
+        growth: mib(growth.emulatorAfterReset),
+        bound: `< ${mib(BOUNDS.emulatorAfterReset)}`,
+        'arrayBuffers after': mib(memReset.arrayBuffers),
+        rss: mib(memReset.rss),
+      },
+      {
+        process: 'token proxy, after the load',
+        before: mib(memBefore.proxy.heapUsed),
+        after: mib(memLoaded.proxy.heapUsed),
+        growth: mib(growth.proxy),
+        bound: `< ${mib(BOUNDS.proxy)}`,
+        'arrayBuffers after': mib(memLoaded.proxy.arrayBuffers),
+        rss: mib(memLoaded.proxy.rss),
+      },
     ]);
     for (const key of Object.keys(BOUNDS) as Array<keyof typeof BOUNDS>) {
       if (growth[key] >= BOUNDS[key]) problems.push(`heapUsed growth ${key}: ${mib(growth[key])} MiB ≥ bound ${mib(BOUNDS[key])} MiB`);
@@ -183,7 +216,9 @@ async function main(): Promise<void> {
     console.log(`\nemulator records after the load: ${JSON.stringify(stats)}`);
     const loadAfter = loadavg()[0]!;
     console.log(`1-minute load average: ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; wall time ${wallSeconds.toFixed(1)} s`);
-    console.log(problems.length === 0 ? '\nload: PASS (no errors, 429s only on the hot token, memory within bounds)' : `\nload: FAIL\n  ${problems.join('\n  ')}`);
+    console.log(
+      problems.length === 0 ? '\nload: PASS (no errors, 429s only on the hot token, memory within bounds)' : `\nload: FAIL\n  ${problems.join('\n  ')}`,
+    );
 
     recordResults('load', {
       durationSeconds: DURATION_SECONDS,
@@ -192,7 +227,15 @@ async function main(): Promise<void> {
       streams: Object.fromEntries(
         streams.map((s, i) => [
           ['mix', 'refreshViaProxy', 'hotToken'][i]!,
-          { requests: s.result.requests.total, rps: Math.round(s.result.requests.total / s.result.duration), p50: percentile(s.latencies, 50), p99: percentile(s.latencies, 99), statuses: statuses(s.result), socketErrors: s.result.errors, timeouts: s.result.timeouts },
+          {
+            requests: s.result.requests.total,
+            rps: Math.round(s.result.requests.total / s.result.duration),
+            p50: percentile(s.latencies, 50),
+            p99: percentile(s.latencies, 99),
+            statuses: statuses(s.result),
+            socketErrors: s.result.errors,
+            timeouts: s.result.timeouts,
+          },
         ]),
       ),
       emulatorRouteCounts: counters,

@@ -29,7 +29,8 @@ export async function mintPageAccessToken(emulator: RunningEmulator, spaceId = '
     const signedIn = await signInThroughProxy({ proxyUrl: proxy.url, origin: ORIGIN, chooseSpaceId: spaceId });
     if (signedIn.outcome.get('outcome') !== 'connected') throw new Error(`the sign-in through the proxy ended at ${signedIn.finalUrl}`);
     const answer = await post(`${proxy.url}/token`, refreshFields(), signedIn.jar);
-    if (answer.status !== 200 || typeof answer.json['access_token'] !== 'string') throw new Error(`the proxy's first /token answered ${answer.status}: ${answer.text}`);
+    if (answer.status !== 200 || typeof answer.json['access_token'] !== 'string')
+      throw new Error(`the proxy's first /token answered ${answer.status}: ${answer.text}`);
     return answer.json['access_token'];
   } finally {
     await proxy.close();

@@ -24,7 +24,11 @@ const benchFile = fileURLToPath(new URL('./proxy.bench.ts', import.meta.url));
 const { generateCookieKey } = await import('../src/proxy/index.js');
 const redis = process.env.STORE === 'redis' ? await (await import('../test/node/proxy-redis-server.js')).startRedisServer() : undefined;
 const emulator = await startChild(benchFile, 'emulator');
-const proxy: ChildServer = await startChild(benchFile, 'proxy', { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: generateCookieKey(), ...(redis ? { BENCH_STORE: redis.url } : {}) });
+const proxy: ChildServer = await startChild(benchFile, 'proxy', {
+  BENCH_UPSTREAM: emulator.url,
+  BENCH_COOKIE_KEY: generateCookieKey(),
+  ...(redis ? { BENCH_STORE: redis.url } : {}),
+});
 const rows: Array<Record<string, string | number>> = [];
 const setDelay = async (ms: number): Promise<void> => {
   await fetch(`${emulator.url}/__emulator/faults`, { method: 'DELETE' });
@@ -49,7 +53,16 @@ try {
     const before = await proxy.cpu();
     const slicesBefore = await slices();
     const started = process.hrtime.bigint();
-    const { result, latencies } = rate === 0 ? { result: undefined, latencies: [] as number[] } : await cannon({ url: proxy.url, connections: CONNECTIONS, ...(Number.isFinite(rate) ? { overallRate: rate } : {}), duration: seconds, requests: [session] } as Parameters<typeof cannon>[0]);
+    const { result, latencies } =
+      rate === 0
+        ? { result: undefined, latencies: [] as number[] }
+        : await cannon({
+            url: proxy.url,
+            connections: CONNECTIONS,
+            ...(Number.isFinite(rate) ? { overallRate: rate } : {}),
+            duration: seconds,
+            requests: [session],
+          } as Parameters<typeof cannon>[0]);
     if (rate === 0) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     const used = (await proxy.cpu()) - before;
@@ -60,7 +73,18 @@ try {
   for (const d of DELAYS) await segment(RATES[0]!, d, 3);
   for (let round = 1; round <= ROUNDS; round++) {
     const idle = await segment(0, 0, SECONDS);
-    rows.push({ round, segment: 'idle', 'req/s': 0, 'p50 ms': '-', 'p99 ms': '-', 'proxy CPU µs/s': Math.round(idle.used / idle.elapsed), 'proxy CPU µs/req': '-', 'wake-ups/req': '-', 'non-2xx': 0, load: loadavg()[0]!.toFixed(2) });
+    rows.push({
+      round,
+      segment: 'idle',
+      'req/s': 0,
+      'p50 ms': '-',
+      'p99 ms': '-',
+      'proxy CPU µs/s': Math.round(idle.used / idle.elapsed),
+      'proxy CPU µs/req': '-',
+      'wake-ups/req': '-',
+      'non-2xx': 0,
+      load: loadavg()[0]!.toFixed(2),
+    });
     console.log(JSON.stringify(rows.at(-1)));
     for (const rate of RATES) {
       for (const delayMs of round % 2 ? DELAYS : [...DELAYS].reverse()) {

@@ -45,15 +45,25 @@ if (role === 'upstream') {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const out = request({ host: '127.0.0.1', port: upstreamPort, method: 'POST', path: '/token', agent, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length } }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on('data', (c: Buffer) => parts.push(c));
-        answer.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8');
-          const json = JSON.stringify(JSON.parse(text));
-          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(json);
-        });
-      });
+      const out = request(
+        {
+          host: '127.0.0.1',
+          port: upstreamPort,
+          method: 'POST',
+          path: '/token',
+          agent,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length },
+        },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (c: Buffer) => parts.push(c));
+          answer.on('end', () => {
+            const text = Buffer.concat(parts).toString('utf8');
+            const json = JSON.stringify(JSON.parse(text));
+            res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(json);
+          });
+        },
+      );
       out.end(body);
     });
   });
@@ -81,7 +91,20 @@ if (role === 'upstream') {
     const run = async (delayMs: number, seconds: number) => {
       await setDelay(delayMs);
       const before = await sample();
-      const { result, latencies } = await cannon({ url: `http://127.0.0.1:${hop.port}`, connections: CONNECTIONS, overallRate: RATE, duration: seconds, requests: [{ method: 'POST', path: '/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=x' }] });
+      const { result, latencies } = await cannon({
+        url: `http://127.0.0.1:${hop.port}`,
+        connections: CONNECTIONS,
+        overallRate: RATE,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            path: '/token',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'grant_type=refresh_token&refresh_token=x',
+          },
+        ],
+      });
       const after = await sample();
       return { result, latencies: latencies.sort((a, b) => a - b), cpu: after.cpu - before.cpu, slices: after.slices - before.slices };
     };
@@ -90,7 +113,16 @@ if (role === 'upstream') {
       for (const delayMs of round % 2 ? [0, RTT_MS] : [RTT_MS, 0]) {
         const { result, latencies, cpu, slices } = await run(delayMs, SECONDS);
         const n = Math.max(1, result.requests.total);
-        rows.push({ round, delay: `${delayMs} ms`, 'req/s': (n / SECONDS).toFixed(1), 'p50 ms': percentile(latencies, 50).toFixed(2), 'hop CPU µs/req': Math.round(cpu / n), 'wake-ups/req': (slices / n).toFixed(2), 'non-2xx': result.non2xx + result.errors, load: loadavg()[0]!.toFixed(2) });
+        rows.push({
+          round,
+          delay: `${delayMs} ms`,
+          'req/s': (n / SECONDS).toFixed(1),
+          'p50 ms': percentile(latencies, 50).toFixed(2),
+          'hop CPU µs/req': Math.round(cpu / n),
+          'wake-ups/req': (slices / n).toFixed(2),
+          'non-2xx': result.non2xx + result.errors,
+          load: loadavg()[0]!.toFixed(2),
+        });
         console.log(JSON.stringify(rows.at(-1)));
       }
     }

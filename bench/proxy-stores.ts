@@ -45,7 +45,12 @@ try {
         const run = (seconds: number) =>
           Promise.all(
             proxies.map((proxy, i) =>
-              cannon({ url: proxy.url, connections: Math.floor(CONNECTIONS / proxies.length) + (i < CONNECTIONS % proxies.length ? 1 : 0), duration: seconds, requests: [session] }),
+              cannon({
+                url: proxy.url,
+                connections: Math.floor(CONNECTIONS / proxies.length) + (i < CONNECTIONS % proxies.length ? 1 : 0),
+                duration: seconds,
+                requests: [session],
+              }),
             ),
           );
         await run(WARMUP_SECONDS);

@@ -144,7 +144,11 @@ export interface ChildServer {
 
 /** Starts this file in a child process in the given role. */
 export function startChild(file: string, role: 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = fork(file, [`--serve-${role}`], { execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(file, [`--serve-${role}`], {
+    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const message = (key: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const onMessage = (m: Record<string, unknown>): void => {
@@ -252,7 +256,11 @@ export async function mintRefreshTokens(baseUrl: string, count: number): Promise
     const login = await obtainAuthorizationCode({ baseUrl, chooseSpaceId: 'space_acme' });
     const form = codeExchangeForm(login, DEMO_LOGIN.clientId);
     form.set('client_secret', DEMO_LOGIN.clientSecret);
-    const response = await fetch(`${baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const response = await fetch(`${baseUrl}/openapi/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
     const body = (await response.json()) as { refresh_token?: string };
     if (response.status !== 200 || !body.refresh_token) throw new Error(`code exchange answered ${response.status}`);
     tokens.push(body.refresh_token);
@@ -292,7 +300,12 @@ export function sessionRefreshRequest(pool: string[], path: string): AutocannonR
     setupRequest: (request) => {
       const cookie = pool.shift();
       if (cookie === undefined) poolEmpty.count += 1;
-      const body = new URLSearchParams({ grant_type: 'refresh_token', session: 'open', force: '1', request_id: randomBytes(16).toString('base64url') }).toString();
+      const body = new URLSearchParams({
+        grant_type: 'refresh_token',
+        session: 'open',
+        force: '1',
+        request_id: randomBytes(16).toString('base64url'),
+      }).toString();
       return { ...request, body, headers: { ...request.headers, cookie: cookie ?? 'esign_s_none=x' } };
     },
     onResponse: (status, _body, _context, headers) => {
@@ -414,9 +427,15 @@ interface Setup {
 }
 
 /** One segment of a side: autocannon against its target(s); the three replicas share the connections. */
-async function runSide(setup: Setup, name: SideName, duration: number, rate: number | undefined): Promise<{ results: AutocannonResult[]; latencies: number[] }> {
+async function runSide(
+  setup: Setup,
+  name: SideName,
+  duration: number,
+  rate: number | undefined,
+): Promise<{ results: AutocannonResult[]; latencies: number[] }> {
   // a fixed rate is split over the replicas as the connections are
-  const share = (connections: number): { overallRate?: number } => (rate === undefined ? {} : { overallRate: Math.max(1, Math.round((rate * connections) / CONNECTIONS)) });
+  const share = (connections: number): { overallRate?: number } =>
+    rate === undefined ? {} : { overallRate: Math.max(1, Math.round((rate * connections) / CONNECTIONS)) };
   const runs =
     name === 'direct'
       ? [cannon({ url: setup.emulator.url, connections: CONNECTIONS, duration, ...share(CONNECTIONS), requests: [setup.direct] })]
@@ -447,7 +466,20 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
     if (!fault.ok) throw new Error(`could not add the delay fault: ${fault.status}`);
   }
   const sides = Object.fromEntries(
-    SIDES.map((name): [SideName, Side] => [name, { cpu: { proxies: 0, emulator: 0, redis: 0 }, sched: { waitMicros: 0, slices: 0 }, requests: 0, segments: [], seconds: 0, latencies: [], non2xx: 0, errors: 0, statuses: {} }]),
+    SIDES.map((name): [SideName, Side] => [
+      name,
+      {
+        cpu: { proxies: 0, emulator: 0, redis: 0 },
+        sched: { waitMicros: 0, slices: 0 },
+        requests: 0,
+        segments: [],
+        seconds: 0,
+        latencies: [],
+        non2xx: 0,
+        errors: 0,
+        statuses: {},
+      },
+    ]),
   ) as Record<SideName, Side>;
   for (const name of SIDES) await runSide(setup, name, WARMUP_SECONDS, rate);
   for (const name of [...SIDES, ...[...SIDES].reverse()]) {
@@ -455,7 +487,10 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
     const active = name === 'memory' ? [setup.memory] : name === 'redis3' ? setup.replicas : [];
     const proxyCpu = async (): Promise<number> => (await Promise.all(active.map((r) => r.cpu()))).reduce((a, b) => a + b, 0);
     const proxySched = async (): Promise<{ waitMicros: number; slices: number }> =>
-      (await Promise.all(active.map((r) => procSched(r.child.pid)))).reduce((a, b) => ({ waitMicros: a.waitMicros + b.waitMicros, slices: a.slices + b.slices }), { waitMicros: 0, slices: 0 });
+      (await Promise.all(active.map((r) => procSched(r.child.pid)))).reduce(
+        (a, b) => ({ waitMicros: a.waitMicros + b.waitMicros, slices: a.slices + b.slices }),
+        { waitMicros: 0, slices: 0 },
+      );
     const schedBefore = await proxySched();
     // CPU is read between segments (over IPC and /proc), outside the measured window
     const before = { proxies: await proxyCpu(), emulator: await setup.emulator.cpu(), redis: await procCpuMicros(setup.redisPid) };
@@ -497,7 +532,10 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
           errors: side.errors,
           statuses: side.statuses,
           cpuMicrosPerRequest: { proxies: per(side.cpu.proxies), emulator: per(side.cpu.emulator), redis: per(side.cpu.redis) },
-          proxySchedulingPerRequest: { runQueueWaitMs: round2(side.sched.waitMicros / 1000 / Math.max(1, side.requests)), wakeUps: round2(side.sched.slices / Math.max(1, side.requests)) },
+          proxySchedulingPerRequest: {
+            runQueueWaitMs: round2(side.sched.waitMicros / 1000 / Math.max(1, side.requests)),
+            wakeUps: round2(side.sched.slices / Math.max(1, side.requests)),
+          },
         },
       ];
     }),
@@ -579,7 +617,7 @@ async function main(): Promise<void> {
 
     const each = `${CONNECTIONS} connections, ${2 * SEGMENT_SECONDS} s per side (ABCCBA segments of ${SEGMENT_SECONDS} s)`;
     console.log(
-      '\ncolumns: added = proxy minus direct in the same table; CPU columns per refresh (the proxies summed over the replicas; in brackets each of the two segments); proxy CPU wait = ms per refresh the proxies\' event loops were ready to run but waited for a CPU, wake-ups = times they were put on one per refresh (Linux schedstat)',
+      "\ncolumns: added = proxy minus direct in the same table; CPU columns per refresh (the proxies summed over the replicas; in brackets each of the two segments); proxy CPU wait = ms per refresh the proxies' event loops were ready to run but waited for a CPU, wake-ups = times they were put on one per refresh (Linux schedstat)",
     );
     printScenario(
       `forced session refreshes (force=1: each a rotation at the service), ${each}, as fast as the connections go, with a ${SERVICE_ROUND_TRIP_MS} ms service round trip (emulator delay fault, every side alike)`,
@@ -587,9 +625,14 @@ async function main(): Promise<void> {
     );
     const verdicts = (['memory', 'redis3'] as const).map((name) => ({ name, ratio: remote[name].rps / remote.direct.rps }));
     for (const { name, ratio } of verdicts) {
-      console.log(`target ${SIDE_LABEL[name]} / direct ≥ ${TARGET_RATIO} with ${SERVICE_ROUND_TRIP_MS} ms: ${ratio >= TARGET_RATIO ? 'MET' : 'MISSED'} (${ratio.toFixed(2)})`);
+      console.log(
+        `target ${SIDE_LABEL[name]} / direct ≥ ${TARGET_RATIO} with ${SERVICE_ROUND_TRIP_MS} ms: ${ratio >= TARGET_RATIO ? 'MET' : 'MISSED'} (${ratio.toFixed(2)})`,
+      );
     }
-    printScenario(`the same at a fixed ${FIXED_RATE} req/s for every side (autocannon overallRate), ${SERVICE_ROUND_TRIP_MS} ms service round trip`, remoteFixed);
+    printScenario(
+      `the same at a fixed ${FIXED_RATE} req/s for every side (autocannon overallRate), ${SERVICE_ROUND_TRIP_MS} ms service round trip`,
+      remoteFixed,
+    );
     const added = addedLatency(remoteFixed);
     for (const name of ['memory', 'redis3'] as const) {
       const target = ADDED_LATENCY_TARGETS[name];
@@ -601,19 +644,32 @@ async function main(): Promise<void> {
     }
     printScenario(`the same at a fixed ${FIXED_RATE} req/s on loopback with no delay`, loopbackFixed);
     const cpu = { loopback: loopbackFixed.memory.cpuMicrosPerRequest.proxies, roundTrip: remoteFixed.memory.cpuMicrosPerRequest.proxies };
-    for (const [where, micros] of [['loopback', cpu.loopback], [`${SERVICE_ROUND_TRIP_MS} ms round trip`, cpu.roundTrip]] as const) {
-      console.log(`target proxy CPU per refresh ≤ ${CPU_TARGET_MICROS} µs (1 proxy, ${FIXED_RATE} req/s, ${where}): ${micros <= CPU_TARGET_MICROS ? 'MET' : 'MISSED'} (${micros} µs)`);
+    for (const [where, micros] of [
+      ['loopback', cpu.loopback],
+      [`${SERVICE_ROUND_TRIP_MS} ms round trip`, cpu.roundTrip],
+    ] as const) {
+      console.log(
+        `target proxy CPU per refresh ≤ ${CPU_TARGET_MICROS} µs (1 proxy, ${FIXED_RATE} req/s, ${where}): ${micros <= CPU_TARGET_MICROS ? 'MET' : 'MISSED'} (${micros} µs)`,
+      );
     }
-    printScenario('as fast as the connections go on loopback with no delay (information: the proxy is a second HTTP hop on the same 2 CPUs as the emulator, autocannon and Redis)', loopback);
+    printScenario(
+      'as fast as the connections go on loopback with no delay (information: the proxy is a second HTTP hop on the same 2 CPUs as the emulator, autocannon and Redis)',
+      loopback,
+    );
     console.log(
       `information: proxy CPU per refresh as fast as the connections go (1 proxy): ${loopback.memory.cpuMicrosPerRequest.proxies} µs on loopback at ${loopback.memory.rps.toFixed(0)} req/s, ` +
         `${remote.memory.cpuMicrosPerRequest.proxies} µs with ${SERVICE_ROUND_TRIP_MS} ms at ${remote.memory.rps.toFixed(0)} req/s (CPU per request falls as the rate rises: compare at one rate)`,
     );
     console.log(`information: proxy CPU with no requests: ${idle.memory} µs/s (1 proxy), ${idle.redis3} µs/s (3 replicas on Redis, summed)`);
-    console.log(`emulator counted ${counters['grant:refresh_token'] ?? 0} refresh grants; token pool ${pool.length}, cookie pool ${cookies.length} of ${POOL_GRANTS}; found empty ${poolEmpty.count} times`);
+    console.log(
+      `emulator counted ${counters['grant:refresh_token'] ?? 0} refresh grants; token pool ${pool.length}, cookie pool ${cookies.length} of ${POOL_GRANTS}; found empty ${poolEmpty.count} times`,
+    );
     const loadAfter = loadavg()[0]!;
     console.log(`1-minute load average: ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (CPUs are shared with anything else running)`);
-    const ratios = (x: Record<SideName, Summary>) => ({ memory: Number((x.memory.rps / x.direct.rps).toFixed(3)), redis3: Number((x.redis3.rps / x.direct.rps).toFixed(3)) });
+    const ratios = (x: Record<SideName, Summary>) => ({
+      memory: Number((x.memory.rps / x.direct.rps).toFixed(3)),
+      redis3: Number((x.redis3.rps / x.direct.rps).toFixed(3)),
+    });
     recordResults('proxy', {
       loadAverage: { before: loadBefore, after: loadAfter },
       connections: CONNECTIONS,
@@ -628,7 +684,12 @@ async function main(): Promise<void> {
         withServiceRoundTrip: { roundTripMs: SERVICE_ROUND_TRIP_MS, ...remoteFixed },
         loopback: loopbackFixed,
       },
-      addedLatencyMs: { at: `${FIXED_RATE} req/s, ${SERVICE_ROUND_TRIP_MS} ms round trip`, ...added, targets: ADDED_LATENCY_TARGETS, asFastAsTheyGo: addedLatency(remote) },
+      addedLatencyMs: {
+        at: `${FIXED_RATE} req/s, ${SERVICE_ROUND_TRIP_MS} ms round trip`,
+        ...added,
+        targets: ADDED_LATENCY_TARGETS,
+        asFastAsTheyGo: addedLatency(remote),
+      },
       proxyCpuMicrosPerRefresh: {
         fixedRateLoopback: cpu.loopback,
         fixedRateRoundTrip: cpu.roundTrip,

@@ -11,7 +11,11 @@ export function readResults(): Record<string, unknown> {
 /** Merges `data` under `key`, with when and where it was measured. */
 export function recordResults(key: string, data: Record<string, unknown>): void {
   const all = readResults();
-  all[key] = { ...data, measuredAt: new Date().toISOString(), machine: { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version } };
+  all[key] = {
+    ...data,
+    measuredAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(all, null, 2)}\n`);
 }
 

@@ -11,7 +11,17 @@
  */
 import { existsSync } from 'node:fs';
 import { printTable, recordResults } from './results.js';
-import { FIRST_STATE_BUDGET, measure, PEER_BUDGET, root, sideEffectImport, SIGNING_FRAME_BUDGET, type Chunk, type Measured, type MeasureOptions } from './size-measure.js';
+import {
+  FIRST_STATE_BUDGET,
+  measure,
+  PEER_BUDGET,
+  root,
+  sideEffectImport,
+  SIGNING_FRAME_BUDGET,
+  type Chunk,
+  type Measured,
+  type MeasureOptions,
+} from './size-measure.js';
 
 /** Groups an input path into a package (node_modules/<pkg>) or a source folder. */
 function ownerOf(input: string): string {
@@ -32,7 +42,9 @@ const PEERS: Array<[string, string]> = [
 ];
 const PEER_OPTIONS: MeasureOptions = { templates: false, define: { 'process.env.NODE_ENV': '"production"' } };
 
-const elements = ['src/esign-connect.ts', 'src/esign-uploader.ts', 'src/esign-signing-frame.ts', 'src/esign-contract-list.ts'].filter((f) => existsSync(`${root}${f}`));
+const elements = ['src/esign-connect.ts', 'src/esign-uploader.ts', 'src/esign-signing-frame.ts', 'src/esign-contract-list.ts'].filter((f) =>
+  existsSync(`${root}${f}`),
+);
 
 // as a page does: `import 'esign-elements'` (or one tag's module) for its tags, the programmatic exports unused
 const all = await measure("import 'esign-elements' (all four tags)", sideEffectImport('src/index.ts'));
@@ -51,7 +63,9 @@ const row = (m: Measured) => ({
   'all chunks min': m.all.min,
   chunks: m.chunks.length,
 });
-printTable('bundle sizes (Rolldown bundle + minify + splitting, ESM, browser, production conditions; bytes; gzip -9)', [...[all, ...singles, cdn, lit].map(row)]);
+printTable('bundle sizes (Rolldown bundle + minify + splitting, ESM, browser, production conditions; bytes; gzip -9)', [
+  ...[all, ...singles, cdn, lit].map(row),
+]);
 printTable('peers, same settings (bytes; gzip -9)', peers.map(row));
 for (const m of [all, ...singles, lit, ...peers]) if (m.error) console.log(`  ${m.name}: ${m.error}`);
 
@@ -60,9 +74,20 @@ const peerBudget = peers.find((p) => p.name === PEER_BUDGET)?.all.gzip ?? 29_335
 const budgets = [
   { budget: `everything import 'esign-elements' can load <= ${PEER_BUDGET} (${peerBudget} B)`, measured: all.all.gzip, limit: peerBudget },
   { budget: `all four tags, before each shows its first state <= 20 KiB (${FIRST_STATE_BUDGET} B)`, measured: all.initial.gzip, limit: FIRST_STATE_BUDGET },
-  { budget: `<esign-signing-frame> alone, first render <= 12 KiB (${SIGNING_FRAME_BUDGET} B)`, measured: frame?.initial.gzip ?? Number.NaN, limit: SIGNING_FRAME_BUDGET },
-].map((b) => ({ ...b, verdict: all.error || !Number.isFinite(b.measured) ? 'BUILD FAILED' : b.measured <= b.limit ? 'PASS' : 'OVER', margin: b.limit - b.measured }));
-printTable('budgets (gzip -9)', budgets.map((b) => ({ budget: b.budget, measured: b.measured, verdict: b.verdict, 'margin (B)': b.margin })));
+  {
+    budget: `<esign-signing-frame> alone, first render <= 12 KiB (${SIGNING_FRAME_BUDGET} B)`,
+    measured: frame?.initial.gzip ?? Number.NaN,
+    limit: SIGNING_FRAME_BUDGET,
+  },
+].map((b) => ({
+  ...b,
+  verdict: all.error || !Number.isFinite(b.measured) ? 'BUILD FAILED' : b.measured <= b.limit ? 'PASS' : 'OVER',
+  margin: b.limit - b.measured,
+}));
+printTable(
+  'budgets (gzip -9)',
+  budgets.map((b) => ({ budget: b.budget, measured: b.measured, verdict: b.verdict, 'margin (B)': b.margin })),
+);
 
 printTable(
   "chunks of import 'esign-elements' (loaded at first render, or later: after a user acts, or for another language)",
@@ -71,7 +96,12 @@ printTable(
 
 function chunkInputs(chunk: Chunk): string {
   const inputs = chunk.modules;
-  return inputs.slice(0, 3).map(({ module }) => module.replace(/^.*node_modules\//, '').replace(/^src\//, '')).join(', ') + (inputs.length > 3 ? ` +${inputs.length - 3}` : '');
+  return (
+    inputs
+      .slice(0, 3)
+      .map(({ module }) => module.replace(/^.*node_modules\//, '').replace(/^src\//, ''))
+      .join(', ') + (inputs.length > 3 ? ` +${inputs.length - 3}` : '')
+  );
 }
 
 let byOwner: Array<{ owner: string; bytes: number }> = [];
@@ -84,8 +114,14 @@ if (!all.error) {
   byOwner = [...owners].map(([owner, bytes]) => ({ owner, bytes })).sort((a, b) => b.bytes - a.bytes);
   topModules = inputs.sort((a, b) => b.bytes - a.bytes).slice(0, 15);
   const pct = (n: number): string => `${((n / total) * 100).toFixed(1)}%`;
-  printTable('where the bytes go, all chunks, by package or folder (minified bytes)', byOwner.slice(0, 12).map((o) => ({ owner: o.owner, 'min bytes': o.bytes, share: pct(o.bytes) })));
-  printTable('top 15 modules (minified bytes)', topModules.map((t) => ({ module: t.module, 'min bytes': t.bytes, share: pct(t.bytes) })));
+  printTable(
+    'where the bytes go, all chunks, by package or folder (minified bytes)',
+    byOwner.slice(0, 12).map((o) => ({ owner: o.owner, 'min bytes': o.bytes, share: pct(o.bytes) })),
+  );
+  printTable(
+    'top 15 modules (minified bytes)',
+    topModules.map((t) => ({ module: t.module, 'min bytes': t.bytes, share: pct(t.bytes) })),
+  );
 }
 // React wrappers (esign-elements/react/<tag>.js): what one wrapper adds to its element, react and react-dom being the
 // app's own (external); all chunks of each, gzip -9. Budget: 2 KiB over the element alone.
@@ -101,7 +137,13 @@ const wrappers = await Promise.all(
 );
 printTable(
   `React wrappers: element + wrapper against the element alone (react external; all chunks; gzip -9), budget ${WRAPPER_BUDGET_BYTES} B over the element`,
-  wrappers.map((w) => ({ wrapper: `react/${w.tag}.js`, 'element gzip B': w.element ?? 'error', 'with wrapper gzip B': w.wrapper ?? 'error', 'wrapper costs B': w.over ?? 'error', verdict: w.over === null ? 'BUILD FAILED' : w.over <= WRAPPER_BUDGET_BYTES ? 'PASS' : 'OVER' })),
+  wrappers.map((w) => ({
+    wrapper: `react/${w.tag}.js`,
+    'element gzip B': w.element ?? 'error',
+    'with wrapper gzip B': w.wrapper ?? 'error',
+    'wrapper costs B': w.over ?? 'error',
+    verdict: w.over === null ? 'BUILD FAILED' : w.over <= WRAPPER_BUDGET_BYTES ? 'PASS' : 'OVER',
+  })),
 );
 
 console.log(`\n${budgets.map((b) => `${b.verdict}  ${b.budget}: ${b.measured} B`).join('\n')}`);

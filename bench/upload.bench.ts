@@ -293,7 +293,14 @@ async function main(): Promise<void> {
 
     const setSampling = (on: boolean) => page.evaluate((v) => (window as unknown as { bench: { setSampling(v: boolean): void } }).bench.setSampling(v), on);
     const rows: Array<Record<string, string | number>> = [];
-    const upload: Record<string, unknown> = { chromium: browser.version(), nativeToBase64: native, timeRounds: TIME_ROUNDS, heapRounds: HEAP_ROUNDS, targets: TARGETS, sizes: {} };
+    const upload: Record<string, unknown> = {
+      chromium: browser.version(),
+      nativeToBase64: native,
+      timeRounds: TIME_ROUNDS,
+      heapRounds: HEAP_ROUNDS,
+      targets: TARGETS,
+      sizes: {},
+    };
     for (const size of SIZES) {
       await page.evaluate((s) => (window as unknown as { bench: { makeFile(n: number): number } }).bench.makeFile(s), size);
       const runs: Record<'element' | 'raw' | 'naive', Run[]> = { element: [], raw: [], naive: [] };
@@ -341,7 +348,11 @@ async function main(): Promise<void> {
           send: r2(median(runs.element.map((r) => (r as Run & { sendMs: number }).sendMs))),
         },
         elementLongestTaskMs: r2(Math.max(...runs.element.map((r) => (r as Run & { longestTaskMs: number }).longestTaskMs))),
-        bestMs: { raw: r2(Math.min(...runs.raw.map((r) => r.ms))), element: r2(Math.min(...runs.element.map((r) => r.ms))), naive: r2(Math.min(...runs.naive.map((r) => r.ms))) },
+        bestMs: {
+          raw: r2(Math.min(...runs.raw.map((r) => r.ms))),
+          element: r2(Math.min(...runs.element.map((r) => r.ms))),
+          naive: r2(Math.min(...runs.naive.map((r) => r.ms))),
+        },
         throughputRatioBest: r2(Math.min(...runs.raw.map((r) => r.ms)) / Math.min(...runs.element.map((r) => r.ms))),
         heapGrowthBytes: { element: growth('element'), naive: growth('naive'), raw: growth('raw') },
         throughputRatio: r2(throughputRatio),
@@ -356,7 +367,10 @@ async function main(): Promise<void> {
         },
       };
     }
-    printTable(`Upload to the emulator in Chromium ${browser.version()} (native toBase64: ${native}); time: median of ${TIME_ROUNDS}; heap: worst of ${HEAP_ROUNDS}`, rows);
+    printTable(
+      `Upload to the emulator in Chromium ${browser.version()} (native toBase64: ${native}); time: median of ${TIME_ROUNDS}; heap: worst of ${HEAP_ROUNDS}`,
+      rows,
+    );
     const summary = Object.entries(
       upload.sizes as Record<
         string,
@@ -371,17 +385,15 @@ async function main(): Promise<void> {
           elementLongestTaskMs: number;
         }
       >,
-    ).map(
-      ([size, s]) => ({
-        file: size,
-        'throughput element/raw': `${s.throughputRatio} (${s.verdict.throughput}, target >= ${TARGETS.throughputRatio})`,
-        'per-round ratio: median [p25, p75]': `${s.pairedRatioMedian} [${s.pairedRatioQuartiles[0]}, ${s.pairedRatioQuartiles[1]}]`,
-        'element heap/file': `${s.heapPerFileByte.element} (${s.verdict.heap}, target <= ${TARGETS.heapPerFileByte})`,
-        'naive heap / element heap': `${s.naiveHeapOverElement} (${s.verdict.vsNaive}, target >= ${TARGETS.naiveOverElement})`,
-        'element: build + send ms': `${s.elementSplitMs.prepare} + ${s.elementSplitMs.send}`,
-        'element longest task ms': s.elementLongestTaskMs,
-      }),
-    );
+    ).map(([size, s]) => ({
+      file: size,
+      'throughput element/raw': `${s.throughputRatio} (${s.verdict.throughput}, target >= ${TARGETS.throughputRatio})`,
+      'per-round ratio: median [p25, p75]': `${s.pairedRatioMedian} [${s.pairedRatioQuartiles[0]}, ${s.pairedRatioQuartiles[1]}]`,
+      'element heap/file': `${s.heapPerFileByte.element} (${s.verdict.heap}, target <= ${TARGETS.heapPerFileByte})`,
+      'naive heap / element heap': `${s.naiveHeapOverElement} (${s.verdict.vsNaive}, target >= ${TARGETS.naiveOverElement})`,
+      'element: build + send ms': `${s.elementSplitMs.prepare} + ${s.elementSplitMs.send}`,
+      'element longest task ms': s.elementLongestTaskMs,
+    }));
     printTable('Against the targets', summary);
     console.log(`
 Why: the element cannot start its request before the body is complete (no streaming upload over HTTP/1.1,
@@ -420,10 +432,22 @@ thread, median of 21, quiet machine) and left out: the browser process, not the 
       }
       const ratio = median(uplinkRuns.raw) / median(uplinkRuns.element);
       for (const kind of ['raw', 'element'] as const) {
-        uplinkRows.push({ approach: kind === 'raw' ? 'raw body (transport only)' : '<esign-uploader>', 'median ms': Math.round(median(uplinkRuns[kind])), 'all ms': uplinkRuns[kind].map(Math.round).join(', ') });
+        uplinkRows.push({
+          approach: kind === 'raw' ? 'raw body (transport only)' : '<esign-uploader>',
+          'median ms': Math.round(median(uplinkRuns[kind])),
+          'all ms': uplinkRuns[kind].map(Math.round).join(', '),
+        });
       }
-      printTable(`20 MiB over an emulated ${UPLINK.bitsPerSecond / 1e6} Mbit/s uplink with ${UPLINK.latencyMs} ms latency (informational; median of ${UPLINK.rounds}): element/raw ${r2(ratio)}`, uplinkRows);
-      upload.uplink20MiB = { ...UPLINK, medianMs: { raw: r2(median(uplinkRuns.raw)), element: r2(median(uplinkRuns.element)) }, allMs: uplinkRuns, throughputRatio: r2(ratio) };
+      printTable(
+        `20 MiB over an emulated ${UPLINK.bitsPerSecond / 1e6} Mbit/s uplink with ${UPLINK.latencyMs} ms latency (informational; median of ${UPLINK.rounds}): element/raw ${r2(ratio)}`,
+        uplinkRows,
+      );
+      upload.uplink20MiB = {
+        ...UPLINK,
+        medianMs: { raw: r2(median(uplinkRuns.raw)), element: r2(median(uplinkRuns.element)) },
+        allMs: uplinkRuns,
+        throughputRatio: r2(ratio),
+      };
     }
 
     // encode-only sweep on the 20 MiB file: time, heap and the longest main-thread block

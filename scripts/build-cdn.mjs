@@ -36,7 +36,14 @@ for (const chunk of chunks) {
     format: {
       comments: (_node, comment) => {
         if (/@license|@preserve|^!/.test(comment.value)) {
-          legal.add(comment.value.replace(/^!/, '').split('\n').map((line) => line.replace(/^\s*\*?\s?/, '')).join('\n').trim());
+          legal.add(
+            comment.value
+              .replace(/^!/, '')
+              .split('\n')
+              .map((line) => line.replace(/^\s*\*?\s?/, ''))
+              .join('\n')
+              .trim(),
+          );
           found = true;
         }
         return false;

@@ -11,7 +11,17 @@ import { join, relative, sep } from 'node:path';
 
 const SERVER_DIRS = ['emulator', 'proxy', 'testing'];
 // every public entry of the server parts (package.json exports and bin); a file missing on this branch is skipped
-const ENTRIES = ['src/emulator/index.ts', 'src/emulator/cli.ts', 'src/proxy/index.ts', 'src/proxy/node.ts', 'src/proxy/redis.ts', 'src/proxy/cli.ts', 'src/testing/index.ts', 'src/testing/playwright.ts', 'src/testing/web-test-runner.ts'].filter((f) => existsSync(f));
+const ENTRIES = [
+  'src/emulator/index.ts',
+  'src/emulator/cli.ts',
+  'src/proxy/index.ts',
+  'src/proxy/node.ts',
+  'src/proxy/redis.ts',
+  'src/proxy/cli.ts',
+  'src/testing/index.ts',
+  'src/testing/playwright.ts',
+  'src/testing/web-test-runner.ts',
+].filter((f) => existsSync(f));
 const CHUNKS = 'server'; // dist/server/*.js: one folder deep, like the entries, so '../core/x.js' holds from every output
 
 const keepLibraryExternal = {

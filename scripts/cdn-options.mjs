@@ -81,7 +81,16 @@ const PAGE = resolve(root, '__page__.ts');
  * minified, split at every dynamic `import()`. Returns Rolldown's output (chunks, with `imports` and `modules`).
  * @param {import('./cdn-options.d.mts').BundleOptions} options
  */
-export async function bundleForBrowser({ entries, page, external = [], define, sourcemap = false, legalComments = false, templates = true, chunkFileNames = '[name]-[hash].js' }) {
+export async function bundleForBrowser({
+  entries,
+  page,
+  external = [],
+  define,
+  sourcemap = false,
+  legalComments = false,
+  templates = true,
+  chunkFileNames = '[name]-[hash].js',
+}) {
   const plugins = templates ? [minifyLitTemplates()] : [];
   if (page !== undefined) {
     plugins.unshift({

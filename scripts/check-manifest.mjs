@@ -28,7 +28,8 @@ try {
         for (const item of decl[kind] ?? []) if (!item.description?.trim()) missing.push(`${decl.tagName} ${kind} ${item.name || '(default slot)'}`);
       }
       for (const member of decl.members ?? []) {
-        const hidden = member.privacy === 'private' || member.privacy === 'protected' || member.static || /^[#_]/.test(member.name) || PLATFORM_CALLBACKS.test(member.name);
+        const hidden =
+          member.privacy === 'private' || member.privacy === 'protected' || member.static || /^[#_]/.test(member.name) || PLATFORM_CALLBACKS.test(member.name);
         if (!hidden && !member.description?.trim()) missing.push(`${decl.tagName} ${member.kind} ${member.name}`);
       }
     }

@@ -12,7 +12,12 @@ for (const mod of manifest.modules) {
   for (const decl of mod.declarations ?? []) {
     if (!decl.customElement || !decl.tagName) continue;
     // the class lives in dist/elements/<folder>/<tag>.js; the tag module is dist/<tag>.js
-    elements.push({ tag: decl.tagName, name: decl.name, path: mod.path.replace(/^dist\//, '../'), events: (decl.events ?? []).map((e) => e.name).filter((n) => n?.startsWith('esign-')) });
+    elements.push({
+      tag: decl.tagName,
+      name: decl.name,
+      path: mod.path.replace(/^dist\//, '../'),
+      events: (decl.events ?? []).map((e) => e.name).filter((n) => n?.startsWith('esign-')),
+    });
   }
 }
 elements.sort((a, b) => a.tag.localeCompare(b.tag));

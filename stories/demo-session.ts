@@ -44,10 +44,22 @@ export class EsignDemoSession extends HTMLElement implements SessionProvider {
     const res = await fetch(`${this.baseUrl}/__emulator/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: this.getAttribute('email') ?? 'alice@example.com', spaceId: this.getAttribute('space-id') ?? 'space_acme', clientId: demo.clientId }),
+      body: JSON.stringify({
+        email: this.getAttribute('email') ?? 'alice@example.com',
+        spaceId: this.getAttribute('space-id') ?? 'space_acme',
+        clientId: demo.clientId,
+      }),
     });
     if (!res.ok) throw new Error(`the emulator answered ${res.status}`);
-    const body = (await res.json()) as { access_token: string; expires_in: number; scope: string; space_id: string; user_name?: string; user_email?: string; space_name?: string };
+    const body = (await res.json()) as {
+      access_token: string;
+      expires_in: number;
+      scope: string;
+      space_id: string;
+      user_name?: string;
+      user_email?: string;
+      space_name?: string;
+    };
     this.#session = {
       scope: body.scope.split(' '),
       spaceId: body.space_id,

@@ -21,11 +21,13 @@ function page(args: Args, options: { id?: string; slots?: TemplateResult; connec
   const id = options.id ?? 'esign-list-demo';
   return html`
     <div lang=${args.lang} style="display: grid; gap: 1rem; font: 14px system-ui">
-      ${options.connect === false
-        ? ''
-        : options.signIn
-          ? html`<esign-connect id=${id} client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}></esign-connect>`
-          : html`<esign-demo-session id=${id} fault=${ifDefined(options.fault ? JSON.stringify(options.fault) : undefined)}></esign-demo-session>`}
+      ${
+        options.connect === false
+          ? ''
+          : options.signIn
+            ? html`<esign-connect id=${id} client-id=${demo.clientId} base-url=${demo.baseUrl} token-endpoint=${demo.tokenEndpoint}></esign-connect>`
+            : html`<esign-demo-session id=${id} fault=${ifDefined(options.fault ? JSON.stringify(options.fault) : undefined)}></esign-demo-session>`
+      }
       ${options.extra ?? ''}
       <esign-contract-list
         connect=${id}
@@ -81,7 +83,11 @@ export const Refresh: Story = {
       id: 'esign-list-refresh',
       extra: html`<button
         style="justify-self: start"
-        @click=${(e: Event) => void ((e.target as HTMLElement).parentElement!.querySelector('esign-contract-list')!.refresh().catch(() => undefined))}
+        @click=${(e: Event) =>
+          void (e.target as HTMLElement)
+            .parentElement!.querySelector('esign-contract-list')!
+            .refresh()
+            .catch(() => undefined)}
       >
         Refresh the list
       </button>`,

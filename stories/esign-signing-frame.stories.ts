@@ -30,7 +30,8 @@ function sampleFiles(frame: EsignSigningFrame, connect: EsignConnect): void {
     if (done || !connect.session) return;
     done = true;
     const client = new EsignClient({ baseUrl: demo.baseUrl, tokens: connect });
-    const pdf = '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF';
+    const pdf =
+      '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF';
     const { data } = await client.uploadFiles([{ FileName: 'sample-contract.pdf', FileBody: btoa(pdf) }]);
     frame.fileIds = data.Files.map((f) => f.FileId);
   };
@@ -43,19 +44,21 @@ function page(args: Args, options: { sample?: boolean; id?: string; slots?: Temp
   let connect: EsignConnect | undefined;
   return html`
     <div lang=${args.lang} style="display: grid; gap: 1rem; font: 14px system-ui">
-      ${options.signIn
-        ? html`<esign-connect
+      ${
+        options.signIn
+          ? html`<esign-connect
             id=${id}
             client-id=${demo.clientId}
             base-url=${demo.baseUrl}
             token-endpoint=${demo.tokenEndpoint}
             ${ref((el) => (connect = el as EsignConnect | undefined))}
           ></esign-connect>`
-        : html`<esign-demo-session
+          : html`<esign-demo-session
             id=${id}
             fault=${ifDefined(options.fault ? JSON.stringify(options.fault) : undefined)}
             ${ref((el) => (connect = el as unknown as EsignConnect | undefined))}
-          ></esign-demo-session>`}
+          ></esign-demo-session>`
+      }
       <esign-signing-frame
         connect=${id}
         display=${args.display}
@@ -149,7 +152,11 @@ export const ExpiredUrl: Story = {
       <button
         style="justify-self: start"
         @click=${async (e: Event) => {
-          const res = await fetch(`${demo.baseUrl}/__emulator/clock`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 301 }) });
+          const res = await fetch(`${demo.baseUrl}/__emulator/clock`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ advanceSeconds: 301 }),
+          });
           (e.target as HTMLButtonElement).textContent = `Emulator clock now ${((await res.json()) as { now: string }).now}: move again`;
         }}
       >
@@ -195,7 +202,8 @@ export const RestoreAndLateListeners: Story = {
     const theFrame = (): EsignSigningFrame | undefined => (frame ??= slot?.querySelector('esign-signing-frame') ?? undefined);
     let out: HTMLElement | undefined;
     const show = (label: string, value: unknown): void => {
-      if (out) out.textContent = `${label}: ${JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { code: (v as { code?: string }).code, message: v.message } : v), 2)}`;
+      if (out)
+        out.textContent = `${label}: ${JSON.stringify(value, (_key, v: unknown) => (v instanceof Error ? { code: (v as { code?: string }).code, message: v.message } : v), 2)}`;
     };
     return html`
       <div style="display: grid; gap: 0.75rem; font: 14px system-ui">
@@ -216,7 +224,9 @@ export const RestoreAndLateListeners: Story = {
           <button
             @click=${() => {
               show('whenSent()', 'waiting for an envelope…');
-              void theFrame()?.whenSent().then((detail) => show('whenSent()', detail));
+              void theFrame()
+                ?.whenSent()
+                .then((detail) => show('whenSent()', detail));
             }}
           >
             Await whenSent()

@@ -68,7 +68,8 @@ function uploader(args: Args, options: { connect?: string; persistKey?: string; 
       if (!el || !files || started.has(el)) return;
       started.add(el);
       // once its session is there (a demo session asks the emulator for a token first)
-      const provider = (): { session?: unknown } | null => (options.connect ? (document.getElementById(options.connect) as { session?: unknown } | null) : null);
+      const provider = (): { session?: unknown } | null =>
+        options.connect ? (document.getElementById(options.connect) as { session?: unknown } | null) : null;
       const ready = async (): Promise<void> => {
         for (let i = 0; i < 50 && options.connect && !provider()?.session; i++) await new Promise((resolve) => setTimeout(resolve, 100));
       };

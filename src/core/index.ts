@@ -8,14 +8,7 @@ export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
 export { base64url } from './base64url.js';
 export { createCodeChallenge, createCodeVerifier, createState, VERIFIER_BYTES } from './sign-in/pkce.js';
 export { defaultRevocationEndpoint, validateConfig } from './session/config.js';
-export {
-  SessionManager,
-  sessionKeyOf,
-  type ConnectMode,
-  type SessionChange,
-  type SessionConfig,
-  type SessionInfo,
-} from './session/session-manager.js';
+export { SessionManager, sessionKeyOf, type ConnectMode, type SessionChange, type SessionConfig, type SessionInfo } from './session/session-manager.js';
 export { callbackMessage, type CallbackMessage } from './sign-in/callback-message.js';
 export { PROXY_HEADER, PROXY_HEADER_VALUE } from './session/tokens.js';
 export type { StorageKind } from './kv.js';

@@ -38,7 +38,11 @@ export function beginCall(rt: Runtime, c: Ctx, operator: 'optional' | 'required'
   const header = c.req.header('x-operator-user-id')?.trim();
   if (!header) {
     if (operator === 'required')
-      throw new ServiceError(403, 'OperationDenied.OperatorRequired', 'This operation needs X-Operator-User-Id of a member of the Space; the app system user may not do it.');
+      throw new ServiceError(
+        403,
+        'OperationDenied.OperatorRequired',
+        'This operation needs X-Operator-User-Id of a member of the Space; the app system user may not do it.',
+      );
     return { auth, spaceId, actingUserId: auth.grant.userId, operatorId: undefined };
   }
   if (!rt.store.isActiveMember(spaceId, header))

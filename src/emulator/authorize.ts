@@ -62,11 +62,16 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
     if (!oauthApp) return htmlError('Unknown app', 'No app is registered with this client_id.');
     const redirectUri = one('redirect_uri');
     const refused = (message: string) =>
-      htmlResponse(redirectErrorPage({ message, redirectUri: redirectUri ?? '', registered: oauthApp.redirectUris, devRedirects: rt.devRedirects }), 400, CONSENT_HEADERS);
+      htmlResponse(
+        redirectErrorPage({ message, redirectUri: redirectUri ?? '', registered: oauthApp.redirectUris, devRedirects: rt.devRedirects }),
+        400,
+        CONSENT_HEADERS,
+      );
     if (!redirectUri) return refused('The authorization request has no (or a repeated) redirect_uri.');
     const kind = classifyRedirectUri(redirectUri);
     const devLoopback = rt.devRedirects && kind === 'loopback-http';
-    if (!oauthApp.redirectUris.includes(redirectUri) && !devLoopback) return refused('The redirect_uri does not exactly match an address registered for this app.');
+    if (!oauthApp.redirectUris.includes(redirectUri) && !devLoopback)
+      return refused('The redirect_uri does not exactly match an address registered for this app.');
     if (kind === 'refused') return refused('The redirect_uri must be https or a custom scheme; plain http is accepted only for loopback hosts.');
 
     // from here on the redirect_uri is safe: errors go back to it (RFC 6749 4.1.2.1)
@@ -78,8 +83,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
     if (!responseType) return back('invalid_request', 'response_type is required.');
     if (responseType !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported.');
     const challenge = one('code_challenge');
-    if (!challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(challenge))
-      return back('invalid_request', 'code_challenge must be 43 to 128 base64url characters.');
+    if (!challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(challenge)) return back('invalid_request', 'code_challenge must be 43 to 128 base64url characters.');
     if (one('code_challenge_method') !== 'S256') return back('invalid_request', 'code_challenge_method must be S256.');
     if (!state) return back('invalid_request', 'state is required.');
     const scope = one('scope');
@@ -88,8 +92,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
     if (scopes.some((s) => !oauthApp.scopes.includes(s))) return back('invalid_scope', 'A requested scope is not allowed for this app.');
     const spaceId = one('space_id') || undefined;
     const loginHint = one('login_hint') || undefined;
-    if (Boolean(spaceId) !== Boolean(loginHint))
-      return back('invalid_request', 'Designated Space Mode needs both space_id and login_hint.');
+    if (Boolean(spaceId) !== Boolean(loginHint)) return back('invalid_request', 'Designated Space Mode needs both space_id and login_hint.');
     if (spaceId && !store.spaces.has(spaceId)) return back('invalid_request', 'Unknown space_id.');
 
     store.sweep();
@@ -165,8 +168,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
     const { req } = found;
     if (req.loginHint && req.loginHint.toLowerCase() !== user.email.toLowerCase())
       return again(`This authorization is for ${req.loginHint}. Log in as that user.`);
-    if (req.spaceId && !store.spaces.get(req.spaceId)?.members.has(user.userId))
-      return htmlResponse(notInvitedPage({ ...found, user }), 403, CONSENT_HEADERS);
+    if (req.spaceId && !store.spaces.get(req.spaceId)?.members.has(user.userId)) return htmlResponse(notInvitedPage({ ...found, user }), 403, CONSENT_HEADERS);
     req.login = { userId: user.userId, ticket: secureToken() };
     return showChoice(found, user.userId);
   });

@@ -17,7 +17,10 @@ export interface BearerAuth {
 export function authenticate(rt: Runtime, c: Ctx): BearerAuth {
   const header = c.req.header('authorization') ?? '';
   const m = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-  if (!m) throw new ServiceError(401, 'AuthFailure.TokenMissing', 'Authorization: Bearer <access token> is required.', { 'WWW-Authenticate': 'Bearer realm="esign"' });
+  if (!m)
+    throw new ServiceError(401, 'AuthFailure.TokenMissing', 'Authorization: Bearer <access token> is required.', {
+      'WWW-Authenticate': 'Bearer realm="esign"',
+    });
   const token = m[1]!;
   const access = rt.store.accessTokens.get(token);
   const grant = access ? rt.store.grants.get(access.grantId) : undefined;

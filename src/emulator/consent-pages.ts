@@ -10,7 +10,10 @@ export interface ConsentView {
 }
 
 function header(v: ConsentView): string {
-  const scopes = v.req.scope.split(' ').map((s) => `<li><code>${e(s)}</code></li>`).join('');
+  const scopes = v.req.scope
+    .split(' ')
+    .map((s) => `<li><code>${e(s)}</code></li>`)
+    .join('');
   const devNote = v.req.loopbackHttp
     ? `<p class="note warn" role="note" id="loopback-note">Development only: this app uses the plain http redirect address
 <code>${e(v.req.redirectUri)}</code> on a loopback host. The emulator accepts it for local development; the real service accepts only https or a custom scheme.</p>`
@@ -51,9 +54,7 @@ export function loginPage(v: ConsentView): string {
   );
 }
 
-export function choicePage(
-  v: ConsentView & { user: UserRec; spaces: SpaceRec[]; designated?: { space: SpaceRec; pending: boolean } },
-): string {
+export function choicePage(v: ConsentView & { user: UserRec; spaces: SpaceRec[]; designated?: { space: SpaceRec; pending: boolean } }): string {
   const r = v.req;
   const hidden = `<input type="hidden" name="request" value="${e(r.id)}"><input type="hidden" name="ticket" value="${e(r.login?.ticket)}">`;
   let choice: string;
@@ -71,9 +72,10 @@ Ask a Space admin to invite you, then try again.</p>`;
     const checked = v.spaces.length === 1;
     choice = `<fieldset><legend>Choose the Space this app may use</legend>${v.spaces
       .map(
-        (s) => `<label class="choice" for="space-${e(s.spaceId)}"><input type="radio" name="space_id" id="space-${e(s.spaceId)}" value="${e(
-          s.spaceId,
-        )}"${checked ? ' checked' : ''} required> ${e(s.name)}</label>`,
+        (s) =>
+          `<label class="choice" for="space-${e(s.spaceId)}"><input type="radio" name="space_id" id="space-${e(s.spaceId)}" value="${e(
+            s.spaceId,
+          )}"${checked ? ' checked' : ''} required> ${e(s.name)}</label>`,
       )
       .join('')}</fieldset>`;
   }
@@ -96,8 +98,11 @@ Ask the app to invite you first.</p><div class="actions">${denyForm(v.req)}</div
 }
 
 export function consentErrorPage(title: string, message: string): string {
-  return page(title, `<h1>${e(title)}</h1><p class="note error" role="alert" id="consent-error">${e(message)}</p>
-<p class="muted">Return to the app and start again.</p>`);
+  return page(
+    title,
+    `<h1>${e(title)}</h1><p class="note error" role="alert" id="consent-error">${e(message)}</p>
+<p class="muted">Return to the app and start again.</p>`,
+  );
 }
 
 /**

@@ -34,7 +34,16 @@ export function mountDevRoutes(app: Hono<EmuEnv>, rt: Runtime): void {
     if (!app) return bad('unknown clientId');
     if (!user || !store.isActiveMember(spaceId, user.userId)) return bad('email must be an active member of spaceId');
     const scope = typeof body?.scope === 'string' ? body.scope : app.scopes.join(' ');
-    const grant: GrantRec = { id: shortId('grant_'), clientId: app.clientId, userId: user.userId, spaceId, scope, revoked: false, accessTokens: new Set(), refreshTokens: new Set() };
+    const grant: GrantRec = {
+      id: shortId('grant_'),
+      clientId: app.clientId,
+      userId: user.userId,
+      spaceId,
+      scope,
+      revoked: false,
+      accessTokens: new Set(),
+      refreshTokens: new Set(),
+    };
     store.grants.set(grant.id, grant);
     const access = secureToken('at_');
     store.accessTokens.set(access, { grantId: grant.id, scope, expiresAt: store.nowMs() + rt.limits.accessTokenTtlSeconds * 1000 });

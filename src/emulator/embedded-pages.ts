@@ -25,13 +25,9 @@ var acted=0;function act(){var n=Date.now();if(n-acted>=5000){acted=n;post({type
 })();`;
 
 function embeddedPage(tx: PageText, title: string, body: string, messages: Message[]): string {
-  return page(
-    title,
-    `${body}<script type="application/json" id="esign-messages">${scriptJson(messages)}</script><script>${MESSENGER}</script>`,
-    '',
-    tx.lang,
-    { lightOnly: true },
-  );
+  return page(title, `${body}<script type="application/json" id="esign-messages">${scriptJson(messages)}</script><script>${MESSENGER}</script>`, '', tx.lang, {
+    lightOnly: true,
+  });
 }
 
 function statusBadge(tx: PageText, status: string): string {
@@ -85,7 +81,14 @@ function composeBody(tx: PageText, rt: Runtime, s: PageSession, rows: SignerRow[
 <p><a href="/embedded/s/${e(s.id)}/contracts">${e(tx.t('allContracts'))}</a></p>`;
 }
 
-function envelopeBody(tx: PageText, rt: Runtime, env: EnvelopeRec, viewer: { user?: UserRec; signer?: SignerRec }, actions: { sign?: string; void?: string; hidden?: string }, back?: string): string {
+function envelopeBody(
+  tx: PageText,
+  rt: Runtime,
+  env: EnvelopeRec,
+  viewer: { user?: UserRec; signer?: SignerRec },
+  actions: { sign?: string; void?: string; hidden?: string },
+  back?: string,
+): string {
   const files = env.fileIds
     .map((id) => rt.store.files.get(id))
     .filter((f) => f !== undefined)
@@ -133,9 +136,12 @@ function listBody(tx: PageText, rt: Runtime, s: PageSession, user: UserRec): str
 
 function errorPage(tx: PageText, code: string, message: string): string {
   const shown = tx.lang === 'en' ? message : (tx.maybe(`error.${code}`) ?? message);
-  return embeddedPage(tx, tx.t('cannotOpen'), `<h1>${e(tx.t('cannotOpen'))}</h1><p class="note error" role="alert" id="embedded-error" data-code="${e(code)}">${e(shown)}</p>`, [
-    { type: 'error', code, message },
-  ]);
+  return embeddedPage(
+    tx,
+    tx.t('cannotOpen'),
+    `<h1>${e(tx.t('cannotOpen'))}</h1><p class="note error" role="alert" id="embedded-error" data-code="${e(code)}">${e(shown)}</p>`,
+    [{ type: 'error', code, message }],
+  );
 }
 
 /** Reads a urlencoded or multipart form; repeated fields come back as arrays. */
@@ -197,7 +203,12 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
     const { s } = found;
     if (s.kind !== 'request_signatures') return html(errorPage(txOf(c), 'not_found', 'Nothing to compose here.'), 404);
     const tx = txOf(c);
-    return html(embeddedPage(tx, tx.t('newEnvelope'), composeBody(tx, rt, s, [{ name: '', email: '' }], '', []), [{ type: 'ready', page: 'request_signatures' }, ...takeFlash(s)]));
+    return html(
+      embeddedPage(tx, tx.t('newEnvelope'), composeBody(tx, rt, s, [{ name: '', email: '' }], '', []), [
+        { type: 'ready', page: 'request_signatures' },
+        ...takeFlash(s),
+      ]),
+    );
   });
 
   app.post('/embedded/s/:sid/compose', async (c) => {
@@ -242,7 +253,9 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
     const found = sessionOf(c);
     if (found instanceof Response) return found;
     const tx = txOf(c);
-    return html(embeddedPage(tx, tx.t('contracts'), listBody(tx, rt, found.s, found.user), [{ type: 'ready', page: 'signature_status' }, ...takeFlash(found.s)]));
+    return html(
+      embeddedPage(tx, tx.t('contracts'), listBody(tx, rt, found.s, found.user), [{ type: 'ready', page: 'signature_status' }, ...takeFlash(found.s)]),
+    );
   });
 
   const visibleEnvelope = (s: PageSession, user: UserRec, id: string | undefined): EnvelopeRec | undefined =>
@@ -278,7 +291,11 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
     if (!env || !pendingSigner(env, user.email)) return html(errorPage(txOf(c), 'not_found', 'Nothing to sign here.'), 404);
     const action = (await formOf(c)).action?.[0] === 'decline' ? 'decline' : 'sign';
     signerAct(rt, env, user.email, action);
-    s.flash.push(action === 'sign' ? { type: 'envelope-signed', envelopeId: env.envelopeId, status: env.status } : { type: 'envelope-declined', envelopeId: env.envelopeId, status: env.status });
+    s.flash.push(
+      action === 'sign'
+        ? { type: 'envelope-signed', envelopeId: env.envelopeId, status: env.status }
+        : { type: 'envelope-declined', envelopeId: env.envelopeId, status: env.status },
+    );
     return seeOther(`/embedded/s/${s.id}/envelopes/${env.envelopeId}`);
   });
 
@@ -310,7 +327,13 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
       embeddedPage(
         txOf(c),
         env.subject ?? txOf(c).t('envelope'),
-        envelopeBody(txOf(c), rt, env, { signer }, canSign ? { sign: `/embedded/envelopes/${env.envelopeId}/sign`, hidden: `<input type="hidden" name="signer" value="${e(signer.token)}">` } : {}),
+        envelopeBody(
+          txOf(c),
+          rt,
+          env,
+          { signer },
+          canSign ? { sign: `/embedded/envelopes/${env.envelopeId}/sign`, hidden: `<input type="hidden" name="signer" value="${e(signer.token)}">` } : {},
+        ),
         [{ type: 'ready', page: 'sign' }, ...flash],
       ),
     );
@@ -322,9 +345,7 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
     if (!found || found.env.status !== 'sent' || found.signer.status !== 'pending') return html(errorPage(txOf(c), 'not_found', 'Nothing to sign here.'), 404);
     const action = form.action?.[0] === 'decline' ? 'decline' : 'sign';
     signerAct(rt, found.env, found.signer.email, action);
-    return seeOther(
-      `/embedded/envelopes/${found.env.envelopeId}?signer=${encodeURIComponent(found.signer.token)}${action === 'sign' ? '&done=signed' : ''}`,
-    );
+    return seeOther(`/embedded/envelopes/${found.env.envelopeId}?signer=${encodeURIComponent(found.signer.token)}${action === 'sign' ? '&done=signed' : ''}`);
   });
 
   // Invitation links from the outbox: opening one makes the member active, independent of OAuth.
@@ -334,7 +355,8 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
     const space = store.spaces.get(inv.spaceId);
     const user = store.users.get(inv.userId);
     const member = space?.members.get(inv.userId);
-    if (!space || !user || !member) return htmlResponse(page('Invitation', '<h1>Invitation</h1><p class="note error" role="alert">This invitation is no longer valid.</p>'), 410);
+    if (!space || !user || !member)
+      return htmlResponse(page('Invitation', '<h1>Invitation</h1><p class="note error" role="alert">This invitation is no longer valid.</p>'), 410);
     member.status = 'active';
     const setPassword =
       user.password === undefined
@@ -343,7 +365,10 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
 <div class="actions"><button type="submit" class="primary" id="set-password">Set password</button></div></form>`
         : '';
     return htmlResponse(
-      page('Invitation accepted', `<h1>Welcome, ${e(user.name)}</h1><p class="note ok" id="invite-accepted">You are now an active member of <strong>${e(space.name)}</strong>.</p>${setPassword}`),
+      page(
+        'Invitation accepted',
+        `<h1>Welcome, ${e(user.name)}</h1><p class="note ok" id="invite-accepted">You are now an active member of <strong>${e(space.name)}</strong>.</p>${setPassword}`,
+      ),
     );
   });
 
@@ -351,7 +376,8 @@ export function mountEmbedded(app: Hono<EmuEnv>, rt: Runtime): void {
     const inv = store.invitations.get(c.req.param('token'));
     const user = inv ? store.users.get(inv.userId) : undefined;
     if (!user) return htmlResponse(page('Invitation', '<h1>Invitation</h1><p class="note error" role="alert">This invitation link is not valid.</p>'), 404);
-    if (user.password !== undefined) return htmlResponse(page('Password', '<h1>Password</h1><p class="note warn" role="alert">A password is already set for this account.</p>'), 409);
+    if (user.password !== undefined)
+      return htmlResponse(page('Password', '<h1>Password</h1><p class="note warn" role="alert">A password is already set for this account.</p>'), 409);
     const password = (await formOf(c)).password?.[0] ?? '';
     if (password.length < 8) return htmlResponse(page('Password', '<h1>Password</h1><p class="note error" role="alert">Use at least 8 characters.</p>'), 400);
     user.password = password;

@@ -49,9 +49,7 @@ export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
     const path = new URL(c.req.url).pathname;
     const method = c.req.method.toUpperCase();
     if (path.startsWith('/__emulator/')) return next();
-    const fault = rt.store.faults.find(
-      (f) => f.remaining > 0 && path.startsWith(f.path) && (f.method ? f.method === method : method !== 'OPTIONS'),
-    );
+    const fault = rt.store.faults.find((f) => f.remaining > 0 && path.startsWith(f.path) && (f.method ? f.method === method : method !== 'OPTIONS'));
     if (!fault) return next();
     fault.remaining -= 1;
     rt.store.faults = rt.store.faults.filter((f) => f.remaining > 0);
@@ -70,7 +68,12 @@ export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
 function faultResponse(c: Ctx, path: string, fault: Fault): Response {
   const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
   if (path.startsWith('/openapi/v1/oauth/'))
-    return oauthError(fault.status, fault.status === 503 ? 'temporarily_unavailable' : fault.status >= 500 ? 'server_error' : 'invalid_request', 'Injected fault.', headers);
+    return oauthError(
+      fault.status,
+      fault.status === 503 ? 'temporarily_unavailable' : fault.status >= 500 ? 'server_error' : 'invalid_request',
+      'Injected fault.',
+      headers,
+    );
   const code = fault.code ?? DEFAULT_CODES[fault.status] ?? 'InternalError';
   return fail(c, fault.status, code, 'Injected fault.', headers);
 }

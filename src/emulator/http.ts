@@ -82,8 +82,7 @@ export function frameAncestorsHeader(frame: OriginList | undefined, cors: Origin
   if (frame === '*' || (frame === undefined && cors === '*')) return 'frame-ancestors *';
   const sources = new Set<string>(["'self'"]);
   if (frame === undefined) {
-    for (const scheme of ['http', 'https'])
-      for (const host of ['localhost', '127.0.0.1']) sources.add(`${scheme}://${host}:*`);
+    for (const scheme of ['http', 'https']) for (const host of ['localhost', '127.0.0.1']) sources.add(`${scheme}://${host}:*`);
     if (Array.isArray(cors)) for (const o of cors) if (cspSource(o)) sources.add(o);
   } else {
     for (const o of frame) if (cspSource(o)) sources.add(o);
@@ -154,7 +153,10 @@ table.stack td::before{content:attr(data-label);font-size:.8rem;font-weight:600;
  * prefers-color-scheme is the OS's), so following the OS would put a dark page on a light host. Top-level pages
  * (consent, invitations) follow the OS.
  */
-const LIGHT_ONLY = STYLE.replace(/@media \(prefers-color-scheme:dark\)\{:root\{[^}]*\}\}/, '').replace(':root{color-scheme:light dark;', ':root{color-scheme:light;');
+const LIGHT_ONLY = STYLE.replace(/@media \(prefers-color-scheme:dark\)\{:root\{[^}]*\}\}/, '').replace(
+  ':root{color-scheme:light dark;',
+  ':root{color-scheme:light;',
+);
 
 /** A complete, plain HTML page with the shared inline CSS. */
 export function page(title: string, body: string, extraHead = '', lang = 'en', options: { lightOnly?: boolean } = {}): string {

@@ -93,7 +93,11 @@ export function buildFileApp(rt: Runtime): Hono<EmuEnv> {
   return app;
 }
 
-function listen(fetch: (req: Request, env: never) => Response | Promise<Response>, port: number, hostname: string): Promise<{ server: ServerType; port: number }> {
+function listen(
+  fetch: (req: Request, env: never) => Response | Promise<Response>,
+  port: number,
+  hostname: string,
+): Promise<{ server: ServerType; port: number }> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: fetch as never, port, hostname }, (info: AddressInfo) => {
       server.off('error', reject);

@@ -110,8 +110,7 @@ export function mountOAuth(app: Hono<EmuEnv>, rt: Runtime): void {
       const redirectUri = form.get('redirect_uri');
       const verifier = form.get('code_verifier');
       if (!code || !redirectUri || !verifier) return oauthError(400, 'invalid_request', 'code, redirect_uri and code_verifier are required.');
-      if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier))
-        return oauthError(400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters.');
+      if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) return oauthError(400, 'invalid_request', 'code_verifier must be 43 to 128 unreserved characters.');
       const rec = store.codes.get(code);
       if (!rec || rec.clientId !== client.clientId) return oauthError(400, 'invalid_grant', 'Unknown authorization code.');
       if (rec.used) {

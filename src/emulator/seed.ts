@@ -134,8 +134,7 @@ export function parseSeedInput(json: unknown): EmulatorSeedInput {
   const list = (key: string): Record<string, unknown>[] | undefined => {
     const v = o[key];
     if (v === undefined) return undefined;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x)))
-      fail(`"${key}" must be an array of objects`);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x))) fail(`"${key}" must be an array of objects`);
     return v as Record<string, unknown>[];
   };
 

@@ -220,9 +220,21 @@ export class Store {
   reset(): void {
     this.offsetMs = 0;
     for (const m of [
-      this.users, this.spaces, this.apps, this.authRequests, this.codes, this.grants, this.accessTokens,
-      this.refreshTokens, this.files, this.envelopes, this.embeddedUrls, this.pageSessions, this.invitations,
-      this.counters, this.rate,
+      this.users,
+      this.spaces,
+      this.apps,
+      this.authRequests,
+      this.codes,
+      this.grants,
+      this.accessTokens,
+      this.refreshTokens,
+      this.files,
+      this.envelopes,
+      this.embeddedUrls,
+      this.pageSessions,
+      this.invitations,
+      this.counters,
+      this.rate,
     ] as Map<string, unknown>[])
       m.clear();
     this.outbox = [];
@@ -321,14 +333,12 @@ export class Store {
         spaceId: s.spaceId,
         name: s.name,
         integrator: s.integrator,
-        members: [...s.members.values()].map(
-          (m): SeedMember & { userId: string } => ({
-            userId: m.userId,
-            email: this.users.get(m.userId)?.email ?? '',
-            role: m.role,
-            status: m.status,
-          }),
-        ),
+        members: [...s.members.values()].map((m): SeedMember & { userId: string } => ({
+          userId: m.userId,
+          email: this.users.get(m.userId)?.email ?? '',
+          role: m.role,
+          status: m.status,
+        })),
       })),
     };
   }

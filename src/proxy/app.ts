@@ -37,7 +37,11 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
 
 /** A preflight's answer: POST with the two headers the elements send, cached by the browser for 10 minutes. */
-const PREFLIGHT_HEADERS = { 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': `Content-Type,${PROXY_HEADER}`, 'Access-Control-Max-Age': '600' };
+const PREFLIGHT_HEADERS = {
+  'Access-Control-Allow-Methods': 'POST',
+  'Access-Control-Allow-Headers': `Content-Type,${PROXY_HEADER}`,
+  'Access-Control-Max-Age': '600',
+};
 
 /** How long `/ready` waits for the store. */
 const READY_TIMEOUT_MS = 2_000;
@@ -54,12 +58,25 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const upstream = new Upstream({ ...config, fetch: config.fetch });
   // without cookie keys (browser-held mode only) an ephemeral one seals the replay entries
   const sealer = (hooks.sealer ?? webCryptoSealer)(config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))]);
-  const coordinator = new RefreshCoordinator({ store: config.store, sealer, replayMs: config.refreshReplayMs, callMs: config.timeoutMs, ...(hooks.background ? { background: hooks.background } : {}) });
+  const coordinator = new RefreshCoordinator({
+    store: config.store,
+    sealer,
+    replayMs: config.refreshReplayMs,
+    callMs: config.timeoutMs,
+    ...(hooks.background ? { background: hooks.background } : {}),
+  });
   const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, hooks };
 
   const root = new Hono<Env>({ strict: true });
-  root.notFound((c) => reply(c, oauthError(404, 'not_found', `Only ${PROXY_ROUTES.map((route) => config.basePath + route).join(', ')} are served here.`), { Vary: 'Origin', [REQUEST_ID_HEADER]: requestIdOf(config, hooks, c) }));
-  root.onError((_error, c) => reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }, { Vary: 'Origin' }));
+  root.notFound((c) =>
+    reply(c, oauthError(404, 'not_found', `Only ${PROXY_ROUTES.map((route) => config.basePath + route).join(', ')} are served here.`), {
+      Vary: 'Origin',
+      [REQUEST_ID_HEADER]: requestIdOf(config, hooks, c),
+    }),
+  );
+  root.onError((_error, c) =>
+    reply(c, { status: 500, body: { error: 'server_error', error_description: 'The token proxy failed unexpectedly.' } }, { Vary: 'Origin' }),
+  );
 
   // the routes under basePath (a view of the same router: root.fetch serves them)
   const app = config.basePath ? root.basePath(config.basePath) : root;
@@ -70,14 +87,20 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const finish: MiddlewareHandler<Env> = async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(config, hooks, c);
-    const state: RequestState = { type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected', headers: { ...COMMON_HEADERS, Vary: 'Origin', [REQUEST_ID_HEADER]: requestId } };
+    const state: RequestState = {
+      type: c.req.method === 'OPTIONS' ? 'preflight' : 'rejected',
+      headers: { ...COMMON_HEADERS, Vary: 'Origin', [REQUEST_ID_HEADER]: requestId },
+    };
     c.set('st', state);
     await next();
     if (c.res !== state.answered) {
       // an answer not built by reply (the sign-in's pages and redirects): the same headers, added to it
       // the token calls never redirect (the sign-in routes do, on purpose)
-      if (c.res.status >= 300 && c.res.status < 400 && (state.type !== 'login' && state.type !== 'callback')) {
-        c.res = new Response(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Unexpected redirect.' }), { status: 502, headers: { 'Content-Type': 'application/json' } });
+      if (c.res.status >= 300 && c.res.status < 400 && state.type !== 'login' && state.type !== 'callback') {
+        c.res = new Response(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Unexpected redirect.' }), {
+          status: 502,
+          headers: { 'Content-Type': 'application/json' },
+        });
       }
       const headers = c.res.headers;
       for (const [name, value] of Object.entries(COMMON_HEADERS)) headers.set(name, value);
@@ -145,9 +168,12 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     const id = requestIdOf(config, hooks, c);
     if (hooks.draining?.()) return probeAnswer(c, 503, { status: 'unavailable', reason: 'shutting down' }, id);
     const problem = await storeProblem(config.store);
-    return problem === undefined ? probeAnswer(c, 200, { status: 'ok', store: 'ok' }, id) : probeAnswer(c, 503, { status: 'unavailable', reason: `store: ${problem}` }, id);
+    return problem === undefined
+      ? probeAnswer(c, 200, { status: 'ok', store: 'ok' }, id)
+      : probeAnswer(c, 503, { status: 'unavailable', reason: `store: ${problem}` }, id);
   });
-  for (const route of ['/health', '/ready'] as const) app.all(route, (c) => probeAnswer(c, 405, { status: 'method_not_allowed' }, requestIdOf(config, hooks, c), { Allow: 'GET, HEAD' }));
+  for (const route of ['/health', '/ready'] as const)
+    app.all(route, (c) => probeAnswer(c, 405, { status: 'method_not_allowed' }, requestIdOf(config, hooks, c), { Allow: 'GET, HEAD' }));
 
   // the sign-in: top-level navigations, no CORS, no body
   for (const route of ['/login', '/callback', '/login/done'] as const) {
@@ -158,7 +184,11 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
       } catch (error) {
         if (!(error instanceof StoreUnavailableError)) throw error;
         c.get('st').storeError = true;
-        return c.text('The sign-in service is busy; close this window and try again in a moment.', 503, { 'Cache-Control': 'no-store', 'Retry-After': String(error.retryAfterSeconds), 'Referrer-Policy': 'no-referrer' });
+        return c.text('The sign-in service is busy; close this window and try again in a moment.', 503, {
+          'Cache-Control': 'no-store',
+          'Retry-After': String(error.retryAfterSeconds),
+          'Referrer-Policy': 'no-referrer',
+        });
       }
     });
     app.all(route, (c) => reply(c, oauthError(405, 'invalid_request', 'Use GET.'), { Allow: 'GET' }));
@@ -178,8 +208,10 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     app.post(
       route,
       async (c, next) => {
-        if (c.req.header(PROXY_HEADER) !== PROXY_HEADER_VALUE) return reply(c, oauthError(403, 'access_denied', `The ${PROXY_HEADER}: ${PROXY_HEADER_VALUE} request header is required.`));
-        if (!isUtf8Form(c.req.header('content-type'))) return reply(c, oauthError(415, 'invalid_request', 'Send an application/x-www-form-urlencoded (UTF-8) body.'));
+        if (c.req.header(PROXY_HEADER) !== PROXY_HEADER_VALUE)
+          return reply(c, oauthError(403, 'access_denied', `The ${PROXY_HEADER}: ${PROXY_HEADER_VALUE} request header is required.`));
+        if (!isUtf8Form(c.req.header('content-type')))
+          return reply(c, oauthError(415, 'invalid_request', 'Send an application/x-www-form-urlencoded (UTF-8) body.'));
         await next();
       },
       limit,
@@ -190,7 +222,11 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
         } catch (error) {
           if (error instanceof StoreUnavailableError) {
             c.get('st').storeError = true;
-            return reply(c, { status: 503, body: { error: 'temporarily_unavailable', error_description: 'The token proxy cannot reach its shared store; retry.' }, headers: { 'Retry-After': String(error.retryAfterSeconds) } });
+            return reply(c, {
+              status: 503,
+              body: { error: 'temporarily_unavailable', error_description: 'The token proxy cannot reach its shared store; retry.' },
+              headers: { 'Retry-After': String(error.retryAfterSeconds) },
+            });
           }
           throw error;
         }
@@ -267,7 +303,9 @@ function originAllowed(config: ResolvedConfig, origin: string, requestUrl: strin
 
 function isUtf8Form(contentType: string | undefined): boolean {
   const [mediaType = '', ...params] = (contentType ?? '').split(';').map((part) => part.trim().toLowerCase());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   return mediaType === 'application/x-www-form-urlencoded' && (charset === undefined || charset === 'utf-8');
 }
-

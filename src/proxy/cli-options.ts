@@ -105,8 +105,15 @@ Example (local emulator):
 `;
 
 export function list(values: string[] | undefined, env: string | undefined): string[] {
-  if (values && values.length > 0) return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  return (env ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  if (values && values.length > 0)
+    return values
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean);
+  return (env ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** The flags as given, or why they could not be read (an unknown flag, a missing value). */
@@ -186,15 +193,20 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
   if (!/^\d+$/.test(portText) || port > 65_535) problems.push(`--port must be 0..65535, got ${JSON.stringify(portText)}`);
   if (clientAuth !== 'post' && clientAuth !== 'basic') problems.push("--client-auth must be 'post' or 'basic'");
   const replayText = values['refresh-replay-ms'] ?? env.ESIGN_REFRESH_REPLAY_MS;
-  if (replayText !== undefined && !/^\d{1,9}$/.test(replayText)) problems.push(`--refresh-replay-ms must be a whole number of milliseconds, got ${JSON.stringify(replayText)}`);
+  if (replayText !== undefined && !/^\d{1,9}$/.test(replayText))
+    problems.push(`--refresh-replay-ms must be a whole number of milliseconds, got ${JSON.stringify(replayText)}`);
   const rateText = values['rate-limit'] ?? env.ESIGN_RATE_LIMIT;
-  if (rateText !== undefined && rateText !== 'off' && !/^[1-9]\d{0,8}$/.test(rateText)) problems.push(`--rate-limit must be a number of requests per minute or off, got ${JSON.stringify(rateText)}`);
+  if (rateText !== undefined && rateText !== 'off' && !/^[1-9]\d{0,8}$/.test(rateText))
+    problems.push(`--rate-limit must be a number of requests per minute or off, got ${JSON.stringify(rateText)}`);
   const timeoutText = values['timeout-ms'] ?? env.ESIGN_TIMEOUT_MS;
-  if (timeoutText !== undefined && !/^[1-9]\d{0,8}$/.test(timeoutText)) problems.push(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeoutText)}`);
+  if (timeoutText !== undefined && !/^[1-9]\d{0,8}$/.test(timeoutText))
+    problems.push(`--timeout-ms must be a whole number of milliseconds, got ${JSON.stringify(timeoutText)}`);
   const maxAgeText = values['session-max-age'] ?? env.ESIGN_SESSION_MAX_AGE;
-  if (maxAgeText !== undefined && !/^[1-9]\d{0,9}$/.test(maxAgeText)) problems.push(`--session-max-age must be a whole number of seconds, got ${JSON.stringify(maxAgeText)}`);
+  if (maxAgeText !== undefined && !/^[1-9]\d{0,9}$/.test(maxAgeText))
+    problems.push(`--session-max-age must be a whole number of seconds, got ${JSON.stringify(maxAgeText)}`);
   const idleText = values['session-idle'] ?? env.ESIGN_SESSION_IDLE;
-  if (idleText !== undefined && !/^[1-9]\d{0,9}$/.test(idleText)) problems.push(`--session-idle must be a whole number of seconds, got ${JSON.stringify(idleText)}`);
+  if (idleText !== undefined && !/^[1-9]\d{0,9}$/.test(idleText))
+    problems.push(`--session-idle must be a whole number of seconds, got ${JSON.stringify(idleText)}`);
   const count = (flag: string, text: string | undefined, what: string): number | undefined => {
     if (text === undefined) return undefined;
     if (!/^[1-9]\d{0,9}$/.test(text)) problems.push(`${flag} must be ${what}, got ${JSON.stringify(text)}`);
@@ -206,7 +218,8 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
   const storeTimeoutMs = count('--store-timeout-ms', values['store-timeout-ms'] ?? env.ESIGN_STORE_TIMEOUT_MS, 'a whole number of milliseconds');
   const shutdownMs = count('--shutdown-timeout-ms', values['shutdown-timeout-ms'] ?? env.ESIGN_SHUTDOWN_TIMEOUT_MS, 'a whole number of milliseconds');
   const metricsPortText = values['metrics-port'] ?? env.ESIGN_METRICS_PORT;
-  if (metricsPortText !== undefined && (!/^\d{1,5}$/.test(metricsPortText) || Number(metricsPortText) > 65_535)) problems.push(`--metrics-port must be 0..65535, got ${JSON.stringify(metricsPortText)}`);
+  if (metricsPortText !== undefined && (!/^\d{1,5}$/.test(metricsPortText) || Number(metricsPortText) > 65_535))
+    problems.push(`--metrics-port must be 0..65535, got ${JSON.stringify(metricsPortText)}`);
   const logLevel = (values['log-level'] ?? env.ESIGN_LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   const flag = (value: boolean | undefined, envText: string | undefined, name: string, fallback: boolean): boolean => {
@@ -220,7 +233,8 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
   const allowSameOrigin = values['no-same-origin'] === true ? false : flag(undefined, env.ESIGN_ALLOW_SAME_ORIGIN, 'ESIGN_ALLOW_SAME_ORIGIN', true);
   const trustRequestId = flag(values['trust-request-id'], env.ESIGN_TRUST_REQUEST_ID, 'ESIGN_TRUST_REQUEST_ID', false);
   const storeUrl = values.store ?? env.ESIGN_STORE ?? 'memory';
-  if (storeUrl !== 'memory' && !/^(rediss?|valkeys?):\/\/[^/\s]/i.test(storeUrl)) problems.push('--store must be memory or a redis:// (rediss://, valkey://) URL');
+  if (storeUrl !== 'memory' && !/^(rediss?|valkeys?):\/\/[^/\s]/i.test(storeUrl))
+    problems.push('--store must be memory or a redis:// (rediss://, valkey://) URL');
   const trustedProxies = list(values['trusted-proxy'], env.ESIGN_TRUSTED_PROXIES);
   for (const address of trustedProxies) {
     if (isIP(address.replace(/^\[|\]$/g, '')) === 0) problems.push(`--trusted-proxy must be an IP address, got ${JSON.stringify(address)}`);
@@ -234,7 +248,8 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
   const allowedOrigins = list(values['allowed-origin'], env.ESIGN_ALLOWED_ORIGINS);
   const redirectUris = list(values['redirect-uri'], env.ESIGN_REDIRECT_URIS);
   const browserHeld = flag(values['browser-held-refresh-tokens'], env.ESIGN_BROWSER_HELD_REFRESH_TOKENS, 'ESIGN_BROWSER_HELD_REFRESH_TOKENS', false);
-  if (browserHeld && redirectUris.length === 0) problems.push('the browser-held mode needs --redirect-uri (or ESIGN_REDIRECT_URIS): the pages that receive the code');
+  if (browserHeld && redirectUris.length === 0)
+    problems.push('the browser-held mode needs --redirect-uri (or ESIGN_REDIRECT_URIS): the pages that receive the code');
   if (problems.length > 0) return { problems };
   const publicOrigin = values['public-origin'] ?? env.ESIGN_PUBLIC_ORIGIN;
   const authorizationEndpoint = values['authorization-endpoint'] ?? env.ESIGN_AUTHORIZATION_ENDPOINT;
@@ -255,7 +270,7 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
       browserHeldRefreshTokens: browserHeld,
       trustedProxies,
       basePath,
-      ...(values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN ? { cookieDomain: values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN } : {}),
+      ...((values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN) ? { cookieDomain: values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN } : {}),
       ...((values.issuer ?? env.ESIGN_ISSUER) ? { issuer: values.issuer ?? env.ESIGN_ISSUER } : {}),
       tokenEndpoint: values['token-endpoint'] ?? env.ESIGN_TOKEN_ENDPOINT,
       revocationEndpoint: values['revocation-endpoint'] ?? env.ESIGN_REVOCATION_ENDPOINT,
@@ -275,7 +290,7 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
       ...((values['metrics-host'] ?? env.ESIGN_METRICS_HOST) ? { metricsHost: values['metrics-host'] ?? env.ESIGN_METRICS_HOST } : {}),
       port,
       host: values.host ?? env.ESIGN_HOST ?? env.HOST ?? '127.0.0.1',
-      ...(values.static ?? env.ESIGN_STATIC_DIR ? { staticDir: values.static ?? env.ESIGN_STATIC_DIR } : {}),
+      ...((values.static ?? env.ESIGN_STATIC_DIR) ? { staticDir: values.static ?? env.ESIGN_STATIC_DIR } : {}),
     },
     storeUrl,
     storePrefix: values['store-prefix'] ?? env.ESIGN_STORE_PREFIX,

@@ -33,13 +33,20 @@ async function openStore(url: string, prefix: string | undefined, commandTimeout
     } catch {
       throw new EsignError('invalid_config', '--store redis:// needs the package @redis/client: npm install @redis/client');
     }
-    return redis.RedisStore.connect({ url: url.replace(/^valkey/i, 'redis'), ...(prefix !== undefined ? { prefix } : {}), ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}) });
+    return redis.RedisStore.connect({
+      url: url.replace(/^valkey/i, 'redis'),
+      ...(prefix !== undefined ? { prefix } : {}),
+      ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
+    });
   }
   throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
 }
 
 /** `--print-csp`: what the page's policy needs for these settings; no secret needed, nothing started. */
-function printCsp(values: { 'base-url'?: string; 'public-origin'?: string; 'allowed-origin'?: string[]; 'embed-origin'?: string; port?: string; static?: string }, env: NodeJS.ProcessEnv): number {
+function printCsp(
+  values: { 'base-url'?: string; 'public-origin'?: string; 'allowed-origin'?: string[]; 'embed-origin'?: string; port?: string; static?: string },
+  env: NodeJS.ProcessEnv,
+): number {
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
   if (!baseUrl) {
     process.stderr.write('esign-token-proxy: --print-csp needs --base-url (or ESIGN_BASE_URL)\n');
@@ -106,7 +113,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     // EsignError messages never carry the secret or a key; other errors are reduced to their message.
     const message = error instanceof EsignError || error instanceof Error ? error.message : String(error);
     // one line per mistake (the options' checks name them all)
-    process.stderr.write(message.split('\n').map((line) => `esign-token-proxy: ${line}\n`).join(''));
+    process.stderr.write(
+      message
+        .split('\n')
+        .map((line) => `esign-token-proxy: ${line}\n`)
+        .join(''),
+    );
     return 1;
   }
   const { clientId, baseUrl, allowedOrigins = [], cookieKeys = [], browserHeldRefreshTokens: browserHeld, logLevel } = options;

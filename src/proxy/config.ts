@@ -222,7 +222,8 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     ['authorizationEndpoint', authorizationEndpoint, options.authorizationEndpoint],
   ] as const) {
     // one derived from a bad baseUrl is that mistake, said once above
-    if ((given !== undefined || baseValid) && (typeof url !== 'string' || !isAllowedServiceUrl(url, { allowLoopbackHttp: true }))) fail(`${name} must be an https URL (or http on loopback).`);
+    if ((given !== undefined || baseValid) && (typeof url !== 'string' || !isAllowedServiceUrl(url, { allowLoopbackHttp: true })))
+      fail(`${name} must be an https URL (or http on loopback).`);
   }
 
   if (options.issuer !== undefined && (typeof options.issuer !== 'string' || !isAllowedServiceUrl(options.issuer, { allowLoopbackHttp: true }))) {
@@ -247,7 +248,8 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     const scheme = parsed.protocol;
     if (FORBIDDEN_REDIRECT_SCHEMES.has(scheme)) fail(`redirectUris: scheme ${scheme} is not allowed.`);
     else if (parsed.username || parsed.password) fail('redirectUris: credentials in a redirect URI are not allowed.');
-    else if (scheme === 'http:' && !isLoopbackHost(parsed.hostname)) fail(`redirectUris: plain http is refused by the service except on loopback hosts: ${uri}`);
+    else if (scheme === 'http:' && !isLoopbackHost(parsed.hostname))
+      fail(`redirectUris: plain http is refused by the service except on loopback hosts: ${uri}`);
     else redirectUris.add(uri);
   }
 
@@ -279,9 +281,12 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
   }
   const keysGiven = (options.cookieKeys ?? []).length > 0;
   if (!keysGiven && !browserHeld) {
-    fail('cookieKeys is required: the token-mediating mode keeps each session in a cookie encrypted with them (make one with esign-token-proxy --generate-cookie-key).');
+    fail(
+      'cookieKeys is required: the token-mediating mode keeps each session in a cookie encrypted with them (make one with esign-token-proxy --generate-cookie-key).',
+    );
   }
-  if (browserHeld && redirectUris.size === 0 && (options.redirectUris ?? []).length === 0) fail('redirectUris must list at least one redirect URI for the browser-held mode (the pages that receive the code).');
+  if (browserHeld && redirectUris.size === 0 && (options.redirectUris ?? []).length === 0)
+    fail('redirectUris must list at least one redirect URI for the browser-held mode (the pages that receive the code).');
 
   let basePath = options.basePath ?? '';
   if (typeof basePath !== 'string' || (basePath !== '' && (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+\/?$/.test(basePath) || /\/\.\.?(\/|$)/.test(basePath)))) {
@@ -301,7 +306,9 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
       }
     }
   } else if (keysGiven) {
-    fail('publicOrigin is required for the token-mediating mode: the origin browsers reach the proxy at (e.g. https://app.example.com); its callback ${publicOrigin}${basePath}/callback is the redirect URI to register at the service.');
+    fail(
+      'publicOrigin is required for the token-mediating mode: the origin browsers reach the proxy at (e.g. https://app.example.com); its callback ${publicOrigin}${basePath}/callback is the redirect URI to register at the service.',
+    );
   }
 
   let cookieDomain = options.cookieDomain;
@@ -375,7 +382,13 @@ function normalizeOrigin(origin: string, fail: (message: string) => void): strin
     fail(`allowedOrigins: not an origin: ${JSON.stringify(origin)}`);
     return undefined;
   }
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search || parsed.hash || parsed.username) {
+  if (
+    (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') ||
+    (parsed.pathname !== '/' && parsed.pathname !== '') ||
+    parsed.search ||
+    parsed.hash ||
+    parsed.username
+  ) {
     fail(`allowedOrigins: expected scheme://host[:port], got ${JSON.stringify(origin)}`);
     return undefined;
   }
@@ -384,6 +397,9 @@ function normalizeOrigin(origin: string, fail: (message: string) => void): strin
 
 /** An IP address as compared: lower case, brackets and an IPv4-mapped IPv6 prefix dropped. */
 export function normalizeAddress(address: string): string {
-  const a = address.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const a = address
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice('::ffff:'.length) : a;
 }

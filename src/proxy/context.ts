@@ -132,7 +132,10 @@ export function callerAddress(ctx: Ctx, c: C): string {
     remote = undefined;
   }
   if (remote !== undefined && config.trustedProxies.has(remote)) {
-    const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((hop) => normalizeAddress(hop)).filter(Boolean);
+    const hops = (c.req.header('x-forwarded-for') ?? '')
+      .split(',')
+      .map((hop) => normalizeAddress(hop))
+      .filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) {
       if (!config.trustedProxies.has(hops[i]!)) return hops[i]!;
     }
@@ -147,7 +150,11 @@ export function callerAddress(ctx: Ctx, c: C): string {
  */
 export function serverAddress(c: Context): string | undefined {
   const env = c.env as
-    | { incoming?: { socket?: { remoteAddress?: unknown } }; remoteAddr?: { hostname?: unknown }; requestIP?: (request: Request) => { address?: unknown } | null }
+    | {
+        incoming?: { socket?: { remoteAddress?: unknown } };
+        remoteAddr?: { hostname?: unknown };
+        requestIP?: (request: Request) => { address?: unknown } | null;
+      }
     | undefined;
   if (!env || typeof env !== 'object') return undefined;
   const node = env.incoming?.socket?.remoteAddress;
@@ -175,7 +182,10 @@ export function rateHit(ctx: Ctx, key: string): RateHit | undefined {
 }
 
 export function tooMany(resetMs: number): Answer {
-  const answer: Answer & { [LIMITED]?: true } = { ...oauthError(429, 'temporarily_unavailable', 'Too many token requests; retry later.'), headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } };
+  const answer: Answer & { [LIMITED]?: true } = {
+    ...oauthError(429, 'temporarily_unavailable', 'Too many token requests; retry later.'),
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) },
+  };
   answer[LIMITED] = true;
   return answer;
 }

@@ -136,9 +136,11 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   if (config.callbackUrl === undefined) return page(c, 400, 'This token proxy runs no sign-in (its token-mediating mode is off: no cookie keys).');
   const query = single(new URL(c.req.url).searchParams, CALLBACK_FIELDS);
   const state = query?.get('state');
-  const once = async (): Promise<boolean> => guard(config.store.claim(`ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`, '1', config.loginTimeoutSeconds * 1000));
+  const once = async (): Promise<boolean> =>
+    guard(config.store.claim(`ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`, '1', config.loginTimeoutSeconds * 1000));
   // never a page at this URL: the code in it would be readable by a script of the same origin (popup.location)
-  const unknown = (): Response => redirect(c, `${config.publicOrigin}${config.basePath}/login/done#${new URLSearchParams({ outcome: 'error', error: 'state_mismatch' })}`);
+  const unknown = (): Response =>
+    redirect(c, `${config.publicOrigin}${config.basePath}/login/done#${new URLSearchParams({ outcome: 'error', error: 'state_mismatch' })}`);
   if (!query || !state || state.length > 200) return unknown();
   const name = await ctx.cookies.loginName(state);
   const login = await ctx.cookies.readLogin(c, name);
@@ -165,7 +167,13 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   if (code === undefined || code.length > 2000) return outcome(ctx, c, login, 'invalid_request');
 
   const result = await timed(c, ctx.upstream.exchangeCode(code, login.cv, config.callbackUrl!, c.req.raw.signal, iss));
-  if (!result.ok) return outcome(ctx, c, login, result.answer.status === 429 ? 'rate_limited' : result.answer.status >= 500 ? 'temporarily_unavailable' : 'token_exchange_failed');
+  if (!result.ok)
+    return outcome(
+      ctx,
+      c,
+      login,
+      result.answer.status === 429 ? 'rate_limited' : result.answer.status >= 500 ? 'temporarily_unavailable' : 'token_exchange_failed',
+    );
   const tokens = result.tokens;
   const answered = typeof tokens.space_id === 'string' ? tokens.space_id : undefined;
   if (login.sp !== undefined && answered !== undefined && answered !== login.sp) {
@@ -176,7 +184,17 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   const sessionName = await ctx.cookies.sessionName(login.sl);
   await endPrevious(ctx, c, sessionName);
   const now = Math.floor(Date.now() / 1000);
-  const session: Session = { v: 1, sid: randomId(16), cid: config.clientId, sp: answered ?? login.sp ?? '', sl: login.sl, iat: now, lat: now, la: login.a, ...tokenPart(tokens) };
+  const session: Session = {
+    v: 1,
+    sid: randomId(16),
+    cid: config.clientId,
+    sp: answered ?? login.sp ?? '',
+    sl: login.sl,
+    iat: now,
+    lat: now,
+    la: login.a,
+    ...tokenPart(tokens),
+  };
   if (typeof tokens.refresh_token === 'string') session.rt = tokens.refresh_token;
   await ctx.cookies.write(c, sessionName, session);
   return outcome(ctx, c, login, undefined);
@@ -244,7 +262,10 @@ export async function handleDone(c: C): Promise<Response> {
   c.get('st').type = 'login';
   doneHash ??= crypto.subtle.digest('SHA-256', new TextEncoder().encode(DONE_SCRIPT)).then((digest) => btoa(String.fromCharCode(...new Uint8Array(digest))));
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Connecting</title></head><body><p id="m">Finishing the sign-in. You can close this window.</p><script>${DONE_SCRIPT}</script></body></html>`;
-  return c.html(html, 200, { ...PAGE_HEADERS, 'Content-Security-Policy': `default-src 'none'; script-src 'sha256-${await doneHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'` });
+  return c.html(html, 200, {
+    ...PAGE_HEADERS,
+    'Content-Security-Policy': `default-src 'none'; script-src 'sha256-${await doneHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  });
 }
 
 // --- helpers -------------------------------------------------------------------------------------------------

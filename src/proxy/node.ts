@@ -49,7 +49,8 @@ export interface ServeTokenProxyOptions extends TokenProxyOptions {
  * address a page on localhost reaches this server at. Anywhere else it must be configured.
  */
 function developmentOrigin(options: ServeTokenProxyOptions, host: string, port: number): string | undefined {
-  if (options.publicOrigin !== undefined || (options.cookieKeys ?? []).length === 0 || !isLoopbackHost(host.replace(/^\[|\]$/g, ''))) return options.publicOrigin;
+  if (options.publicOrigin !== undefined || (options.cookieKeys ?? []).length === 0 || !isLoopbackHost(host.replace(/^\[|\]$/g, '')))
+    return options.publicOrigin;
   return `http://localhost:${port}`;
 }
 
@@ -111,7 +112,8 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
   const origin = developmentOrigin(options, host, info.port);
   let metricsServer: Server | undefined;
   if (metrics) {
-    const scrape = (request: Request): Response => (new URL(request.url).pathname === '/metrics' ? metrics.fetch(request) : new Response('Not found\n', { status: 404 }));
+    const scrape = (request: Request): Response =>
+      new URL(request.url).pathname === '/metrics' ? metrics.fetch(request) : new Response('Not found\n', { status: 404 });
     try {
       metricsServer = await listen(scrape, options.metricsPort!, options.metricsHost ?? host);
     } catch (error) {
@@ -195,4 +197,3 @@ function staticFiles(dir: string): Hono<{ Bindings: HttpBindings }> {
     serveStatic({ root: dir }),
   );
 }
-

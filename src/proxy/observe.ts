@@ -75,7 +75,10 @@ export function createProxyMetrics(options: { prefix?: string } = {}): ProxyMetr
     counter('cached_answers_total', "Token answers served from the session's cached access token, without a call to the service.", cached);
     counter('rate_limited_total', "Requests refused by the proxy's own rate limit (429).", limited);
     counter('store_errors_total', 'Requests answered 503 because the shared store did not answer.', storeErrors);
-    lines.push(`# HELP ${prefix}upstream_duration_seconds Time a request waited for the service, by request type.`, `# TYPE ${prefix}upstream_duration_seconds histogram`);
+    lines.push(
+      `# HELP ${prefix}upstream_duration_seconds Time a request waited for the service, by request type.`,
+      `# TYPE ${prefix}upstream_duration_seconds histogram`,
+    );
     for (const [type, histogram] of latency) {
       LATENCY_BUCKETS.forEach((bound, i) => lines.push(`${prefix}upstream_duration_seconds_bucket{type="${type}",le="${bound}"} ${histogram.counts[i]}`));
       lines.push(
@@ -84,7 +87,11 @@ export function createProxyMetrics(options: { prefix?: string } = {}): ProxyMetr
         `${prefix}upstream_duration_seconds_count{type="${type}"} ${histogram.count}`,
       );
     }
-    lines.push(`# HELP ${prefix}start_time_seconds When this process's counters started.`, `# TYPE ${prefix}start_time_seconds gauge`, `${prefix}start_time_seconds ${Math.floor(started / 1000)}`);
+    lines.push(
+      `# HELP ${prefix}start_time_seconds When this process's counters started.`,
+      `# TYPE ${prefix}start_time_seconds gauge`,
+      `${prefix}start_time_seconds ${Math.floor(started / 1000)}`,
+    );
     return `${lines.join('\n')}\n`;
   };
 
@@ -93,7 +100,9 @@ export function createProxyMetrics(options: { prefix?: string } = {}): ProxyMetr
     render,
     fetch: (request) =>
       request.method === 'GET' || request.method === 'HEAD'
-        ? new Response(request.method === 'HEAD' ? null : render(), { headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' } })
+        ? new Response(request.method === 'HEAD' ? null : render(), {
+            headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' },
+          })
         : new Response(null, { status: 405, headers: { Allow: 'GET, HEAD' } }),
   };
 }
@@ -131,7 +140,12 @@ export function createJsonLog(options: { level?: LogLevel; write?: (line: string
     enabled,
     log,
     onEvent: (event) => {
-      const level = event.status >= 500 && event.status !== 502 && event.status !== 503 && event.status !== 504 ? 'error' : event.status === 429 || event.status >= 500 ? 'warn' : 'info';
+      const level =
+        event.status >= 500 && event.status !== 502 && event.status !== 503 && event.status !== 504
+          ? 'error'
+          : event.status === 429 || event.status >= 500
+            ? 'warn'
+            : 'info';
       if (!enabled(level)) return;
       log(level, 'request', {
         requestId: event.requestId,

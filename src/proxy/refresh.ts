@@ -152,9 +152,19 @@ export class RefreshCoordinator {
         const entryTag = rest.slice(0, colon);
         const stored = rest.slice(colon + 1);
         // only this process's memory holds unsealed tokens: an unsealed entry in a shared store is not ours
-        const text = colon < 0 ? undefined : stored.startsWith('m') ? (this.#local_ ? stored.slice(1) : undefined) : stored.startsWith('s') ? await this.#o.sealer.open(stored.slice(1), key) : undefined;
+        const text =
+          colon < 0
+            ? undefined
+            : stored.startsWith('m')
+              ? this.#local_
+                ? stored.slice(1)
+                : undefined
+              : stored.startsWith('s')
+                ? await this.#o.sealer.open(stored.slice(1), key)
+                : undefined;
         if (text === undefined) return { result: await call(), replayed: false };
-        if (waited || (entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-')) return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
+        if (waited || (entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-'))
+          return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
         return { reuse: true };
       }
       waited = true;
@@ -167,7 +177,14 @@ export class RefreshCoordinator {
   }
 
   /** This request holds the claim: the call, then the replay entry (or the claim removed) without waiting for the store. */
-  async #call(key: string, owner: string, tag: string, call: () => Promise<TokenResult>, replayMs: number, perRequest: ((write: Promise<unknown>) => void) | undefined): Promise<RefreshRun> {
+  async #call(
+    key: string,
+    owner: string,
+    tag: string,
+    call: () => Promise<TokenResult>,
+    replayMs: number,
+    perRequest: ((write: Promise<unknown>) => void) | undefined,
+  ): Promise<RefreshRun> {
     const { store } = this.#o;
     const adapter = this.#track;
     const track = perRequest && adapter ? (write: Promise<unknown>) => (adapter(write), perRequest(write)) : (perRequest ?? adapter);

@@ -52,9 +52,7 @@ export async function importCookieKeys(raw: Uint8Array[]): Promise<CookieKey[]> 
 export async function seal(keys: CookieKey[], plaintext: string, aad: string): Promise<string> {
   const { kid, key } = keys[0]!;
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ciphertext = new Uint8Array(
-    await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(aad) }, key, encoder.encode(plaintext)),
-  );
+  const ciphertext = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(aad) }, key, encoder.encode(plaintext)));
   return `v1.${kid}.${base64url(iv)}.${base64url(ciphertext)}`;
 }
 

@@ -11,7 +11,11 @@ export async function servableFile(root: string | undefined, target: string): Pr
   if (root === undefined) return undefined;
   let names: string[];
   try {
-    names = target.split(/[?#]/, 1)[0]!.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
+    names = target
+      .split(/[?#]/, 1)[0]!
+      .split('/')
+      .filter(Boolean)
+      .map((segment) => decodeURIComponent(segment));
   } catch {
     return undefined;
   }

@@ -32,11 +32,16 @@ export async function handleToken(ctx: Ctx, c: C, form: URLSearchParams): Promis
 
   if (values.has('session')) {
     state.mode = 'mediated';
-    if (values.has('refresh_token')) return oauthError(400, 'invalid_request', 'Send either session (token-mediating mode) or refresh_token (browser-held mode), not both.');
+    if (values.has('refresh_token'))
+      return oauthError(400, 'invalid_request', 'Send either session (token-mediating mode) or refresh_token (browser-held mode), not both.');
     if (config.cookieKeys.length === 0) return oauthError(400, 'invalid_request', 'This token proxy has no cookie keys: the token-mediating mode is off.');
     // the code never reaches the page in this mode: a code presented here was taken from somewhere it should not be
     if (grantType === 'authorization_code') {
-      return oauthError(400, 'unsupported_grant_type', `In the token-mediating mode the proxy runs the sign-in itself (${config.basePath}/login); it redeems no code a page sends.`);
+      return oauthError(
+        400,
+        'unsupported_grant_type',
+        `In the token-mediating mode the proxy runs the sign-in itself (${config.basePath}/login); it redeems no code a page sends.`,
+      );
     }
     const slot = slotOf(values);
     if (typeof slot !== 'string') return slot;
@@ -72,7 +77,9 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
   const scope = values.get('scope');
   const owner = `${address}|${c.req.header('origin') ?? ''}`;
   // the rate-limit hit goes with the refresh's claim: one store step
-  const run = await guard(ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(ctx, c)));
+  const run = await guard(
+    ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(ctx, c)),
+  );
   if ('limitedMs' in run) return tooMany(run.limitedMs);
   if ('reuse' in run) return oauthError(400, 'invalid_grant', 'This refresh token was already used.');
   if (run.replayed) c.get('st').replayed = true;
@@ -117,7 +124,12 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
     if (limited) return limited;
   }
   if (session instanceof CookieConflict) return conflict();
-  if (session === 'missing') return oauthError(401, 'session_missing', 'No session cookie came with this request: connect first (the cookie may be blocked if the proxy is on another site).');
+  if (session === 'missing')
+    return oauthError(
+      401,
+      'session_missing',
+      'No session cookie came with this request: connect first (the cookie may be blocked if the proxy is on another site).',
+    );
   if (session === 'invalid' || !valid) {
     ctx.cookies.clear(c, name);
     return oauthError(401, 'session_invalid', 'The session cookie is not valid for this request; connect again.');
@@ -188,14 +200,18 @@ function sessionEnded(ctx: Ctx, session: Session, slot: string, values: Map<stri
 async function endSession(ctx: Ctx, c: C, name: string, session: Session, why: 'revoked' | 'ended'): Promise<Answer> {
   if (why === 'ended' && session.rt) await timed(c, ctx.upstream.revoke(session.rt, 'refresh_token')).catch(() => undefined);
   ctx.cookies.clear(c, name);
-  return oauthError(401, 'session_invalid', why === 'revoked' ? 'This session was disconnected; connect again.' : 'This session is over (unused too long, or past its lifetime); connect again.');
+  return oauthError(
+    401,
+    'session_invalid',
+    why === 'revoked' ? 'This session was disconnected; connect again.' : 'This session is over (unused too long, or past its lifetime); connect again.',
+  );
 }
 
 function conflict(): Answer {
   return oauthError(
     400,
     'session_conflict',
-    'Two session cookies of one name came with this request (one was set by another subdomain or path); the proxy uses neither. Clear this site\'s cookies and connect again.',
+    "Two session cookies of one name came with this request (one was set by another subdomain or path); the proxy uses neither. Clear this site's cookies and connect again.",
   );
 }
 
@@ -215,7 +231,16 @@ async function afterRefresh(ctx: Ctx, c: C, name: string, session: Session, resu
     return result.answer;
   }
   const tokens = result.tokens;
-  const next: Session = { v: 1, sid: session.sid, cid: session.cid, sp: session.sp, sl: session.sl, iat: session.iat, lat: Math.floor(Date.now() / 1000), ...tokenPart(tokens) };
+  const next: Session = {
+    v: 1,
+    sid: session.sid,
+    cid: session.cid,
+    sp: session.sp,
+    sl: session.sl,
+    iat: session.iat,
+    lat: Math.floor(Date.now() / 1000),
+    ...tokenPart(tokens),
+  };
   if (session.la !== undefined) next.la = session.la;
   next.rt = typeof tokens.refresh_token === 'string' ? tokens.refresh_token : session.rt;
   if (typeof tokens.space_id === 'string' && session.sp === '') next.sp = tokens.space_id;

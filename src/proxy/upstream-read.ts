@@ -17,7 +17,12 @@ export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
  * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
  * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled).
  */
-export async function fetchWithin(baseFetch: typeof fetch, url: string, init: RequestInit, max: number): Promise<{ response: Response; text: string | undefined }> {
+export async function fetchWithin(
+  baseFetch: typeof fetch,
+  url: string,
+  init: RequestInit,
+  max: number,
+): Promise<{ response: Response; text: string | undefined }> {
   const response = await baseFetch(url, { ...init, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
   return { response, text: await readLimited(response, max) };
 }

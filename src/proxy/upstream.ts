@@ -176,7 +176,8 @@ export class Upstream {
     const { as } = server;
     return this.#token(
       server,
-      (options) => oauth.refreshTokenGrantRequest(as, this.#client, this.#auth, refreshToken, scope ? { ...options, additionalParameters: { scope } } : options),
+      (options) =>
+        oauth.refreshTokenGrantRequest(as, this.#client, this.#auth, refreshToken, scope ? { ...options, additionalParameters: { scope } } : options),
       (response) => oauth.processRefreshTokenResponse(as, this.#client, response),
       undefined,
     );
@@ -189,7 +190,8 @@ export class Upstream {
     const { as } = server;
     const { raw, failure } = await this.#call(
       server,
-      (options) => oauth.revocationRequest(as, this.#client, this.#auth, token, hint ? { ...options, additionalParameters: { token_type_hint: hint } } : options),
+      (options) =>
+        oauth.revocationRequest(as, this.#client, this.#auth, token, hint ? { ...options, additionalParameters: { token_type_hint: hint } } : options),
       signal,
     );
     const checked = this.#check(raw, failure);
@@ -226,7 +228,11 @@ export class Upstream {
   }
 
   /** Runs one oauth4webapi request through the capturing fetch. */
-  async #call(server: Server, request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>, signal: AbortSignal | undefined): Promise<{ raw?: Raw; failure?: Failure }> {
+  async #call(
+    server: Server,
+    request: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ raw?: Raw; failure?: Failure }> {
     const outcome: { raw?: Raw; failure?: Failure } = {};
     const config = this.#config;
     const baseFetch = config.fetch ?? globalThis.fetch;
@@ -244,7 +250,12 @@ export class Upstream {
         if (text === undefined) {
           outcome.failure = 'oversized';
         } else {
-          outcome.raw = { status: response.status, contentType: response.headers.get('content-type') ?? '', retryAfter: response.headers.get('retry-after'), text };
+          outcome.raw = {
+            status: response.status,
+            contentType: response.headers.get('content-type') ?? '',
+            retryAfter: response.headers.get('retry-after'),
+            text,
+          };
         }
       } catch {
         outcome.failure = timedOut ? 'timeout' : 'unreachable';
@@ -284,5 +295,4 @@ export class Upstream {
     }
     return { answer: unavailable(502, `The service answered HTTP ${status} with a non-JSON body.`) };
   }
-
 }

@@ -185,7 +185,14 @@ export async function startEsignServices(options: StartEsignServicesOptions = {}
   return services({ emulator, proxy, site, clientId, clientSecret, basePath });
 }
 
-function services(parts: { emulator: RunningEmulator; proxy: ServedTokenProxy; site: TestSite; clientId: string; clientSecret: string; basePath: string }): EsignServices {
+function services(parts: {
+  emulator: RunningEmulator;
+  proxy: ServedTokenProxy;
+  site: TestSite;
+  clientId: string;
+  clientSecret: string;
+  basePath: string;
+}): EsignServices {
   const { emulator, proxy, site, clientId, clientSecret, basePath } = parts;
   // Chromium resolves localhost to loopback: the proxy at localhost is the same site as the pages at localhost
   const proxyOrigin = proxy.url.replace('//127.0.0.1:', '//localhost:');
@@ -197,7 +204,8 @@ function services(parts: { emulator: RunningEmulator; proxy: ServedTokenProxy; s
   const devRoute = async <T>(path: string, init?: RequestInit): Promise<T> => {
     const response = await fetch(`${emulator.baseUrl}/__emulator/${path}`, init);
     const body = (await response.json()) as T & { error_description?: string };
-    if (!response.ok) throw new EsignError('invalid_argument', `The emulator refused ${path}: ${body.error_description ?? response.status}`, { status: response.status });
+    if (!response.ok)
+      throw new EsignError('invalid_argument', `The emulator refused ${path}: ${body.error_description ?? response.status}`, { status: response.status });
     return body;
   };
   const outbox = () => devRoute<OutboxEmail[]>('outbox');
@@ -210,11 +218,17 @@ function services(parts: { emulator: RunningEmulator; proxy: ServedTokenProxy; s
 
   // a signer on the emailed link: the page, then its Sign or Decline button (the form the page shows)
   const actOnEnvelope = async (email: string, action: 'sign' | 'decline', envelopeId: string | undefined): Promise<string> => {
-    const link = await newestLink(email, ['sign-request', 'reminder'], (url) => !envelopeId || url.pathname.endsWith(`/${encodeURIComponent(envelopeId)}`), `signing link${envelopeId ? ` of ${envelopeId}` : ''}`);
+    const link = await newestLink(
+      email,
+      ['sign-request', 'reminder'],
+      (url) => !envelopeId || url.pathname.endsWith(`/${encodeURIComponent(envelopeId)}`),
+      `signing link${envelopeId ? ` of ${envelopeId}` : ''}`,
+    );
     const page = await fetch(link);
     const html = await page.text();
     const form = /<form method="post" action="([^"]+)" id="sign-form">/.exec(html);
-    if (!page.ok || !form) throw new EsignError('invalid_argument', `${email} has nothing to sign at that link (already signed, declined or voided).`, { status: page.status });
+    if (!page.ok || !form)
+      throw new EsignError('invalid_argument', `${email} has nothing to sign at that link (already signed, declined or voided).`, { status: page.status });
     const signer = link.searchParams.get('signer') ?? '';
     const answer = await fetch(new URL(form[1]!.replace(/&amp;/g, '&'), link), {
       method: 'POST',
@@ -249,7 +263,11 @@ function services(parts: { emulator: RunningEmulator; proxy: ServedTokenProxy; s
       return `${site.origin}${path}`;
     },
     async accessToken(email, spaceId) {
-      const answer = await devRoute<{ access_token: string }>('token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, spaceId, clientId }) });
+      const answer = await devRoute<{ access_token: string }>('token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email, spaceId, clientId }),
+      });
       return answer.access_token;
     },
     async userId(email) {
@@ -263,11 +281,21 @@ function services(parts: { emulator: RunningEmulator; proxy: ServedTokenProxy; s
       const link = await newestLink(email, ['invitation'], () => true, 'invitation');
       const page = await fetch(link);
       const html = await page.text();
-      if (!page.ok || !html.includes('id="invite-accepted"')) throw new EsignError('invalid_argument', `The invitation for ${email} was not accepted (${page.status}).`, { status: page.status });
+      if (!page.ok || !html.includes('id="invite-accepted"'))
+        throw new EsignError('invalid_argument', `The invitation for ${email} was not accepted (${page.status}).`, { status: page.status });
       if (options.password !== undefined && html.includes('id="set-password"')) {
-        const set = await fetch(`${link.href}/password`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password: options.password }) });
+        const set = await fetch(`${link.href}/password`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ password: options.password }),
+        });
         const text = await set.text();
-        if (!set.ok) throw new EsignError('invalid_argument', `Setting ${email}'s password answered ${set.status}: ${text.includes('8 characters') ? 'use at least 8 characters' : 'refused'}.`, { status: set.status });
+        if (!set.ok)
+          throw new EsignError(
+            'invalid_argument',
+            `Setting ${email}'s password answered ${set.status}: ${text.includes('8 characters') ? 'use at least 8 characters' : 'refused'}.`,
+            { status: set.status },
+          );
       }
     },
     signEnvelope: (email, options = {}) => actOnEnvelope(email, 'sign', options.envelopeId),

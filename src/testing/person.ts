@@ -45,7 +45,10 @@ export async function consent(consentPage: Page, person: EsignPerson, options: P
  * wait for what your page shows, e.g. `Connected as Alice Tan`).
  */
 export async function signInWithPopup(page: Page, person: EsignPerson = PEOPLE.alice, options: SignInOptions = {}): Promise<void> {
-  const [popup] = await Promise.all([page.waitForEvent('popup', { timeout: options.timeout }), page.getByRole('button', { name: options.button ?? CONNECT_BUTTON }).click({ timeout: options.timeout })]);
+  const [popup] = await Promise.all([
+    page.waitForEvent('popup', { timeout: options.timeout }),
+    page.getByRole('button', { name: options.button ?? CONNECT_BUTTON }).click({ timeout: options.timeout }),
+  ]);
   await Promise.all([popup.waitForEvent('close', { timeout: options.timeout }), consent(popup, person, options)]);
 }
 

@@ -54,7 +54,9 @@ export async function startTestSite(options: { cdnDir: string | undefined; stati
     const cdnPrefix = CDN_PATH.slice(0, CDN_PATH.lastIndexOf('/') + 1);
     const file = path.startsWith(cdnPrefix) ? await servableFile(cdnRoot, path.slice(cdnPrefix.length)) : await servableFile(staticRoot, path);
     if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(cdnRoot || !path.startsWith(cdnPrefix) ? 'Not found' : 'Not found: the package has no dist/cdn build (npm run build:cdn)');
+      res
+        .writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' })
+        .end(cdnRoot || !path.startsWith(cdnPrefix) ? 'Not found' : 'Not found: the package has no dist/cdn build (npm run build:cdn)');
       return;
     }
     res.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
@@ -76,4 +78,3 @@ export async function startTestSite(options: { cdnDir: string | undefined; stati
       }),
   };
 }
-

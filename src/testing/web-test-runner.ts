@@ -49,7 +49,12 @@ export function esignTestRunnerPlugin(services: EsignServices): EsignTestRunnerP
   const run = async (command: string, payload: Record<string, unknown>, session: CommandSession): Promise<unknown> => {
     switch (command) {
       case 'esign-services':
-        return { baseUrl: services.baseUrl, clientId: services.clientId, tokenEndpoint: services.tokenEndpoint, connectAttributes: services.connectAttributes } satisfies EsignPageConfig;
+        return {
+          baseUrl: services.baseUrl,
+          clientId: services.clientId,
+          tokenEndpoint: services.tokenEndpoint,
+          connectAttributes: services.connectAttributes,
+        } satisfies EsignPageConfig;
       case 'esign-sign-in': {
         const page = session.browser.getPage?.(session.id) as Page | undefined;
         if (!page || typeof (page as { waitForEvent?: unknown }).waitForEvent !== 'function') {
@@ -65,7 +70,9 @@ export function esignTestRunnerPlugin(services: EsignServices): EsignTestRunnerP
       case 'esign-sign-envelope':
       case 'esign-decline-envelope': {
         const options = typeof payload['envelopeId'] === 'string' ? { envelopeId: payload['envelopeId'] } : {};
-        return command === 'esign-sign-envelope' ? services.signEnvelope(String(payload['email']), options) : services.declineEnvelope(String(payload['email']), options);
+        return command === 'esign-sign-envelope'
+          ? services.signEnvelope(String(payload['email']), options)
+          : services.declineEnvelope(String(payload['email']), options);
       }
       case 'esign-outbox':
         return services.outbox();

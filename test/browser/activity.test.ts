@@ -26,7 +26,7 @@ describe('esign-activity', () => {
 
   after(() => connect.remove());
 
-  it('reaches the document when focus goes into the page\'s frame, at most once per 5 s; the page loading is not activity', async () => {
+  it("reaches the document when focus goes into the page's frame, at most once per 5 s; the page loading is not activity", async () => {
     const heard: Array<{ detail: EsignActivityDetail; target: EventTarget | null; bubbles: boolean; composed: boolean }> = [];
     const listen = (event: CustomEvent<EsignActivityDetail>): void => {
       heard.push({ detail: event.detail, target: event.target, bubbles: event.bubbles, composed: event.composed });

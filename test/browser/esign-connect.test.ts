@@ -5,7 +5,6 @@ import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, once, shadowText, until } from './helpers.js';
 
-
 async function embeddedStatus(token: string): Promise<number> {
   const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
     method: 'POST',
@@ -127,13 +126,17 @@ describe('<esign-connect>', () => {
       const adopted = once(el, 'esign-connected');
       void (tab!.document.querySelector('esign-connect') as EsignConnect).connect();
       await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
-      await until(() => {
-        try {
-          return (tab!.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected';
-        } catch {
-          return false; // still on the emulator's origin
-        }
-      }, 'the redirect tab completes the sign-in', { timeout: 10000 });
+      await until(
+        () => {
+          try {
+            return (tab!.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected';
+          } catch {
+            return false; // still on the emulator's origin
+          }
+        },
+        'the redirect tab completes the sign-in',
+        { timeout: 10000 },
+      );
       expect(tab!.location.search, 'the code is gone from the address bar').to.equal('');
       const { detail } = await adopted;
       expect(detail.session.spaceId).to.equal('space_acme');
@@ -160,7 +163,9 @@ describe('<esign-connect>', () => {
     const frame = document.createElement('iframe');
     frame.src = `${cfg.callbackUrl}#popup`;
     document.body.append(frame);
-    await until(() => (frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected', 'second page restored', { timeout: 5000 });
+    await until(() => (frame.contentDocument?.querySelector('esign-connect') as EsignConnect | null)?.status === 'connected', 'second page restored', {
+      timeout: 5000,
+    });
     const other = frame.contentDocument!.querySelector('esign-connect') as EsignConnect;
 
     const mid = await emulatorCounters();

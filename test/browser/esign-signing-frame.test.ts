@@ -83,7 +83,13 @@ describe('<esign-signing-frame>', () => {
     const ready = once(el, 'esign-view-ready');
     const loaded = once(el, 'esign-view-loaded');
     // what <esign-uploader id="up"> sends when its files are uploaded
-    uploader.dispatchEvent(new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: fileIds.map((FileId, i) => ({ FileId, FileName: `f${i}` })), fileIds } }));
+    uploader.dispatchEvent(
+      new CustomEvent('esign-upload-complete', {
+        bubbles: true,
+        composed: true,
+        detail: { files: fileIds.map((FileId, i) => ({ FileId, FileName: `f${i}` })), fileIds },
+      }),
+    );
     const { detail: readyDetail } = await ready;
     expect(readyDetail.origin).to.equal(new URL(cfg.baseUrl).origin);
     expect(readyDetail.operateType).to.equal('request_signatures');
@@ -94,14 +100,24 @@ describe('<esign-signing-frame>', () => {
     expect(el.status).to.equal('loaded');
 
     const frame = frameOf(el)!;
-    expect(frame.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
+    expect(frame.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal([
+      'allow-forms',
+      'allow-popups',
+      'allow-popups-to-escape-sandbox',
+      'allow-same-origin',
+      'allow-scripts',
+    ]);
     expect(frame.getAttribute('title')).to.equal('E-signature: new envelope');
     expect(frame.hasAttribute('allow')).to.equal(true);
     // the Url went to src once and nowhere else in the DOM
     expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
     // the frame grows to the height its page reports
     await until(() => events.some((e) => e.type === 'esign-view-message' && (e.detail as { data: { type: string } }).data.type === 'resize'), 'resize message');
-    const resize = events.filter((e) => e.type === 'esign-view-message').map((e) => (e.detail as { data: { type: string; height?: number } }).data).filter((d) => d.type === 'resize').at(-1)!;
+    const resize = events
+      .filter((e) => e.type === 'esign-view-message')
+      .map((e) => (e.detail as { data: { type: string; height?: number } }).data)
+      .filter((d) => d.type === 'resize')
+      .at(-1)!;
     await el.updateComplete;
     // its viewport (the content box, inside the frame's border) holds what the page reported: no scrollbar inside
     expect(frame.clientHeight).to.equal(Math.ceil(resize.height!));
@@ -126,7 +142,8 @@ describe('<esign-signing-frame>', () => {
     expect(frame.isConnected, 'the frame that showed the page made way for the sent state').to.equal(false);
     // no frame is shown; a blank, hidden, inert one may already wait for the next envelope (built in idle time)
     expect(el.shadowRoot!.querySelector('[part~="frame"]'), 'no frame shown in the sent state').to.equal(null);
-    for (const waiting of el.shadowRoot!.querySelectorAll('iframe')) expect(waiting.classList.contains('prebuilt') && waiting.inert, 'only a pre-built frame').to.equal(true);
+    for (const waiting of el.shadowRoot!.querySelectorAll('iframe'))
+      expect(waiting.classList.contains('prebuilt') && waiting.inert, 'only a pre-built frame').to.equal(true);
     const sentState = el.shadowRoot!.querySelector('[part~="sent"]')!;
     expect(sentState.textContent).to.contain('Envelope sent');
     await expect(el).shadowDom.to.be.accessible();
@@ -144,7 +161,9 @@ describe('<esign-signing-frame>', () => {
   });
 
   it('takes FileIds from a real <esign-uploader> named by uploader="ID", with no glue script', async () => {
-    const box = fixtureSync(html`<div><esign-uploader id="real-up" connect="c"></esign-uploader><esign-signing-frame uploader="real-up" connect="c" auto></esign-signing-frame></div>`);
+    const box = fixtureSync(
+      html`<div><esign-uploader id="real-up" connect="c"></esign-uploader><esign-signing-frame uploader="real-up" connect="c" auto></esign-signing-frame></div>`,
+    );
     const uploader = box.querySelector('esign-uploader')!;
     const el = box.querySelector('esign-signing-frame')!;
     const ready = once(el, 'esign-view-ready');
@@ -159,7 +178,12 @@ describe('<esign-signing-frame>', () => {
 
   it('refuses a Url from an origin that is not allowed: url_rejected, nothing in the DOM', async () => {
     const [fileId] = await upload('a.pdf');
-    const { el, events } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'allowed-origins': 'https://esign.example.com' });
+    const { el, events } = await mountView('esign-signing-frame', {
+      connect: 'c',
+      'file-ids': fileId!,
+      auto: '',
+      'allowed-origins': 'https://esign.example.com',
+    });
     const { detail } = await once(el, 'esign-error');
     expect(detail.error.code).to.equal('url_rejected');
     expect(detail.error.message).to.contain(new URL(cfg.baseUrl).origin);
@@ -212,7 +236,14 @@ describe('<esign-signing-frame>', () => {
       fixtureSync(html`<div></div>`).append(same, opaque, other);
       // every forged message has been dispatched to this window, so to the element's listener too
       const from = (source: Window | null, type: string) => received.some((m) => m.source === source && (m.data as { type?: string }).type === type);
-      await until(() => from(window, 'envelope-sent') && from(same.contentWindow, 'envelope-sent') && from(opaque.contentWindow, 'envelope-signed') && from(other.contentWindow, 'ready'), 'the forged messages');
+      await until(
+        () =>
+          from(window, 'envelope-sent') &&
+          from(same.contentWindow, 'envelope-sent') &&
+          from(opaque.contentWindow, 'envelope-signed') &&
+          from(other.contentWindow, 'ready'),
+        'the forged messages',
+      );
 
       // what the element forwarded is exactly what its own frame posted
       const forwarded = events.filter((e) => e.type === 'esign-view-message').map((e) => e.detail.data);
@@ -305,7 +336,13 @@ describe('<esign-signing-frame>', () => {
     // the same frame took the Url, never through an attribute
     expect(frameOf(el)).to.equal(early);
     expect(early.hasAttribute('src')).to.equal(false);
-    expect(early.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal(['allow-forms', 'allow-popups', 'allow-popups-to-escape-sandbox', 'allow-same-origin', 'allow-scripts']);
+    expect(early.getAttribute('sandbox')!.split(' ').sort()).to.deep.equal([
+      'allow-forms',
+      'allow-popups',
+      'allow-popups-to-escape-sandbox',
+      'allow-same-origin',
+      'allow-scripts',
+    ]);
     expect(early.classList.contains('pending')).to.equal(false);
     expect(el.shadowRoot!.innerHTML).not.to.contain('embedded_token');
   });
@@ -361,7 +398,9 @@ describe('<esign-signing-frame>', () => {
     // the Url goes to that frame: already attached, adopted by the request (slowed down to look at it meanwhile)
     await fault({ path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 500, times: 1 });
     const loaded = once(el, 'esign-view-loaded');
-    uploader.dispatchEvent(new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: [{ FileId: fileIds[0], FileName: 'idle.pdf' }], fileIds } }));
+    uploader.dispatchEvent(
+      new CustomEvent('esign-upload-complete', { bubbles: true, composed: true, detail: { files: [{ FileId: fileIds[0], FileName: 'idle.pdf' }], fileIds } }),
+    );
     await until(() => el.status === 'requesting', 'requesting');
     await el.updateComplete;
     expect(frameOf(el), 'the request adopted the pre-built frame').to.equal(early);
@@ -445,7 +484,10 @@ describe('<esign-signing-frame>', () => {
   it('reports frame_blocked with the likely causes when the embedded page does not come within load-timeout', async () => {
     const [fileId] = await upload('a.pdf');
     // the service's page answers late (as a page the browser refuses to frame never reports ready)
-    const fault = await fetch(`${cfg.baseUrl}/__emulator/faults`, { method: 'POST', body: JSON.stringify({ path: '/embedded/view', kind: 'delay', delayMs: 4000 }) });
+    const fault = await fetch(`${cfg.baseUrl}/__emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ path: '/embedded/view', kind: 'delay', delayMs: 4000 }),
+    });
     expect(fault.status).to.equal(200);
     const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId!, auto: '', 'load-timeout': '1000' });
     const { detail } = await once(el, 'esign-error');

@@ -9,7 +9,23 @@ import type { EsignError } from '../../src/core/errors.js';
 import { KV_DB, KV_STORE } from '../../src/core/kv.js';
 import { UPLOADS_PREFIX } from '../../src/core/upload/persist.js';
 import { uploadBodySize } from '../../src/core/upload/body.js';
-import { cfg, clearFaults, clearSession, clickIn, connectedElement, emulatorCounters, engine, fault, mount, once, record, setOffline, shadowText, until, type Recorded } from './helpers.js';
+import {
+  cfg,
+  clearFaults,
+  clearSession,
+  clickIn,
+  connectedElement,
+  emulatorCounters,
+  engine,
+  fault,
+  mount,
+  once,
+  record,
+  setOffline,
+  shadowText,
+  until,
+  type Recorded,
+} from './helpers.js';
 
 const SESSION_ID = 'uploader-session';
 const UPLOAD_ROUTE = 'POST /openapi/v1/files/upload';
@@ -36,13 +52,17 @@ function mountUploader(attrs: Record<string, string | null> = {}, parent?: Eleme
 /** The library's key-value store in IndexedDB, where the completed uploads are kept (beside the session). */
 const records = createStore(KV_DB, KV_STORE);
 async function kept(persistKey: string): Promise<unknown[] | undefined> {
-  for (const [key, value] of await entries(records)) if (String(key).startsWith(UPLOADS_PREFIX) && String(key).endsWith(`|${persistKey}`)) return value as unknown[];
+  for (const [key, value] of await entries(records))
+    if (String(key).startsWith(UPLOADS_PREFIX) && String(key).endsWith(`|${persistKey}`)) return value as unknown[];
   return undefined;
 }
 
 /** Forgets every uploader's kept FileIds (the session's records stay). */
 async function clearKeptUploads(): Promise<void> {
-  await delMany((await keys(records)).filter((key) => String(key).startsWith(UPLOADS_PREFIX)), records);
+  await delMany(
+    (await keys(records)).filter((key) => String(key).startsWith(UPLOADS_PREFIX)),
+    records,
+  );
 }
 
 /**
@@ -319,7 +339,13 @@ describe('<esign-uploader>', function () {
     dropZone(el).focus();
     const complete = once(el, 'esign-upload-complete');
     // the server starts waiting for the chooser, then presses Enter on the focused drop zone, as a person would
-    const chooser = await executeServerCommand('esign-file-chooser', { press: 'Enter', files: [{ name: 'picked.pdf', size: 4096 }, { name: 'picked-2.pdf', size: 10 }] });
+    const chooser = await executeServerCommand('esign-file-chooser', {
+      press: 'Enter',
+      files: [
+        { name: 'picked.pdf', size: 4096 },
+        { name: 'picked-2.pdf', size: 10 },
+      ],
+    });
     expect(chooser).to.deep.equal({ multiple: true, count: 2 });
     const { detail } = await complete;
     expect(detail.files.map((f) => f.FileName).sort()).to.deep.equal(['picked-2.pdf', 'picked.pdf']);
@@ -463,7 +489,10 @@ describe('<esign-uploader>', function () {
         }, 'the upload requests on their way to end');
         // the two in flight, and any retry that started before the page heard it was offline
         expect(onTheWay.length, 'the uploads in flight were seen').to.be.at.least(2);
-        expect(onTheWay.filter((r) => r.outcome === 'answered'), 'no upload answered while offline').to.deep.equal([]);
+        expect(
+          onTheWay.filter((r) => r.outcome === 'answered'),
+          'no upload answered while offline',
+        ).to.deep.equal([]);
       }
       await el.updateComplete;
       expect(el.files.map((f) => f.status)).to.deep.equal(['offline', 'offline', 'offline']);

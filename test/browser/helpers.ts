@@ -191,13 +191,26 @@ export async function clearFaults(): Promise<void> {
 
 /** An <esign-connect> on the test services (their client, emulator, proxy and callback page), with `attrs` on top ('' drops one). */
 export function mountConnect(attrs: Record<string, string> = {}): Promise<EsignConnect> {
-  const all = { 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'indexeddb', ...attrs };
+  const all = {
+    'client-id': cfg.clientId,
+    'base-url': cfg.baseUrl,
+    'token-endpoint': cfg.tokenEndpoint,
+    'redirect-uri': cfg.callbackUrl,
+    storage: 'indexeddb',
+    ...attrs,
+  };
   return mount('esign-connect', Object.fromEntries(Object.entries(all).filter(([, value]) => value !== '')));
 }
 
 /** An <esign-connect id=…> connected as Alice for a whole file: attached to the body, not a fixture (those go after each test). */
 export async function connectedElement(id: string, options: { spaceId: string; storage?: string }): Promise<EsignConnect> {
-  const attrs = { 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, ...(options.storage ? { storage: options.storage } : {}) };
+  const attrs = {
+    'client-id': cfg.clientId,
+    'base-url': cfg.baseUrl,
+    'token-endpoint': cfg.tokenEndpoint,
+    'redirect-uri': cfg.callbackUrl,
+    ...(options.storage ? { storage: options.storage } : {}),
+  };
   const el = await mount('esign-connect', { id, ...attrs }, { parent: document.body });
   await connectAs(el, { spaceId: options.spaceId });
   return el;
@@ -213,10 +226,7 @@ export async function clickIn(host: Element, selector: string): Promise<void> {
 }
 
 /** Clicks Connect, logs in on the emulator's consent page as a person would, and waits for the session. */
-export async function connectAs(
-  el: EsignConnect,
-  options: { email?: string; password?: string; spaceId?: string } = {},
-): Promise<SessionInfo> {
+export async function connectAs(el: EsignConnect, options: { email?: string; password?: string; spaceId?: string } = {}): Promise<SessionInfo> {
   await until(() => el.status === 'idle' && !!el.shadowRoot?.querySelector('button'), 'element ready');
   const connected = oneEvent(el, 'esign-connected');
   await clickIn(el, 'button');

@@ -23,7 +23,9 @@ const cases: Case[] = [
 
 describe('malformed attributes', () => {
   for (const { tag, bad, fix, mention } of cases) {
-    it(`<${tag} ${Object.entries(bad).map(([k, v]) => `${k}="${v}"`).join(' ')}> reports invalid_config, shows it and recovers`, async () => {
+    it(`<${tag} ${Object.entries(bad)
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(' ')}> reports invalid_config, shows it and recovers`, async () => {
       const wrapper = await fixture(html`<div></div>`);
       const el = document.createElement(tag) as HTMLElement & { updateComplete: Promise<boolean> };
       if (tag === 'esign-connect') {

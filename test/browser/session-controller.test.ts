@@ -28,7 +28,8 @@ customElements.define('context-probe', ContextProbe);
 
 describe('finding the session', () => {
   it('uses the nearest <esign-connect> ancestor', async () => {
-    const el = await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
+    const el =
+      await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
       ><session-probe></session-probe
     ></esign-connect>`);
     const probe = el.querySelector('session-probe') as SessionProbe;
@@ -37,7 +38,8 @@ describe('finding the session', () => {
   });
 
   it('answers a context request keyed by the string "esign-session", as a second copy of the library sends it', async () => {
-    const el = await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
+    const el =
+      await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
       ><div></div
     ></esign-connect>`);
     // a consumer that shares no module with this copy: the community context protocol, plain DOM, the key by value
@@ -53,7 +55,8 @@ describe('finding the session', () => {
   });
 
   it('answers a subscribing @lit/context consumer (an earlier copy of the library) with the element', async () => {
-    const el = await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
+    const el =
+      await fixture<EsignConnect>(fhtml`<esign-connect client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} storage="memory"
       ><context-probe></context-probe
     ></esign-connect>`);
     const probe = el.querySelector('context-probe') as ContextProbe;
@@ -81,7 +84,8 @@ describe('finding the session', () => {
   });
 
   it('uses the nearest of two nested <esign-connect>', async () => {
-    const wrapper = await fixture(fhtml`<esign-connect client-id="a" base-url="https://outer.example.com" token-endpoint="https://outer.example.com/token" storage="memory">
+    const wrapper =
+      await fixture(fhtml`<esign-connect client-id="a" base-url="https://outer.example.com" token-endpoint="https://outer.example.com/token" storage="memory">
       <esign-connect client-id="b" base-url="https://inner.example.com" token-endpoint="https://inner.example.com/token" storage="memory"><session-probe></session-probe></esign-connect>
     </esign-connect>`);
     const probe = wrapper.querySelector('session-probe') as SessionProbe;
@@ -101,7 +105,7 @@ describe('finding the session', () => {
     connect.setAttribute('token-endpoint', cfg.tokenEndpoint);
     connect.setAttribute('storage', 'memory');
     wrapper.append(connect);
-    await until(() => probe.session.provider === connect, "probe finds the named element");
+    await until(() => probe.session.provider === connect, 'probe finds the named element');
   });
 
   it('prefers connect="ID" over an ancestor', async () => {

@@ -47,7 +47,10 @@ describe('<esign-connect> status and events', () => {
     await executeServerCommand('esign-release-modules');
     await until(() => shown.status === 'idle', 'the other page to show it is disconnected', { timeout: 10_000 });
     watch.disconnect();
-    expect(events.map((e) => e.type), 'the change came with its event').to.deep.equal(['esign-disconnected']);
+    expect(
+      events.map((e) => e.type),
+      'the change came with its event',
+    ).to.deep.equal(['esign-disconnected']);
     expect(events[0]!.detail).to.deep.equal({ reason: 'other-tab' });
     other.frame.remove();
   });

@@ -77,7 +77,9 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
       phoneFrame = Object.assign(document.createElement('iframe'), { title: 'A phone', src: '/test/browser/fixtures/phone.html' });
       phoneFrame.setAttribute('style', `position: fixed; left: 0; top: 0; width: ${PHONE.width}px; height: ${PHONE.height}px; border: 0`);
       document.body.append(phoneFrame);
-      await until(() => (phoneFrame!.contentDocument?.getElementById('c') as { status?: string } | null)?.status === 'connected', 'the phone page\'s session', { timeout: 15_000 });
+      await until(() => (phoneFrame!.contentDocument?.getElementById('c') as { status?: string } | null)?.status === 'connected', "the phone page's session", {
+        timeout: 15_000,
+      });
       win = phoneFrame.contentWindow as Window & typeof globalThis;
       doc = phoneFrame.contentDocument!;
     } else {
@@ -97,7 +99,7 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
     await clearSession();
   });
 
-  it('covers the viewport, above the page\'s own fixed header, with a visible and focusable close; the close button closes it and leaves no history entry', async () => {
+  it("covers the viewport, above the page's own fixed header, with a visible and focusable close; the close button closes it and leaves no history entry", async () => {
     // a page's own fixed header, high in z-order, as apps have
     const header = doc.body.appendChild(Object.assign(doc.createElement('div'), { textContent: 'App header' }));
     header.setAttribute('style', 'position: fixed; inset: 0 0 auto 0; height: 80px; z-index: 2147483647; background: #eee');
@@ -129,7 +131,7 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
     expect(win.history.length, 'one entry pushed').to.equal(length + 1);
     expect(marked()).to.equal(true);
     await clickIn(el, '[part~="sheet-close"]');
-    await until(() => el.status === 'idle' && !marked(), 'closed, and back on the page\'s own entry');
+    await until(() => el.status === 'idle' && !marked(), "closed, and back on the page's own entry");
     expect(isSheet(el)).to.equal(false);
     expect(win.history.state).to.deep.equal(state);
     // focus goes to the element's open button, not lost to the body
@@ -140,7 +142,7 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
     expect(isSheet(again)).to.equal(true);
     expect(win.history.length).to.equal(length + 1);
     again.close();
-    await until(() => !marked(), 'back on the page\'s own entry');
+    await until(() => !marked(), "back on the page's own entry");
     expect(win.history.length).to.equal(length + 1);
   });
 
@@ -153,7 +155,7 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
     expect(isSheet(el)).to.equal(false);
   });
 
-  it('the browser\'s back button closes the sheet and its page, and the host page stays', async () => {
+  it("the browser's back button closes the sheet and its page, and the host page stays", async () => {
     const href = win.location.href;
     const el = await opened();
     expect(isSheet(el)).to.equal(true);
@@ -179,6 +181,6 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
     window.dispatchEvent(new Event('resize'));
     await until(() => isSheet(wide), 'a sheet below the breakpoint');
     wide.close();
-    await until(() => !marked(), 'back on the page\'s own entry');
+    await until(() => !marked(), "back on the page's own entry");
   });
 });

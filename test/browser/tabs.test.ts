@@ -40,10 +40,19 @@ async function openOtherTab(hash = ''): Promise<OtherTab> {
       return undefined; // still loading
     }
   };
-  const connect = await until(() => find<EsignConnect>('esign-connect')?.status === 'connected' && find<EsignConnect>('esign-connect'), 'the other tab restores the session', { timeout: 10_000 });
+  const connect = await until(
+    () => find<EsignConnect>('esign-connect')?.status === 'connected' && find<EsignConnect>('esign-connect'),
+    'the other tab restores the session',
+    { timeout: 10_000 },
+  );
   // the person goes back to this window (Firefox types and clicks in the focused window only)
   await executeServerCommand('esign-return-to-page');
-  return { window: win as OtherTab['window'], connect, uploader: find<EsignUploader>('esign-uploader')!, list: find<EsignContractList>('esign-contract-list')! };
+  return {
+    window: win as OtherTab['window'],
+    connect,
+    uploader: find<EsignUploader>('esign-uploader')!,
+    list: find<EsignContractList>('esign-contract-list')!,
+  };
 }
 
 describe('across tabs', function () {
@@ -68,7 +77,10 @@ describe('across tabs', function () {
 
     // the other tab uploads two files (its own File objects: the uploader takes files of its window)
     const OtherFile = (other.window as unknown as { File: typeof File }).File;
-    const uploaded = await other.uploader.upload([new OtherFile(['%PDF-1.4 a'], 'a.pdf', { type: 'application/pdf' }), new OtherFile(['%PDF-1.4 b'], 'b.pdf', { type: 'application/pdf' })]);
+    const uploaded = await other.uploader.upload([
+      new OtherFile(['%PDF-1.4 a'], 'a.pdf', { type: 'application/pdf' }),
+      new OtherFile(['%PDF-1.4 b'], 'b.pdf', { type: 'application/pdf' }),
+    ]);
     const fileIds = uploaded.map((f) => f.FileId);
     expect(other.uploader.fileIds).to.deep.equal(fileIds);
 
@@ -92,13 +104,17 @@ describe('across tabs', function () {
     const sent = here[0]!.detail;
 
     // the other tab hears it once, with byOtherTab, and its uploader shows the files sent
-    await until(() => other.uploader.shadowRoot!.querySelectorAll('[part~="file-sent"]').length === 2, 'the other tab shows the files sent', { timeout: 10_000 });
+    await until(() => other.uploader.shadowRoot!.querySelectorAll('[part~="file-sent"]').length === 2, 'the other tab shows the files sent', {
+      timeout: 10_000,
+    });
     expect(other.uploader.fileIds, 'out of fileIds').to.deep.equal([]);
     const heard = other.window.heard.filter((e) => e.type === 'esign-envelope-sent');
     expect(heard.map((e) => e.detail)).to.deep.equal([{ envelopeId: sent.envelopeId, fileIds, status: 'sent', byOtherTab: true }]);
     expect(JSON.stringify(heard[0]!.detail)).not.to.match(/token|Bearer|https?:/i);
     // its contract list loads again, once: the one call to the service it makes
-    await until(() => other.window.heard.filter((e) => e.type === 'esign-view-loaded').length === loadedBefore + 1, 'the other tab loads its list again', { timeout: 10_000 });
+    await until(() => other.window.heard.filter((e) => e.type === 'esign-view-loaded').length === loadedBefore + 1, 'the other tab loads its list again', {
+      timeout: 10_000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const after = await emulatorCounters();
     expect((after['POST /openapi/v1/embedded/views'] ?? 0) - (before['POST /openapi/v1/embedded/views'] ?? 0), 'one new Url, for the list').to.equal(1);

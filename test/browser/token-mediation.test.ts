@@ -10,8 +10,6 @@ import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mount, mountConnect, once, shadowText, until } from './helpers.js';
 
-
-
 /** Whether the service accepts `token` for a business call. */
 async function tokenWorks(token: string): Promise<boolean> {
   const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
@@ -224,13 +222,17 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
       await clickIn(document.body, 'button');
       await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
       // the proxy's callback refuses the attacker's state in the victim's browser and moves on to its done page
-      await until(() => {
-        try {
-          return (popup as Window | null)?.closed || (popup as Window | null)?.location.pathname.endsWith('/login/done');
-        } catch {
-          return false;
-        }
-      }, 'the hijacked popup reached the done page', { timeout: 10_000 });
+      await until(
+        () => {
+          try {
+            return (popup as Window | null)?.closed || (popup as Window | null)?.location.pathname.endsWith('/login/done');
+          } catch {
+            return false;
+          }
+        },
+        'the hijacked popup reached the done page',
+        { timeout: 10_000 },
+      );
       hijacked.remove();
       for (const text of await pageReadableStrings()) add(text);
     } finally {
@@ -243,8 +245,14 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
     // the capture works: it heard the proxy's done page (the outcome, no secret). Here the proxy is on another origin of
     // the page's site, so the popups' URLs were not readable; on one origin they are, and the proxy's callback still
     // never answers with a page at a URL that carries the code (test/node/proxy-attacks.test.ts)
-    expect(strings.some((s) => s.includes('esign-token-proxy')), 'the capture heard the sign-in').to.equal(true);
-    expect(strings.filter((s) => /[?&#]code=/.test(s)), 'no URL with a code was ever readable').to.deep.equal([]);
+    expect(
+      strings.some((s) => s.includes('esign-token-proxy')),
+      'the capture heard the sign-in',
+    ).to.equal(true);
+    expect(
+      strings.filter((s) => /[?&#]code=/.test(s)),
+      'no URL with a code was ever readable',
+    ).to.deep.equal([]);
     // its server tries everything it got: as codes at the proxy's callback with its own pre-login cookie, as code +
     // verifier at the token route, as refresh tokens at the service
     const result = (await executeServerCommand('esign-attacker-redeem', { strings })) as { tried: number; accepted: number };
@@ -331,7 +339,13 @@ describe('browser-held refresh tokens (opt-in: refresh-tokens="browser")', () =>
     // the default mode on the same service and client: every status it takes, from its first render
     const statuses: string[] = [];
     const observer = new MutationObserver((records) => records.forEach((r) => statuses.push((r.target as Element).getAttribute('status') ?? '')));
-    const attrs = { 'client-id': cfg.clientId, 'base-url': cfg.baseUrl, 'token-endpoint': cfg.tokenEndpoint, 'redirect-uri': cfg.callbackUrl, storage: 'indexeddb' };
+    const attrs = {
+      'client-id': cfg.clientId,
+      'base-url': cfg.baseUrl,
+      'token-endpoint': cfg.tokenEndpoint,
+      'redirect-uri': cfg.callbackUrl,
+      storage: 'indexeddb',
+    };
     const el = await mount('esign-connect', attrs, { before: (e) => observer.observe(e, { attributes: true, attributeFilter: ['status'] }) });
     // the manager has loaded once this answers
     const error = await el.getAccessToken().catch((e: EsignError) => e);

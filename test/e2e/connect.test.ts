@@ -92,7 +92,11 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
     tab.on('response', (response) => {
       // the token proxy's answers (not a script whose file name holds "token")
-      if (new URL(response.url()).pathname.endsWith('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
+      if (new URL(response.url()).pathname.endsWith('/token'))
+        void response.text().then(
+          (text) => seen.push(`response ${response.url()} ${text}`),
+          () => undefined,
+        );
     });
     await tab.goto(siteOrigin);
 

@@ -29,7 +29,15 @@ before(async () => {
     port: 0,
     filePort: 0,
     seed: {
-      apps: [{ clientId: 'e2e-client', clientSecret: 'e2e-secret', name: 'E2E app', scopes: ['envelope:create', 'envelope:read'], redirectUris: [`${hostOrigin}/callback`] }],
+      apps: [
+        {
+          clientId: 'e2e-client',
+          clientSecret: 'e2e-secret',
+          name: 'E2E app',
+          scopes: ['envelope:create', 'envelope:read'],
+          redirectUris: [`${hostOrigin}/callback`],
+        },
+      ],
     },
   });
   browser = await chromium.launch(chromiumLaunchOptions());

@@ -43,11 +43,15 @@ async function open(body: string, policy: string, lang = 'en'): Promise<Page> {
   return page;
 }
 
-const errors = (page: Page) => page.evaluate(() => (window as unknown as { esignErrors: Array<{ tag: string; code: string; directive?: string }> }).esignErrors);
+const errors = (page: Page) =>
+  page.evaluate(() => (window as unknown as { esignErrors: Array<{ tag: string; code: string; directive?: string }> }).esignErrors);
 
 describe('a page whose CSP blocks the service', () => {
   it('connect-src without the token proxy: <esign-connect> names connect-src and the proxy', async () => {
-    const page = await open(`<esign-connect ${services.connectAttributes}></esign-connect>`, `${BASE}; connect-src 'self' ${services.baseUrl}; frame-src ${services.baseUrl}`);
+    const page = await open(
+      `<esign-connect ${services.connectAttributes}></esign-connect>`,
+      `${BASE}; connect-src 'self' ${services.baseUrl}; frame-src ${services.baseUrl}`,
+    );
     await signInWithPopup(page, PEOPLE.alice);
     const alert = page.locator('esign-connect').getByRole('alert');
     await alert.waitFor();
@@ -73,7 +77,10 @@ describe('a page whose CSP blocks the service', () => {
     assert.match(text, /本站的内容安全策略（frame-src）阻止了电子签名服务/);
     assert.ok(text.includes(services.baseUrl), `the service's origin is named: ${text}`);
     assert.deepEqual((await errors(page)).at(-1), { tag: 'esign-contract-list', code: 'csp_blocked', directive: 'frame-src' });
-    assert.ok(await page.locator('esign-contract-list').getByRole('button', { name: '在新窗口中打开' }).isVisible(), 'the popup, which frame-src does not govern, is offered');
+    assert.ok(
+      await page.locator('esign-contract-list').getByRole('button', { name: '在新窗口中打开' }).isVisible(),
+      'the popup, which frame-src does not govern, is offered',
+    );
     await page.context().close();
   });
 
@@ -89,13 +96,24 @@ describe('a page whose CSP blocks the service', () => {
     const text = (await alert.textContent()) ?? '';
     assert.match(text, /Content-Security-Policy \(connect-src\) blocks the e-signature service/);
     assert.ok(text.includes(services.baseUrl), text);
-    assert.deepEqual((await errors(page)).filter((e) => e.tag === 'esign-contract-list').at(-1), { tag: 'esign-contract-list', code: 'csp_blocked', directive: 'connect-src' });
+    assert.deepEqual((await errors(page)).filter((e) => e.tag === 'esign-contract-list').at(-1), {
+      tag: 'esign-contract-list',
+      code: 'csp_blocked',
+      directive: 'connect-src',
+    });
 
     // an upload to the service, blocked the same way: the file says why, at once (no retries: the policy will not change)
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.locator('esign-uploader [part~="drop-zone"]').click()]);
     await chooser.setFiles({ name: 'blocked.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%%EOF\n') });
-    await page.locator('esign-uploader').getByText("Failed: this page's Content-Security-Policy (connect-src) blocks the e-signature service").waitFor({ timeout: 10_000 });
-    assert.deepEqual((await errors(page)).filter((e) => e.tag === 'esign-uploader').at(-1), { tag: 'esign-uploader', code: 'csp_blocked', directive: 'connect-src' });
+    await page
+      .locator('esign-uploader')
+      .getByText("Failed: this page's Content-Security-Policy (connect-src) blocks the e-signature service")
+      .waitFor({ timeout: 10_000 });
+    assert.deepEqual((await errors(page)).filter((e) => e.tag === 'esign-uploader').at(-1), {
+      tag: 'esign-uploader',
+      code: 'csp_blocked',
+      directive: 'connect-src',
+    });
     await page.context().close();
   });
 });

@@ -97,14 +97,21 @@ async function pointAtProxy(endpoints: Partial<TokenProxyOptions>, mode: Mode = 
 
 function accessToken(tab: Page, forceRefresh = false): Promise<string> {
   return tab.evaluate(
-    (force) => (document.getElementById('esign') as HTMLElement & { getAccessToken(o: { forceRefresh: boolean }): Promise<string> }).getAccessToken({ forceRefresh: force }),
+    (force) =>
+      (document.getElementById('esign') as HTMLElement & { getAccessToken(o: { forceRefresh: boolean }): Promise<string> }).getAccessToken({
+        forceRefresh: force,
+      }),
     forceRefresh,
   );
 }
 
 describe('<esign-connect> and the token proxy against oidc-provider (a standards OAuth 2.0 server)', () => {
   it('default mode: the proxy runs the sign-in through its login and consent pages, rotates on refresh, survives a reload, and revokes on Disconnect', async () => {
-    await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation`, authorizationEndpoint: `${server.issuer}/auth` });
+    await pointAtProxy({
+      tokenEndpoint: `${server.issuer}/token`,
+      revocationEndpoint: `${server.issuer}/token/revocation`,
+      authorizationEndpoint: `${server.issuer}/auth`,
+    });
     await wholeFlow('proxy');
   });
 
@@ -127,7 +134,11 @@ async function wholeFlow(mode: Mode): Promise<void> {
     tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
     tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
     context.on('response', (response) => {
-      if (response.url().includes('/token')) void response.text().then((text) => seen.push(`response ${response.url()} ${text}`), () => undefined);
+      if (response.url().includes('/token'))
+        void response.text().then(
+          (text) => seen.push(`response ${response.url()} ${text}`),
+          () => undefined,
+        );
     });
     await tab.goto(siteOrigin);
 
@@ -194,7 +205,7 @@ async function wholeFlow(mode: Mode): Promise<void> {
     await connectButton.waitFor();
     assert.equal(await tab.locator('esign-connect').getAttribute('status'), 'idle');
     // the page shows it is disconnected at once; the revocation reaches the provider a moment later
-    for (const deadline = Date.now() + 10_000; server.events.get('grant.revoked') === undefined && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 10_000; server.events.get('grant.revoked') === undefined && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(server.events.get('grant.revoked'), 1, 'the provider revoked the grant');

@@ -23,7 +23,6 @@ let folder: string;
 let browser: Browser;
 let pageUrl: string;
 
-
 /** The code blocks of the README section that starts with `heading`, in order, by language. */
 function readmeBlocks(heading: string): Array<{ lang: string; text: string }> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -45,7 +44,11 @@ function shellWords(line: string): { env: Record<string, string>; words: string[
 }
 
 function start(cli: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<void> {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, cli), ...args], { cwd: folder, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, cli), ...args], {
+    cwd: folder,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -75,14 +78,21 @@ before(async () => {
   mkdirSync(join(folder, 'node_modules/esign-elements/dist'), { recursive: true });
   cpSync(join(ROOT, 'dist/cdn'), join(folder, 'node_modules/esign-elements/dist/cdn'), { recursive: true });
 
-  const lines = ports(commands.text).split('\n').filter((line) => line.trim() && !line.startsWith('npm install'));
+  const lines = ports(commands.text)
+    .split('\n')
+    .filter((line) => line.trim() && !line.startsWith('npm install'));
   const emulatorLine = lines.find((line) => line.includes('esign-emulator'));
   const proxyLine = lines.find((line) => line.includes('esign-token-proxy'));
   assert.ok(emulatorLine && proxyLine, 'the commands start the emulator and the token proxy');
   const emulator = shellWords(emulatorLine);
   assert.equal(emulator.words.slice(0, 2).join(' '), 'npx esign-emulator');
   // the README's emulator runs on its default ports; here on free ones
-  await start('src/emulator/cli.ts', [...emulator.words.slice(2), '--port', String(emulatorPort), '--file-port', String(filePort)], emulator.env, /listening|4010|http:\/\//i);
+  await start(
+    'src/emulator/cli.ts',
+    [...emulator.words.slice(2), '--port', String(emulatorPort), '--file-port', String(filePort)],
+    emulator.env,
+    /listening|4010|http:\/\//i,
+  );
   const proxy = shellWords(proxyLine);
   assert.equal(proxy.words.slice(0, 2).join(' '), 'npx esign-token-proxy');
   await start('src/proxy/cli.ts', proxy.words.slice(2), proxy.env, /listening on/);
@@ -107,11 +117,17 @@ describe("the README's static page, as written", () => {
     await tab.getByText('Connected as Alice Tan').waitFor();
     // the uploader and the contract list use the session: the list's embedded page opens from the service
     await tab.locator('esign-uploader').getByRole('button').first().waitFor();
-    await tab.frameLocator('esign-contract-list iframe[src], esign-contract-list iframe:not([aria-hidden])').locator('#no-contracts').waitFor({ timeout: 15_000 });
+    await tab
+      .frameLocator('esign-contract-list iframe[src], esign-contract-list iframe:not([aria-hidden])')
+      .locator('#no-contracts')
+      .waitFor({ timeout: 15_000 });
     await tab.reload();
     await tab.getByText('Connected as Alice Tan').waitFor();
     const cookies = await context.cookies();
-    assert.ok(cookies.some((c) => /^esign_[\w-]{16}$/.test(c.name) && c.httpOnly && c.sameSite === 'Strict'), 'the session cookie is HttpOnly and SameSite=Strict');
+    assert.ok(
+      cookies.some((c) => /^esign_[\w-]{16}$/.test(c.name) && c.httpOnly && c.sameSite === 'Strict'),
+      'the session cookie is HttpOnly and SameSite=Strict',
+    );
     assert.ok(!cookies.some((c) => c.name.startsWith('esign_l_')), 'the pre-login cookie is gone');
     assert.deepEqual(problems, []);
     await context.close();

@@ -137,7 +137,11 @@ describe('server rendering (Lit SSR) and hydration', () => {
       return out;
     });
     assert.deepEqual(problems, [], 'no hydration error');
-    assert.deepEqual(kept, { 'esign-connect': true, 'esign-uploader': true, 'esign-signing-frame': true, 'esign-contract-list': true }, 'the server DOM was hydrated, not replaced');
+    assert.deepEqual(
+      kept,
+      { 'esign-connect': true, 'esign-uploader': true, 'esign-signing-frame': true, 'esign-contract-list': true },
+      'the server DOM was hydrated, not replaced',
+    );
     assert.deepEqual(problems, [], 'no hydration error');
 
     // behaviour intact: a person connects, and the other elements see the session (context and connect="ID")

@@ -57,7 +57,9 @@ describe('static Storybook build', () => {
       const rendered = await openStory(page, site.origin, entry, 'light', 500);
       if (!rendered) problems.push(`nothing rendered`);
       if (entry.type === 'story') {
-        const tags = await page.evaluate(() => [...document.querySelectorAll('#storybook-root *')].filter((el) => el.localName.startsWith('esign-') && el.shadowRoot).length);
+        const tags = await page.evaluate(
+          () => [...document.querySelectorAll('#storybook-root *')].filter((el) => el.localName.startsWith('esign-') && el.shadowRoot).length,
+        );
         if (tags === 0) problems.push('no esign element rendered');
       }
       if (problems.length) failures.push(`${entry.title} / ${entry.name}:\n  ${problems.join('\n  ')}`);
@@ -73,7 +75,8 @@ describe('static Storybook build', () => {
     const entry = site.entries.find((e) => e.type === 'docs' && e.title === 'Elements/esign-uploader')!;
     await openStory(page, site.origin, entry, 'light', 800);
     const text = await page.locator('#storybook-docs').innerText();
-    for (const internal of ['_dragging', '_live', '#session', '#queue', 'formResetCallback']) assert.ok(!text.includes(internal), `${internal} is not in the docs`);
+    for (const internal of ['_dragging', '_live', '#session', '#queue', 'formResetCallback'])
+      assert.ok(!text.includes(internal), `${internal} is not in the docs`);
     assert.match(text, /max-size/);
     assert.match(text, /20971520 \(20 MiB/);
     await context.close();
@@ -94,7 +97,8 @@ describe('static Storybook build', () => {
       for (const entry of stories) {
         const page = await context.newPage();
         await openStory(page, site.origin, entry, mode.host, 900);
-        for (const v of await seriousAxeViolations(page)) found.push(`${mode.host} ${mode.width}px ${entry.id}: ${v.impact} ${v.id} (${v.help}) ${v.targets.join(' ')}`);
+        for (const v of await seriousAxeViolations(page))
+          found.push(`${mode.host} ${mode.width}px ${entry.id}: ${v.impact} ${v.id} (${v.help}) ${v.targets.join(' ')}`);
         runs++;
         await page.close();
       }

@@ -42,7 +42,17 @@ before(() => {
   mkdirSync(folder);
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, type: 'module' }));
   npm(
-    ['install', join(work, info.filename), `@playwright/test@${installed('@playwright/test')}`, `typescript@${installed('typescript')}`, `@types/node@${installed('@types/node')}`, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
+    [
+      'install',
+      join(work, info.filename),
+      `@playwright/test@${installed('@playwright/test')}`,
+      `typescript@${installed('typescript')}`,
+      `@types/node@${installed('@types/node')}`,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+    ],
     folder,
   );
 });
@@ -61,7 +71,19 @@ describe("the README's test-kit example, from the packed tarball", () => {
     }
     writeFileSync(
       join(folder, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['ES2023', 'DOM'] }, include: ['*.ts', 'tests'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          lib: ['ES2023', 'DOM'],
+        },
+        include: ['*.ts', 'tests'],
+      }),
     );
     const tsc = spawnSync(process.execPath, [join(folder, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: folder, encoding: 'utf8' });
     assert.equal(tsc.status, 0, `tsc: ${tsc.stdout}${tsc.stderr}`);

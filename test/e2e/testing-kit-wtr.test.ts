@@ -12,11 +12,15 @@ import { freePort } from '../helpers/ports.js';
 describe('esign-elements/testing/web-test-runner', () => {
   it("runs test/kit-wtr's browser tests: a person signs in from a server command", async () => {
     const port = await freePort();
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'node_modules/@web/test-runner/dist/bin.js', '--config', 'test/kit-wtr/web-test-runner.config.mjs'], {
-      encoding: 'utf8',
-      env: { ...process.env, CHROME_PATH: CHROMIUM_PATH, WTR_PORT: String(port) },
-      timeout: 180_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'node_modules/@web/test-runner/dist/bin.js', '--config', 'test/kit-wtr/web-test-runner.config.mjs'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, CHROME_PATH: CHROMIUM_PATH, WTR_PORT: String(port) },
+        timeout: 180_000,
+      },
+    );
     const output = `${run.stdout}${run.stderr}`;
     assert.equal(run.status, 0, output);
     assert.match(output, /2 passed, 0 failed/, output);

@@ -19,19 +19,34 @@ let services: EsignServices;
 let browser: Browser;
 
 /** A server's call with a ready token of `email` in `spaceId` (the kit's accessToken: no consent). */
-async function api(path: string, email: string, spaceId: string, body: unknown): Promise<{ status: number; json: { Response: { Data?: Record<string, unknown>; Error?: { Code: string } } } }> {
+async function api(
+  path: string,
+  email: string,
+  spaceId: string,
+  body: unknown,
+): Promise<{ status: number; json: { Response: { Data?: Record<string, unknown>; Error?: { Code: string } } } }> {
   const response = await fetch(`${services.baseUrl}/openapi/v1${path}`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${await services.accessToken(email, spaceId)}`, 'Content-Type': 'application/json', 'X-Operator-User-Id': await services.userId(email) },
+    headers: {
+      Authorization: `Bearer ${await services.accessToken(email, spaceId)}`,
+      'Content-Type': 'application/json',
+      'X-Operator-User-Id': await services.userId(email),
+    },
     body: JSON.stringify(body),
   });
   return { status: response.status, json: await response.json() };
 }
 
 async function envelopeFor(signerEmail: string, subject: string): Promise<string> {
-  const upload = await api('/files/upload', PEOPLE.alice.email, SPACES.acme.spaceId, { Files: [{ FileName: 'nda.pdf', FileBody: Buffer.from('%PDF-1.4 nda').toString('base64') }] });
+  const upload = await api('/files/upload', PEOPLE.alice.email, SPACES.acme.spaceId, {
+    Files: [{ FileName: 'nda.pdf', FileBody: Buffer.from('%PDF-1.4 nda').toString('base64') }],
+  });
   const fileIds = (upload.json.Response.Data!['Files'] as Array<{ FileId: string }>).map((f) => f.FileId);
-  const created = await api('/envelopes', PEOPLE.alice.email, SPACES.acme.spaceId, { FileIds: fileIds, Signers: [{ Name: 'Bob Lim', Email: signerEmail }], Subject: subject });
+  const created = await api('/envelopes', PEOPLE.alice.email, SPACES.acme.spaceId, {
+    FileIds: fileIds,
+    Signers: [{ Name: 'Bob Lim', Email: signerEmail }],
+    Subject: subject,
+  });
   assert.equal(created.status, 200, JSON.stringify(created.json));
   return created.json.Response.Data!['EnvelopeId'] as string;
 }
@@ -64,7 +79,10 @@ describe('esign-elements/testing', () => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
     });
     const response = await page.goto(url);
-    assert.match(response!.headers()['content-security-policy'] ?? '', new RegExp(`connect-src 'self' ${services.proxyOrigin} ${services.baseUrl}; frame-src ${services.baseUrl}`));
+    assert.match(
+      response!.headers()['content-security-policy'] ?? '',
+      new RegExp(`connect-src 'self' ${services.proxyOrigin} ${services.baseUrl}; frame-src ${services.baseUrl}`),
+    );
 
     await signInWithPopup(page, PEOPLE.alice);
     await page.getByText('Connected as Alice Tan').waitFor();
@@ -85,14 +103,26 @@ describe('esign-elements/testing', () => {
     const envelopeId = await services.signEnvelope('bob@example.com');
     assert.ok(request.link.includes(envelopeId));
     const completed = (await services.outbox()).filter((m) => m.kind === 'envelope-completed');
-    assert.deepEqual(completed.map((m) => [m.to, m.subject]), [['alice@example.com', 'Completed: Lease from the kit']], 'the sender hears that every signer signed');
-    await assert.rejects(services.signEnvelope('bob@example.com'), (error: EsignError) => error instanceof EsignError && error.code === 'invalid_argument', 'nothing is left to sign');
+    assert.deepEqual(
+      completed.map((m) => [m.to, m.subject]),
+      [['alice@example.com', 'Completed: Lease from the kit']],
+      'the sender hears that every signer signed',
+    );
+    await assert.rejects(
+      services.signEnvelope('bob@example.com'),
+      (error: EsignError) => error instanceof EsignError && error.code === 'invalid_argument',
+      'nothing is left to sign',
+    );
     await context.close();
   });
 
   it('declines as a signer, accepts an invitation, moves the clock and injects a fault', async () => {
     services.reset();
-    await assert.rejects(services.accessToken(PEOPLE.carol.email, SPACES.acme.spaceId), (error: EsignError) => error.code === 'invalid_argument', 'a token only for a member of the Space');
+    await assert.rejects(
+      services.accessToken(PEOPLE.carol.email, SPACES.acme.spaceId),
+      (error: EsignError) => error.code === 'invalid_argument',
+      'a token only for a member of the Space',
+    );
     await assert.rejects(services.userId('nobody@example.com'), (error: EsignError) => error.code === 'not_found');
     const envelopeId = await envelopeFor('pat@partner.example', 'Supply agreement');
     assert.equal(await services.declineEnvelope('pat@partner.example', { envelopeId }), envelopeId);
@@ -104,7 +134,9 @@ describe('esign-elements/testing', () => {
     const added = await api('/members/add', PEOPLE.dev.email, SPACES.integrator.spaceId, { Email: PEOPLE.carol.email });
     assert.equal(added.json.Response.Data!['Status'], 'pending');
     await services.acceptInvitation(PEOPLE.carol.email);
-    const seed = (await (await fetch(`${services.baseUrl}/__emulator/seed`)).json()) as { spaces: Array<{ spaceId: string; members: Array<{ email?: string; userId: string; status: string }> }> };
+    const seed = (await (await fetch(`${services.baseUrl}/__emulator/seed`)).json()) as {
+      spaces: Array<{ spaceId: string; members: Array<{ email?: string; userId: string; status: string }> }>;
+    };
     const carol = seed.spaces.find((s) => s.spaceId === SPACES.integrator.spaceId)!.members.find((m) => m.userId === added.json.Response.Data!['UserId']);
     assert.equal(carol?.status, 'active');
 
@@ -126,7 +158,8 @@ describe('esign-elements/testing', () => {
     const own = await startEsignServices({ staticDir: folder });
     try {
       assert.equal(await (await fetch(`${own.siteOrigin}/app.html`)).text(), '<p>my app</p>');
-      for (const path of ['/.env', '/%2e%2e/%2e%2e/etc/passwd', '/../package.json', '/missing.html']) assert.equal((await fetch(`${own.siteOrigin}${path}`)).status, 404, path);
+      for (const path of ['/.env', '/%2e%2e/%2e%2e/etc/passwd', '/../package.json', '/missing.html'])
+        assert.equal((await fetch(`${own.siteOrigin}${path}`)).status, 404, path);
       const script = await fetch(`${own.siteOrigin}/__esign/cdn/esign-elements.min.js`);
       assert.equal(script.status, 200, "the package's CDN build is served for servePage's pages");
       assert.match(script.headers.get('content-type') ?? '', /javascript/);

@@ -49,7 +49,9 @@ before(async () => {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript; charset=utf-8' : path.endsWith('.css') ? 'text/css' : 'text/html; charset=utf-8' });
+    res.writeHead(200, {
+      'content-type': path.endsWith('.js') ? 'text/javascript; charset=utf-8' : path.endsWith('.css') ? 'text/css' : 'text/html; charset=utf-8',
+    });
     res.end(body);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -95,7 +97,10 @@ describe('a Vue 3 app with the tags', () => {
     await frame.getByLabel('Name').fill('Bob Lim');
     await frame.getByLabel('Email').fill('bob@example.com');
     const sent = page.evaluate(
-      () => new Promise<string>((resolve) => document.addEventListener('esign-envelope-sent', (e) => resolve((e as CustomEvent<{ envelopeId: string }>).detail.envelopeId), { once: true })),
+      () =>
+        new Promise<string>((resolve) =>
+          document.addEventListener('esign-envelope-sent', (e) => resolve((e as CustomEvent<{ envelopeId: string }>).detail.envelopeId), { once: true }),
+        ),
     );
     await frame.getByRole('button', { name: 'Send' }).click();
     // the element tells the page and shows its sent state, with a way to start another

@@ -100,7 +100,11 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
 
   function embeddedFrame(path: string, timeoutMs: number): Promise<Frame> {
     const prefix = `${serviceOrigin}/embedded/s/`;
-    return poll(() => page.frames().find((f) => f.url().startsWith(prefix) && new URL(f.url()).pathname.includes(path)), `an embedded frame with ${path}`, timeoutMs);
+    return poll(
+      () => page.frames().find((f) => f.url().startsWith(prefix) && new URL(f.url()).pathname.includes(path)),
+      `an embedded frame with ${path}`,
+      timeoutMs,
+    );
   }
 
   return {
@@ -169,7 +173,8 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
     async watchRequests(contains, method) {
       watched.get(page)?.stop();
       const seen = new Map<HTTPRequest, WatchedRequest>();
-      const onRequest = (r: HTTPRequest): void => void (r.method() === method && r.url().includes(contains) && seen.set(r, { url: r.url(), outcome: 'pending' }));
+      const onRequest = (r: HTTPRequest): void =>
+        void (r.method() === method && r.url().includes(contains) && seen.set(r, { url: r.url(), outcome: 'pending' }));
       const onFinished = (r: HTTPRequest): void => void (seen.has(r) && (seen.get(r)!.outcome = 'answered'));
       const onFailed = (r: HTTPRequest): void => void (seen.has(r) && Object.assign(seen.get(r)!, { outcome: 'failed', error: r.failure()?.errorText }));
       page.on('request', onRequest);
@@ -207,15 +212,19 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
   async function inWindow<T>(matches: (url: string) => boolean, what: string, timeoutMs: number, act: () => Promise<T>): Promise<T> {
     const home = await driver.getWindowHandle();
     try {
-      await poll(async () => {
-        for (const handle of await driver.getWindowHandles()) {
-          if (handle === home) continue;
-          await driver.switchToWindow(handle);
-          if (matches(await driver.getUrl())) return true;
-        }
-        await driver.switchToWindow(home);
-        return undefined;
-      }, what, timeoutMs);
+      await poll(
+        async () => {
+          for (const handle of await driver.getWindowHandles()) {
+            if (handle === home) continue;
+            await driver.switchToWindow(handle);
+            if (matches(await driver.getUrl())) return true;
+          }
+          await driver.switchToWindow(home);
+          return undefined;
+        },
+        what,
+        timeoutMs,
+      );
       return await act();
     } finally {
       await driver.switchToWindow(home).catch(() => undefined);
@@ -227,20 +236,24 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
     const prefix = `${serviceOrigin}/embedded/s/`;
     await driver.switchFrame(null);
     try {
-      await poll(async () => {
-        const frames = (await driver.execute(`
+      await poll(
+        async () => {
+          const frames = (await driver.execute(`
           const found = [];
           const walk = (root) => { for (const el of root.querySelectorAll('*')) { if (el.tagName === 'IFRAME') found.push(el); if (el.shadowRoot) walk(el.shadowRoot); } };
           walk(document);
           return found;`)) as unknown[];
-        for (const frame of frames) {
-          await driver.switchFrame(frame as never);
-          const url = String(await driver.execute('return location.href'));
-          if (url.startsWith(prefix) && new URL(url).pathname.includes(path)) return true;
-          await driver.switchToParentFrame();
-        }
-        return undefined;
-      }, `an embedded frame with ${path}`, timeoutMs);
+          for (const frame of frames) {
+            await driver.switchFrame(frame as never);
+            const url = String(await driver.execute('return location.href'));
+            if (url.startsWith(prefix) && new URL(url).pathname.includes(path)) return true;
+            await driver.switchToParentFrame();
+          }
+          return undefined;
+        },
+        `an embedded frame with ${path}`,
+        timeoutMs,
+      );
       return await act();
     } finally {
       await driver.switchToParentFrame().catch(() => undefined);
@@ -254,11 +267,15 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
    */
   async function element(selector: string, timeoutMs: number): Promise<string> {
     const using = selector.startsWith('//') ? 'xpath' : 'css selector';
-    return poll(async () => {
-      const found = (await driver.findElements(using, selector)) as Array<Record<string, string>>;
-      const ref = found[0];
-      return ref ? Object.values(ref)[0] : undefined;
-    }, selector, timeoutMs);
+    return poll(
+      async () => {
+        const found = (await driver.findElements(using, selector)) as Array<Record<string, string>>;
+        const ref = found[0];
+        return ref ? Object.values(ref)[0] : undefined;
+      },
+      selector,
+      timeoutMs,
+    );
   }
 
   /**
@@ -327,10 +344,14 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
     },
     frameText(path, contains, timeoutMs) {
       return inFrame(path, timeoutMs, () =>
-        poll(async () => {
-          const text = String(await driver.execute('return document.body ? document.body.innerText : ""'));
-          return text.includes(contains) ? text : undefined;
-        }, `"${contains}" in the embedded frame`, timeoutMs),
+        poll(
+          async () => {
+            const text = String(await driver.execute('return document.body ? document.body.innerText : ""'));
+            return text.includes(contains) ? text : undefined;
+          },
+          `"${contains}" in the embedded frame`,
+          timeoutMs,
+        ),
       );
     },
     async chooseFiles() {

@@ -65,7 +65,8 @@ export async function openEnginePage(engine: Engine, serviceOrigin: string): Pro
 async function openPuppeteerPage(engine: 'chromium' | 'firefox', serviceOrigin: string): Promise<EnginePage> {
   const browser: Browser = await puppeteer.launch(puppeteerLaunchOptions(engine));
   const page: Page = await browser.newPage();
-  const run = <T>(script: string, ...args: unknown[]): Promise<T> => page.evaluate(`(function () { ${script} }).apply(null, ${JSON.stringify(args)})`) as Promise<T>;
+  const run = <T>(script: string, ...args: unknown[]): Promise<T> =>
+    page.evaluate(`(function () { ${script} }).apply(null, ${JSON.stringify(args)})`) as Promise<T>;
   const self: EnginePage = {
     engine,
     person: puppeteerPerson(engine, page, serviceOrigin),
@@ -77,7 +78,11 @@ async function openPuppeteerPage(engine: 'chromium' | 'firefox', serviceOrigin: 
     },
     run,
     async clickButton(text, timeoutMs = 10_000) {
-      await poll(async () => (await page.evaluateHandle(`(function () { ${FIND_BUTTON} }).call(null, ${JSON.stringify(text)})`).then((h) => h.asElement() !== null)), `a button "${text}"`, timeoutMs);
+      await poll(
+        async () => await page.evaluateHandle(`(function () { ${FIND_BUTTON} }).call(null, ${JSON.stringify(text)})`).then((h) => h.asElement() !== null),
+        `a button "${text}"`,
+        timeoutMs,
+      );
       const handle = (await page.evaluateHandle(`(function () { ${FIND_BUTTON} }).call(null, ${JSON.stringify(text)})`)).asElement();
       if (!handle) throw new Error(`no button "${text}"`);
       await (handle as import('puppeteer-core').ElementHandle<Element>).click();

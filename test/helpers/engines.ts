@@ -21,7 +21,10 @@ export const MINIBROWSER_PATH = process.env['MINIBROWSER_PATH'] ?? '/usr/lib/x86
 
 /** The engines this run tests: all three unless ESIGN_ENGINES names fewer; an unknown name is an error, not a skip. */
 export function selectedEngines(): Engine[] {
-  const asked = process.env['ESIGN_ENGINES']?.split(',').map((name) => name.trim()).filter(Boolean);
+  const asked = process.env['ESIGN_ENGINES']
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!asked?.length) return [...ENGINES];
   for (const name of asked) if (!ENGINES.includes(name as Engine)) throw new Error(`ESIGN_ENGINES: unknown engine "${name}" (known: ${ENGINES.join(', ')})`);
   return ENGINES.filter((engine) => asked.includes(engine));
@@ -64,7 +67,13 @@ export function puppeteerLaunchOptions(engine: 'chromium' | 'firefox', extraArgs
     return { browser: 'firefox' as const, executablePath: FIREFOX_PATH, headless: true, extraPrefsFirefox: FIREFOX_PREFS, args: extraArgs };
   }
   // keep the real popup blocker: tests must prove the popup opens from a user gesture
-  return { browser: 'chrome' as const, executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], ignoreDefaultArgs: ['--disable-popup-blocking'] };
+  return {
+    browser: 'chrome' as const,
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+    ignoreDefaultArgs: ['--disable-popup-blocking'],
+  };
 }
 
 export interface WebKitDriver {

@@ -94,7 +94,10 @@ export async function authorize(options: AuthorizeOptions): Promise<AuthorizeRes
  * A person on the emulator's consent pages, from an authorization URL (made by a client or by the token proxy's
  * login route): logs in, picks a Space (Open Mode) and agrees or denies. Returns where the service sends the browser.
  */
-export async function driveConsent(authUrl: URL, options: { email?: string; password?: string; chooseSpaceId?: string; designatedSpaceId?: string; decision?: 'agree' | 'deny' } = {}): Promise<string> {
+export async function driveConsent(
+  authUrl: URL,
+  options: { email?: string; password?: string; chooseSpaceId?: string; designatedSpaceId?: string; decision?: 'agree' | 'deny' } = {},
+): Promise<string> {
   const email = options.email ?? DEMO_LOGIN.email;
   const password = options.password ?? DEMO_LOGIN.password;
   const designated = options.designatedSpaceId ?? authUrl.searchParams.get('space_id') ?? undefined;
@@ -230,7 +233,12 @@ function decodeEntities(text: string): string {
 
 function alertText(html: string): string {
   const match = /role="alert"[^>]*>([\s\S]*?)<\/p>/.exec(html);
-  return match ? match[1]!.replace(/<[^>]+>/g, '').trim() : html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200);
+  return match
+    ? match[1]!.replace(/<[^>]+>/g, '').trim()
+    : html
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .slice(0, 200);
 }
 
 /**
@@ -335,7 +343,8 @@ export async function signInThroughProxy(options: ProxySignInOptions): Promise<P
   if (login.status !== 303 || !to) throw new Error(`the login route answered ${login.status}: ${(await login.text()).slice(0, 300)}`);
   const authorizationUrl = new URL(to);
   // the login route may answer with the outcome at once (a refusal): no consent then
-  if (!authorizationUrl.pathname.endsWith('/oauth/auth')) return { jar, authorizationUrl, callbackUrl: '', finalUrl: to, outcome: outcomeOf(to), callbackSetCookies: [] };
+  if (!authorizationUrl.pathname.endsWith('/oauth/auth'))
+    return { jar, authorizationUrl, callbackUrl: '', finalUrl: to, outcome: outcomeOf(to), callbackSetCookies: [] };
   const callbackUrl = await driveConsent(authorizationUrl, options);
   const callback = await getWithJar(callbackUrl, jar);
   const finalUrl = callback.headers.get('location');

@@ -85,7 +85,17 @@ export async function startStandardsServer(options: StandardsServerOptions): Pro
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, standardsConfiguration(options));
   const events = new Map<string, number>();
-  const names = ['refresh_token.consumed', 'refresh_token.saved', 'refresh_token.destroyed', 'grant.revoked', 'access_token.saved', 'authorization_code.consumed', 'grant.success', 'revocation.error', 'grant.error'] as const;
+  const names = [
+    'refresh_token.consumed',
+    'refresh_token.saved',
+    'refresh_token.destroyed',
+    'grant.revoked',
+    'access_token.saved',
+    'authorization_code.consumed',
+    'grant.success',
+    'revocation.error',
+    'grant.error',
+  ] as const;
   for (const name of names) {
     (provider.on as (event: string, listener: () => void) => Provider)(name, () => events.set(name, (events.get(name) ?? 0) + 1));
   }

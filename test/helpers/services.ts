@@ -71,7 +71,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   const crossSitePort = await freePort();
   const crossSite = await serveTokenProxy({ ...proxyOptions, port: crossSitePort, publicOrigin: `http://127.0.0.1:${crossSitePort}` });
   for (const proxied of [served, crossSite]) emulator.registerRedirectUri(TEST_CLIENT.clientId, proxied.callbackUrl!);
-  const proxy = { url: `http://localhost:${proxyLink.port}`, crossSiteUrl: crossSite.url, close: () => Promise.all([served.close(), crossSite.close(), proxyLink.close()]) };
+  const proxy = {
+    url: `http://localhost:${proxyLink.port}`,
+    crossSiteUrl: crossSite.url,
+    close: () => Promise.all([served.close(), crossSite.close(), proxyLink.close()]),
+  };
   const browserConfig: BrowserTestConfig = {
     baseUrl: emulator.baseUrl,
     fileUrl: emulator.fileUrl,
@@ -99,7 +103,14 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     let accepted = 0;
     const codes = [...values].slice(0, 150);
     const verifiers = [...values].filter((v) => v.length >= 43).slice(0, 8);
-    const state = new URL((await getWithJar(`${proxy.url}/login?${new URLSearchParams({ session: 'open', origin: pageOrigin, display: 'popup', attempt: 'attacker-probe-000000', scope: 'envelope:read' })}`, attacker.jar)).headers.get('location')!).searchParams.get('state')!;
+    const state = new URL(
+      (
+        await getWithJar(
+          `${proxy.url}/login?${new URLSearchParams({ session: 'open', origin: pageOrigin, display: 'popup', attempt: 'attacker-probe-000000', scope: 'envelope:read' })}`,
+          attacker.jar,
+        )
+      ).headers.get('location')!,
+    ).searchParams.get('state')!;
     for (const code of codes) {
       tried++;
       await getWithJar(`${proxy.url}/callback?${new URLSearchParams({ code, state })}`, attacker.jar);
@@ -109,7 +120,13 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         const answer = await fetch(`${proxy.url}/token`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: pageOrigin },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: `${proxy.url}/callback`, session: 'open' }),
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code,
+            code_verifier: verifier,
+            redirect_uri: `${proxy.url}/callback`,
+            session: 'open',
+          }),
         });
         if (answer.status === 200 || answer.headers.getSetCookie().length > 0) accepted++;
       }
@@ -128,7 +145,12 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       const res = await fetch(`${emulator.baseUrl}/openapi/v1/oauth/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: candidate, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: candidate,
+          client_id: TEST_CLIENT.clientId,
+          client_secret: TEST_CLIENT.clientSecret,
+        }),
       });
       if (res.ok) accepted += 1;
       await res.arrayBuffer();
@@ -160,7 +182,8 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       return page.evaluate(() => ({ width: innerWidth, height: innerHeight }));
     }
     const { driver } = target;
-    const inner = async (): Promise<{ width: number; height: number }> => (await driver.execute('return { width: innerWidth, height: innerHeight }')) as { width: number; height: number };
+    const inner = async (): Promise<{ width: number; height: number }> =>
+      (await driver.execute('return { width: innerWidth, height: innerHeight }')) as { width: number; height: number };
     if (!viewports.has(driver)) viewports.set(driver, await driver.getWindowSize());
     if (reset) {
       const before = viewports.get(driver)!;
@@ -185,7 +208,12 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         // a person logs in, picks a Space (Open Mode) and agrees or denies
         const spaceId = typeof payload?.['spaceId'] === 'string' ? payload['spaceId'] : undefined;
         await personFor(target).consent(
-          { email: String(payload?.['email'] ?? 'alice@example.com'), password: String(payload?.['password'] ?? 'alice-password'), spaceId, action: payload?.['action'] === 'deny' ? 'deny' : 'agree' },
+          {
+            email: String(payload?.['email'] ?? 'alice@example.com'),
+            password: String(payload?.['password'] ?? 'alice-password'),
+            spaceId,
+            action: payload?.['action'] === 'deny' ? 'deny' : 'agree',
+          },
           timeoutMs,
         );
         return true;
@@ -193,7 +221,13 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       case 'esign-attacker-login': {
         // an attacker's server asks the proxy for a sign-in of its own (its own state, verifier, pre-login cookie)
         attacker.jar = new Map();
-        const query = new URLSearchParams({ session: 'open', origin: pageOrigin, display: 'popup', attempt: `attacker-${Date.now()}-000`, scope: 'envelope:create envelope:read' });
+        const query = new URLSearchParams({
+          session: 'open',
+          origin: pageOrigin,
+          display: 'popup',
+          attempt: `attacker-${Date.now()}-000`,
+          scope: 'envelope:create envelope:read',
+        });
         const started = await getWithJar(`${proxy.url}/login?${query}`, attacker.jar);
         return started.headers.get('location');
       }

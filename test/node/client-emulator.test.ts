@@ -46,7 +46,10 @@ async function tokenCall(form: URLSearchParams): Promise<TokenResponse> {
 /** A token source like the session's: refreshes through the proxy when asked; can start with a bad token. */
 class ProxySession implements TokenSource {
   forced = 0;
-  constructor(private tokens: TokenResponse, private current: string = tokens.access_token) {}
+  constructor(
+    private tokens: TokenResponse,
+    private current: string = tokens.access_token,
+  ) {}
   async getAccessToken(options?: { forceRefresh?: boolean; signal?: AbortSignal }): Promise<string> {
     if (options?.forceRefresh) {
       this.forced += 1;
@@ -63,7 +66,11 @@ async function login(email = 'alice@example.com', password = 'alice-password', s
 }
 
 async function injectFault(body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(response.status, 200, await response.text());
 }
 
@@ -84,7 +91,10 @@ describe('client + emulator', () => {
     assert.equal(upload.status, 200);
     assert.equal(typeof upload.requestId, 'string');
     assert.ok(upload.requestId.length > 0, 'upload.requestId.length > 0');
-    assert.deepEqual(upload.data.Files.map((f) => f.FileName), ['contract.pdf', 'annex.pdf']);
+    assert.deepEqual(
+      upload.data.Files.map((f) => f.FileName),
+      ['contract.pdf', 'annex.pdf'],
+    );
 
     const fileIds = upload.data.Files.map((f) => f.FileId);
     const view = await client.requestSignaturesView(fileIds);
@@ -138,7 +148,9 @@ describe('client + emulator', () => {
         return tokens.access_token;
       },
     };
-    const error = await createClient({ baseUrl: emulator.baseUrl, tokens: failing }).signatureStatusView().catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: emulator.baseUrl, tokens: failing })
+      .signatureStatusView()
+      .catch((e: unknown) => e);
     assert.ok(error instanceof EsignError, 'error instanceof EsignError');
     assert.equal(error.code, 'session_expired');
   });
@@ -196,7 +208,11 @@ describe('client + emulator', () => {
     const envelope = await asAlice.createEnvelope(request);
     assert.equal(typeof envelope.data.EnvelopeId, 'string');
     const afterCreate = (await (await fetch(`${emulator.baseUrl}/__emulator/requests`)).json()) as Record<string, number>;
-    assert.equal(afterCreate['POST /openapi/v1/envelopes'], (afterDenied['POST /openapi/v1/envelopes'] ?? 0) + 1, 'the counted route is the one the refusal did not reach');
+    assert.equal(
+      afterCreate['POST /openapi/v1/envelopes'],
+      (afterDenied['POST /openapi/v1/envelopes'] ?? 0) + 1,
+      'the counted route is the one the refusal did not reach',
+    );
     const reminded = await asAlice.remindEnvelope({ EnvelopeId: envelope.data.EnvelopeId });
     assert.equal(reminded.data.EnvelopeId, envelope.data.EnvelopeId);
     const voided = await asAlice.voidEnvelope({ EnvelopeId: envelope.data.EnvelopeId, Reason: 'test' });

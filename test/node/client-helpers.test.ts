@@ -43,13 +43,29 @@ describe('url rules', () => {
   });
 
   test('isAllowedServiceUrl', () => {
-    for (const url of ['https://esign.example', 'https://esign.example:8443/x', 'http://localhost:4010', 'http://127.0.0.1:4010/openapi/v1', 'http://[::1]:4010']) {
+    for (const url of [
+      'https://esign.example',
+      'https://esign.example:8443/x',
+      'http://localhost:4010',
+      'http://127.0.0.1:4010/openapi/v1',
+      'http://[::1]:4010',
+    ]) {
       assert.ok(isAllowedServiceUrl(url), url);
     }
-    for (const url of ['http://esign.example', 'ftp://esign.example', 'javascript:alert(1)', 'not a url', 'https://user:pw@esign.example', 'http://localhost.evil.example']) {
+    for (const url of [
+      'http://esign.example',
+      'ftp://esign.example',
+      'javascript:alert(1)',
+      'not a url',
+      'https://user:pw@esign.example',
+      'http://localhost.evil.example',
+    ]) {
       assert.ok(!isAllowedServiceUrl(url), url);
     }
-    assert.ok(!isAllowedServiceUrl('http://localhost:4010', { allowLoopbackHttp: false }), '!isAllowedServiceUrl("http://localhost:4010", { allowLoopbackHttp: false })');
+    assert.ok(
+      !isAllowedServiceUrl('http://localhost:4010', { allowLoopbackHttp: false }),
+      '!isAllowedServiceUrl("http://localhost:4010", { allowLoopbackHttp: false })',
+    );
     assert.ok(isAllowedServiceUrl(new URL('https://esign.example')), 'isAllowedServiceUrl(new URL("https://esign.example"))');
   });
 

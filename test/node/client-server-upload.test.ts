@@ -131,7 +131,7 @@ test('a 64 MiB file streams from disk to the file-management domain; the FileId 
   );
 });
 
-test('for information: the same upload through Node\'s built-in fetch (it keeps the body\'s chunks until the connection closes)', async () => {
+test("for information: the same upload through Node's built-in fetch (it keeps the body's chunks until the connection closes)", async () => {
   const token = await accessToken();
   const client = createClient({ baseUrl, fileUrl, tokens: { getAccessToken: async () => token }, retry: false, timeoutMs: 120_000 });
   const { result, growth } = await peakGrowth(async () =>
@@ -140,4 +140,3 @@ test('for information: the same upload through Node\'s built-in fetch (it keeps 
   assert.equal(result.data.Files.length, 1);
   console.log(`built-in fetch, ${FILE_BYTES / MiB} MiB upload: peak live heap + ArrayBuffer growth ${(growth / MiB).toFixed(1)} MiB (Node ${process.version})`);
 });
-

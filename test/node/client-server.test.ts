@@ -88,13 +88,13 @@ async function uploadOne(c: EsignClient, name = 'contract.pdf'): Promise<string>
 describe('EsignClient, server half, against the emulator', () => {
   test('uploadFileParts: X-TC-Action UploadFile, repeated multipart `file` parts, typed FileIds with RequestId', async () => {
     const c = client();
-    const result = await c.uploadFileParts([
-      { content: pdf('one'), name: 'one.pdf' },
-      new File(['%PDF-1.4\n% two\n'], 'two.pdf', { type: 'application/pdf' }),
-    ]);
+    const result = await c.uploadFileParts([{ content: pdf('one'), name: 'one.pdf' }, new File(['%PDF-1.4\n% two\n'], 'two.pdf', { type: 'application/pdf' })]);
     assert.equal(result.status, 200);
     assertRequestId(result.requestId);
-    assert.deepEqual(result.data.Files.map((f) => f.FileName), ['one.pdf', 'two.pdf']);
+    assert.deepEqual(
+      result.data.Files.map((f) => f.FileName),
+      ['one.pdf', 'two.pdf'],
+    );
     assert.ok(result.data.Files.every((f) => typeof f.FileId === 'string' && f.FileId !== ''));
     assert.equal(sent.length, 1);
     assert.equal(sent[0]!.url, new URL(emulator.fileUrl).href, 'the file-management domain, root path');
@@ -105,7 +105,10 @@ describe('EsignClient, server half, against the emulator', () => {
     const body = sent[0]!.body as Blob;
     assert.ok(body instanceof Blob);
     const text = await body.text();
-    assert.deepEqual([...text.matchAll(/Content-Disposition: form-data; name="file"; filename="([^"]+)"/g)].map((m) => m[1]), ['one.pdf', 'two.pdf']);
+    assert.deepEqual(
+      [...text.matchAll(/Content-Disposition: form-data; name="file"; filename="([^"]+)"/g)].map((m) => m[1]),
+      ['one.pdf', 'two.pdf'],
+    );
     assert.ok(text.endsWith(`--${boundary}--\r\n`));
     assert.equal(sent[0]!.headers.get('authorization')?.startsWith('Bearer '), true);
     // the FileIds are the Space's: an embedded request_signatures view accepts them
@@ -126,7 +129,10 @@ describe('EsignClient, server half, against the emulator', () => {
     const error = await rejects(c.uploadFileParts(eleven), 'payload_too_large', 413);
     assert.equal(error.serviceCode, 'LimitExceeded.FileCount');
     assertRequestId(error.requestId);
-    assert.throws(() => client({ fileUrl: 'http://files.example.com' }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config');
+    assert.throws(
+      () => client({ fileUrl: 'http://files.example.com' }),
+      (e: unknown) => e instanceof EsignError && e.code === 'invalid_config',
+    );
   });
 
   test('createEnvelope: sends X-Operator-User-Id, answers a typed envelope with RequestId', async () => {
@@ -138,7 +144,10 @@ describe('EsignClient, server half, against the emulator', () => {
     assert.equal(result.data.Status, 'sent');
     assert.equal(result.data.Subject, 'NDA');
     assert.deepEqual(result.data.FileIds, [fileId]);
-    assert.deepEqual(result.data.Signers.map((s) => [s.Name, s.Email, s.Status]), [['Bob Lim', 'bob@example.com', 'pending']]);
+    assert.deepEqual(
+      result.data.Signers.map((s) => [s.Name, s.Email, s.Status]),
+      [['Bob Lim', 'bob@example.com', 'pending']],
+    );
     assert.match(result.data.EnvelopeId, /\S/);
     assert.equal(sent.at(-1)!.headers.get('x-operator-user-id'), ALICE);
     // the call's operator wins over the client's
@@ -178,7 +187,10 @@ describe('EsignClient, server half, against the emulator', () => {
     }
     await rejects(client({ operatorUserId: ALICE }).voidEnvelope({ EnvelopeId: '' }), 'invalid_argument');
     assert.equal(sent.length, 0, 'nothing was sent');
-    assert.throws(() => client({ operatorUserId: ' ' }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config');
+    assert.throws(
+      () => client({ operatorUserId: ' ' }),
+      (e: unknown) => e instanceof EsignError && e.code === 'invalid_config',
+    );
   });
 
   test('envelope business errors carry the RequestId: not a member (403), unknown envelope (404), unknown file (404)', async () => {

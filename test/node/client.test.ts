@@ -26,11 +26,19 @@ function envelope(res: ServerResponse, status: number, payload: Record<string, u
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ Response: { RequestId: `req-${seen.length}`, ...payload } }));
 }
-const ok = (data: unknown): Behaviour => (_q, s) => envelope(s, 200, { Data: data });
-const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}): Behaviour => (_q, s) =>
-  envelope(s, status, { Error: { Code: code, Message: message } }, headers);
+const ok =
+  (data: unknown): Behaviour =>
+  (_q, s) =>
+    envelope(s, 200, { Data: data });
+const fail =
+  (status: number, code: string, message: string, headers: Record<string, string> = {}): Behaviour =>
+  (_q, s) =>
+    envelope(s, status, { Error: { Code: code, Message: message } }, headers);
 /** Runs the given behaviours in order, the last one for every later request. */
-const sequence = (...steps: Behaviour[]): Behaviour => (q, s, x, i) => (steps[Math.min(i, steps.length - 1)]!)(q, s, x, i);
+const sequence =
+  (...steps: Behaviour[]): Behaviour =>
+  (q, s, x, i) =>
+    steps[Math.min(i, steps.length - 1)]!(q, s, x, i);
 
 before(async () => {
   server = createServer((req, res) => {
@@ -121,11 +129,14 @@ describe('client: requests and envelopes', () => {
     await c.createEnvelope({ FileIds: ['f'], Signers: [{ Name: 'Bob', Email: 'bob@example.com' }] });
     await c.voidEnvelope({ EnvelopeId: 'env_1', Reason: 'typo' }, { operatorUserId: 'user_bob' });
     await c.remindEnvelope({ EnvelopeId: 'env_1' });
-    assert.deepEqual(seen.map((s) => [s.path, s.headers['x-operator-user-id']]), [
-      ['/openapi/v1/envelopes', 'user_alice'],
-      ['/openapi/v1/envelopes/void', 'user_bob'],
-      ['/openapi/v1/envelopes/remind', 'user_alice'],
-    ]);
+    assert.deepEqual(
+      seen.map((s) => [s.path, s.headers['x-operator-user-id']]),
+      [
+        ['/openapi/v1/envelopes', 'user_alice'],
+        ['/openapi/v1/envelopes/void', 'user_bob'],
+        ['/openapi/v1/envelopes/remind', 'user_alice'],
+      ],
+    );
     behaviour = ok({ UserId: 'user_carol', Status: 'pending' });
     const member = await client().addMember({ Email: 'carol@example.com', Name: 'Carol' });
     assert.equal(member.data.Status, 'pending');
@@ -144,7 +155,10 @@ describe('client: requests and envelopes', () => {
       await assert.rejects(c.call(path, {}), (e: unknown) => e instanceof EsignError && e.code === 'invalid_argument', path);
     }
     assert.equal(seen.length, 0);
-    assert.throws(() => createClient({ baseUrl: 'http://esign.example', tokens: tokens() }), (e: unknown) => e instanceof EsignError && e.code === 'invalid_config');
+    assert.throws(
+      () => createClient({ baseUrl: 'http://esign.example', tokens: tokens() }),
+      (e: unknown) => e instanceof EsignError && e.code === 'invalid_config',
+    );
   });
 });
 
@@ -195,11 +209,35 @@ describe('client: errors', () => {
   });
 
   const badAnswers: Array<[string, Behaviour]> = [
-    ['200 HTML', (_q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<html></html>'); }],
-    ['200 without Response', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end('{"Data":{}}'); }],
-    ['200 without Data', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end('{"Response":{"RequestId":"r"}}'); }],
+    [
+      '200 HTML',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'text/html' });
+        s.end('<html></html>');
+      },
+    ],
+    [
+      '200 without Response',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        s.end('{"Data":{}}');
+      },
+    ],
+    [
+      '200 without Data',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        s.end('{"Response":{"RequestId":"r"}}');
+      },
+    ],
     ['wrong Data shape', ok({ Url: 42 })],
-    ['a redirect', (_q, s) => { s.writeHead(302, { Location: 'https://evil.example/' }); s.end(); }],
+    [
+      'a redirect',
+      (_q, s) => {
+        s.writeHead(302, { Location: 'https://evil.example/' });
+        s.end();
+      },
+    ],
   ];
   for (const [name, answer] of badAnswers) {
     test(`${name} → bad_response`, async () => {
@@ -225,15 +263,25 @@ describe('client: errors', () => {
     const error = await rejects(client({ baseUrl: `http://127.0.0.1:${port}`, retry: false }).signatureStatusView());
     assert.equal(error.code, 'network_error');
 
-    const failing: TokenSource = { getAccessToken: async () => { throw new EsignError('session_expired', 'log in again'); } };
+    const failing: TokenSource = {
+      getAccessToken: async () => {
+        throw new EsignError('session_expired', 'log in again');
+      },
+    };
     assert.equal((await rejects(client({ tokens: failing }).signatureStatusView())).code, 'session_expired');
-    const plain: TokenSource = { getAccessToken: async () => { throw new Error('boom'); } };
+    const plain: TokenSource = {
+      getAccessToken: async () => {
+        throw new Error('boom');
+      },
+    };
     assert.equal((await rejects(client({ tokens: plain }).signatureStatusView())).code, 'no_session');
     assert.equal(seen.length, 0);
   });
 
   test('timeout → timeout', async () => {
-    behaviour = () => { /* never answers */ };
+    behaviour = () => {
+      /* never answers */
+    };
     const started = Date.now();
     const error = await rejects(client({ timeoutMs: 150, retry: false }).signatureStatusView());
     assert.equal(error.code, 'timeout');
@@ -243,16 +291,24 @@ describe('client: errors', () => {
 
 describe('client: 401 refresh and retries', () => {
   test('401 → getAccessToken({forceRefresh}) once → retried with the new token, even for uploads', async () => {
-    behaviour = (q, s) => (q.headers.authorization === 'Bearer token-2' ? ok({ Files: [] })(q, s, seen[0]!, 0) : fail(401, 'AuthFailure.TokenExpired', 'expired')(q, s, seen[0]!, 0));
+    behaviour = (q, s) =>
+      q.headers.authorization === 'Bearer token-2' ? ok({ Files: [] })(q, s, seen[0]!, 0) : fail(401, 'AuthFailure.TokenExpired', 'expired')(q, s, seen[0]!, 0);
     const source = tokens();
     const result = await client({ tokens: source, retry: false }).uploadFiles([{ FileName: 'a', FileBody: 'YQ==' }]);
     assert.deepEqual(result.data, { Files: [] });
     assert.deepEqual(source.calls, [{ forceRefresh: undefined }, { forceRefresh: true }]);
-    assert.deepEqual(seen.map((s) => s.headers.authorization), ['Bearer token-1', 'Bearer token-2']);
+    assert.deepEqual(
+      seen.map((s) => s.headers.authorization),
+      ['Bearer token-1', 'Bearer token-2'],
+    );
   });
 
   test('5xx: idempotent calls retry up to the limit, others do not unless idempotent: true', async () => {
-    behaviour = sequence(fail(503, 'InternalError', 'down'), fail(500, 'InternalError', 'down'), ok({ Url: 'https://x.example/', ExpiresAt: '2030-01-01T00:00:00Z' }));
+    behaviour = sequence(
+      fail(503, 'InternalError', 'down'),
+      fail(500, 'InternalError', 'down'),
+      ok({ Url: 'https://x.example/', ExpiresAt: '2030-01-01T00:00:00Z' }),
+    );
     const view = await client().signatureStatusView();
     assert.equal(view.requestId, 'req-3');
     assert.equal(seen.length, 3);
@@ -331,9 +387,16 @@ describe('client: abort', () => {
 
   test('the token source gets the signal', async () => {
     let received: AbortSignal | undefined;
-    const source: TokenSource = { getAccessToken: async (o) => { received = o?.signal; return 't'; } };
+    const source: TokenSource = {
+      getAccessToken: async (o) => {
+        received = o?.signal;
+        return 't';
+      },
+    };
     const controller = new AbortController();
-    await client({ tokens: source }).signatureStatusView({ signal: controller.signal }).catch(() => undefined);
+    await client({ tokens: source })
+      .signatureStatusView({ signal: controller.signal })
+      .catch(() => undefined);
     assert.equal(received, controller.signal);
   });
 });

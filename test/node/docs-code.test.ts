@@ -18,7 +18,13 @@ import { after, before, describe, it } from 'node:test';
 import { createEmulator, parseSeedInput, type RunningEmulator } from '../../src/emulator/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DOCS = ['README.md', 'docs/emulator.md', ...readdirSync(join(ROOT, 'docs/guides')).filter((f) => f.endsWith('.md')).map((f) => `docs/guides/${f}`)];
+const DOCS = [
+  'README.md',
+  'docs/emulator.md',
+  ...readdirSync(join(ROOT, 'docs/guides'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/guides/${f}`),
+];
 const WORK = join(ROOT, '.tmp/docs-code');
 
 interface Block {
@@ -44,7 +50,12 @@ const where = (b: Block): string => `${b.doc}:${b.line}`;
 
 type Declaration = { tagName?: string; attributes?: Array<{ name: string }>; cssParts?: Array<{ name: string }>; cssProperties?: Array<{ name: string }> };
 const manifest = JSON.parse(readFileSync(join(ROOT, 'custom-elements.json'), 'utf8')) as { modules: Array<{ declarations?: Declaration[] }> };
-const elements = new Map(manifest.modules.flatMap((m) => m.declarations ?? []).filter((d) => d.tagName).map((d) => [d.tagName!, d]));
+const elements = new Map(
+  manifest.modules
+    .flatMap((m) => m.declarations ?? [])
+    .filter((d) => d.tagName)
+    .map((d) => [d.tagName!, d]),
+);
 
 let emulator: RunningEmulator;
 before(async () => {
@@ -65,7 +76,12 @@ function commands(text: string): Array<{ env: Record<string, string>; words: str
   return text
     .replace(/\\\n\s*/g, ' ')
     .split('\n')
-    .map((line) => line.replace(/(^|\s+)#.*$/, '').replace(/\s*&$/, '').trim())
+    .map((line) =>
+      line
+        .replace(/(^|\s+)#.*$/, '')
+        .replace(/\s*&$/, '')
+        .trim(),
+    )
     .filter(Boolean)
     .flatMap((line) => line.split(/\s+&&\s+/))
     .map((line) => {
@@ -95,7 +111,9 @@ describe('the code blocks of the README and the guides', () => {
 
   it('are all of a language this test checks', () => {
     assert.ok(all.length > 20, `found ${all.length} blocks`);
-    const unchecked = all.filter((b) => !['ts', 'tsx', 'js', 'html', 'css', 'json', 'sh', 'vue', 'svelte'].includes(b.lang) || (['vue', 'svelte'].includes(b.lang) && !b.excerpt));
+    const unchecked = all.filter(
+      (b) => !['ts', 'tsx', 'js', 'html', 'css', 'json', 'sh', 'vue', 'svelte'].includes(b.lang) || (['vue', 'svelte'].includes(b.lang) && !b.excerpt),
+    );
     assert.deepEqual(unchecked.map(where), [], 'every block has a language, and Vue and Svelte blocks quote a checked file');
   });
 
@@ -111,7 +129,20 @@ describe('the code blocks of the README and the guides', () => {
     writeFileSync(
       join(WORK, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, jsx: 'react-jsx', allowJs: true, checkJs: true, moduleDetection: 'force', types: ['node', 'mocha'], lib: ['ES2023', 'DOM', 'DOM.Iterable'] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          jsx: 'react-jsx',
+          allowJs: true,
+          checkJs: true,
+          moduleDetection: 'force',
+          types: ['node', 'mocha'],
+          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+        },
         include: ['*.ts', '*.tsx', '*.js'],
       }),
     );
@@ -158,7 +189,10 @@ describe('the code blocks of the README and the guides', () => {
         assert.ok(element, `${where(b)}: <${tag}> is an element`);
         for (const [, name] of attributes!.matchAll(/([\w-]+)(?:=|\s|$)/g)) {
           if (['id', 'class', 'style', 'lang', 'dir', 'slot', 'hidden'].includes(name!)) continue;
-          assert.ok(element.attributes?.some((a) => a.name === name), `${where(b)}: <${tag}> has the attribute ${name}`);
+          assert.ok(
+            element.attributes?.some((a) => a.name === name),
+            `${where(b)}: <${tag}> has the attribute ${name}`,
+          );
         }
       }
     }
@@ -166,7 +200,8 @@ describe('the code blocks of the README and the guides', () => {
     const properties = new Set([...elements.values()].flatMap((e) => (e.cssProperties ?? []).map((p) => p.name)));
     for (const b of all.filter((x) => x.lang === 'css')) {
       for (const [, part] of b.text.matchAll(/::part\(([\w-]+)\)/g)) assert.ok(parts.has(part!), `${where(b)}: the part ${part} exists`);
-      for (const [, property] of b.text.matchAll(/(--esign-[\w-]+)/g)) assert.ok(properties.has(property!), `${where(b)}: the custom property ${property} exists`);
+      for (const [, property] of b.text.matchAll(/(--esign-[\w-]+)/g))
+        assert.ok(properties.has(property!), `${where(b)}: the custom property ${property} exists`);
     }
   });
 

@@ -81,7 +81,7 @@ describe('embedded view rules', () => {
     assert.equal(isExpired(at, at - 1, 0), false);
   });
 
-  it('recognizes the embedded pages\' messages', () => {
+  it("recognizes the embedded pages' messages", () => {
     assert.equal(isEsignMessage({ source: 'esign', type: 'ready' }), true);
     assert.equal(isEsignMessage({ source: 'other', type: 'ready' }), false);
     assert.equal(isEsignMessage({ source: 'esign' }), false);

@@ -60,11 +60,16 @@ describe('business envelope and errors', () => {
     assert.match(res.headers.get('access-control-expose-headers')!, /X-Request-Id/);
     const pre = await fetch(`${emu.baseUrl}/openapi/v1/embedded/views`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://127.0.0.1:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,x-operator-user-id' },
+      headers: {
+        origin: 'http://127.0.0.1:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-operator-user-id',
+      },
     });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), 'http://127.0.0.1:5173');
-    for (const h of ['Authorization', 'Content-Type', 'X-Operator-User-Id', 'X-TC-Action']) assert.match(pre.headers.get('access-control-allow-headers')!, new RegExp(h));
+    for (const h of ['Authorization', 'Content-Type', 'X-Operator-User-Id', 'X-TC-Action'])
+      assert.match(pre.headers.get('access-control-allow-headers')!, new RegExp(h));
     const foreign = await fetch(`${emu.baseUrl}/openapi/v1/files/upload`, { method: 'POST', headers: { origin: 'https://evil.example' } });
     assert.equal(foreign.headers.get('access-control-allow-origin'), null);
     const dev = await fetch(`${emu.baseUrl}/__emulator/clock`, { headers: { origin: 'http://localhost:8000' } });
@@ -90,7 +95,10 @@ describe('POST /files/upload', () => {
     const r = await upload(emu, t.access_token, [pdf('a'), { FileName: 'b.txt', FileBody: b64('bb') }, { FileName: '合同.pdf', FileBody: b64('c') }]);
     assert.equal(r.status, 200);
     const files = r.body.Response.Data.Files as Array<{ FileId: string; FileName: string }>;
-    assert.deepEqual(files.map((f) => f.FileName), ['contract.pdf', 'b.txt', '合同.pdf']);
+    assert.deepEqual(
+      files.map((f) => f.FileName),
+      ['contract.pdf', 'b.txt', '合同.pdf'],
+    );
     assert.equal(new Set(files.map((f) => f.FileId)).size, 3);
   });
 
@@ -176,10 +184,16 @@ describe('Space isolation and embedded views', () => {
     assert.equal(unknown.body.Response.Error!.Message.replace('file_nope', id), theirs.body.Response.Error!.Message);
   });
 
-  it('one client_id installed in several Spaces: Bob in Acme sees Alice\'s Acme envelope, Alice Personal does not', async () => {
+  it("one client_id installed in several Spaces: Bob in Acme sees Alice's Acme envelope, Alice Personal does not", async () => {
     const acme = await alice(emu, 'space_acme');
     const id = (await upload(emu, acme.access_token, [pdf()])).body.Response.Data.Files[0].FileId;
-    const created = await api(emu, '/envelopes', acme.access_token, { FileIds: [id], Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }] }, { 'x-operator-user-id': 'user_alice' });
+    const created = await api(
+      emu,
+      '/envelopes',
+      acme.access_token,
+      { FileIds: [id], Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }] },
+      { 'x-operator-user-id': 'user_alice' },
+    );
     assert.equal(created.status, 200);
     const envId = created.body.Response.Data.EnvelopeId;
     const personal = await alice(emu, 'space_alice');
@@ -193,7 +207,11 @@ describe('Space isolation and embedded views', () => {
 
   it('request_signatures needs FileIds; unknown OperateType; signature_status takes no OperateParam', async () => {
     const t = await alice(emu);
-    for (const body of [{ OperateType: 'request_signatures' }, { OperateType: 'request_signatures', OperateParam: { FileIds: [] } }, { OperateType: 'request_signatures', OperateParam: { FileIds: [1] } }]) {
+    for (const body of [
+      { OperateType: 'request_signatures' },
+      { OperateType: 'request_signatures', OperateParam: { FileIds: [] } },
+      { OperateType: 'request_signatures', OperateParam: { FileIds: [1] } },
+    ]) {
       const r = await api(emu, '/embedded/views', t.access_token, body);
       assert.equal(r.status, 400);
       assert.equal(r.body.Response.Error!.Code, 'InvalidParameter.FileIds');
@@ -364,7 +382,13 @@ describe('envelope operations', () => {
   it('a non-member operator (or a member of another Space) is 403 OperationDenied.NotMember', async () => {
     const { t, id } = await setup();
     for (const who of ['user_carol', 'user_dev', 'sys_demo-client', 'nobody']) {
-      const r = await api(emu, '/envelopes', t.access_token, { FileIds: [id], Signers: [{ Name: 'Bob', Email: 'bob@example.com' }] }, { 'x-operator-user-id': who });
+      const r = await api(
+        emu,
+        '/envelopes',
+        t.access_token,
+        { FileIds: [id], Signers: [{ Name: 'Bob', Email: 'bob@example.com' }] },
+        { 'x-operator-user-id': who },
+      );
       assert.equal(r.status, 403, who);
       assert.equal(r.body.Response.Error!.Code, 'OperationDenied.NotMember');
     }
@@ -372,13 +396,29 @@ describe('envelope operations', () => {
 
   it('create, remind (emails pending signers again), void; wrong-state 409', async () => {
     const { t, id } = await setup();
-    const created = await api(emu, '/envelopes', t.access_token, { FileIds: [id], Subject: 'NDA', Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }, { Name: 'Ext', Email: 'ext@partner.example' }] }, op);
+    const created = await api(
+      emu,
+      '/envelopes',
+      t.access_token,
+      {
+        FileIds: [id],
+        Subject: 'NDA',
+        Signers: [
+          { Name: 'Bob Lim', Email: 'bob@example.com' },
+          { Name: 'Ext', Email: 'ext@partner.example' },
+        ],
+      },
+      op,
+    );
     assert.equal(created.status, 200);
     const env = created.body.Response.Data;
     assert.equal(env.Status, 'sent');
     assert.equal(env.Subject, 'NDA');
     assert.deepEqual(env.FileIds, [id]);
-    assert.deepEqual(env.Signers.map((s: any) => s.Status), ['pending', 'pending']);
+    assert.deepEqual(
+      env.Signers.map((s: any) => s.Status),
+      ['pending', 'pending'],
+    );
     assert.match(env.CreatedAt, /Z$/);
     assert.equal((await outbox(emu)).filter((m) => m.kind === 'sign-request').length, 2);
     const remind = await api(emu, '/envelopes/remind', t.access_token, { EnvelopeId: env.EnvelopeId }, op);
@@ -420,7 +460,11 @@ describe('envelope operations', () => {
     const html = await pageRes.text();
     assert.match(html, />Sign</);
     const signer = /name="signer" value="([^"]+)"/.exec(html)![1]!;
-    const signed = await fetch(`${emu.baseUrl}/embedded/envelopes/${envId}/sign`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ signer, action: 'sign' }) });
+    const signed = await fetch(`${emu.baseUrl}/embedded/envelopes/${envId}/sign`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ signer, action: 'sign' }),
+    });
     assert.equal(signed.status, 303);
     const after = await (await get(signed.headers.get('location')!)).text();
     assert.match(after, /"type":"envelope-signed","envelopeId":"[^"]+","status":"completed"/);

@@ -66,7 +66,11 @@ describe('embedded pages', () => {
     assert.match(addedHtml, /value="Bob Lim"/);
     assert.match(addedHtml, /value="Lease 2025"/);
 
-    const bad = await post(composeUrl, [['signer_name', 'No Email'], ['signer_email', ''], ['action', 'send']]);
+    const bad = await post(composeUrl, [
+      ['signer_name', 'No Email'],
+      ['signer_email', ''],
+      ['action', 'send'],
+    ]);
     assert.equal(bad.status, 400);
     assert.match(await bad.text(), /valid email/);
 
@@ -90,7 +94,13 @@ describe('embedded pages', () => {
     // the one-shot message is not repeated on reload
     assert.deepEqual(messages((await page(envUrl)).html), [{ type: 'ready', page: 'sign' }]);
     const mails = await outbox(emu);
-    assert.deepEqual(mails.filter((m) => m.kind === 'sign-request').map((m) => m.to).sort(), ['bob@example.com', 'ext@partner.example']);
+    assert.deepEqual(
+      mails
+        .filter((m) => m.kind === 'sign-request')
+        .map((m) => m.to)
+        .sort(),
+      ['bob@example.com', 'ext@partner.example'],
+    );
 
     // the sender's contract list shows it with its state and dates
     const list = await api(emu, '/embedded/views', t.access_token, { OperateType: 'signature_status' });
@@ -103,7 +113,11 @@ describe('embedded pages', () => {
   it('a member signer signs in their contract list; the sender can void only while sent', async () => {
     const t = await alice(emu);
     const composeUrl = await composeFor(t.access_token, ['a.pdf']);
-    const sent = await post(composeUrl, [['signer_name', 'Bob Lim'], ['signer_email', 'bob@example.com'], ['action', 'send']]);
+    const sent = await post(composeUrl, [
+      ['signer_name', 'Bob Lim'],
+      ['signer_email', 'bob@example.com'],
+      ['action', 'send'],
+    ]);
     const envId = /\/envelopes\/([^/?]+)$/.exec(sent.headers.get('location')!)![1]!;
 
     const bob = await signIn(emu, 'bob@example.com', 'bob-password', 'space_acme');
@@ -123,7 +137,11 @@ describe('embedded pages', () => {
 
     // Alice's second envelope: void it from the page
     const compose2 = await composeFor(t.access_token, ['b.pdf']);
-    const sent2 = await post(compose2, [['signer_name', 'Bob Lim'], ['signer_email', 'bob@example.com'], ['action', 'send']]);
+    const sent2 = await post(compose2, [
+      ['signer_name', 'Bob Lim'],
+      ['signer_email', 'bob@example.com'],
+      ['action', 'send'],
+    ]);
     const env2Url = sent2.headers.get('location')!;
     const env2 = await page(env2Url);
     assert.match(env2.html, /Void envelope/);
@@ -138,7 +156,11 @@ describe('embedded pages', () => {
   it('a user of another Space cannot open an envelope page', async () => {
     const t = await alice(emu);
     const composeUrl = await composeFor(t.access_token, ['a.pdf']);
-    const sent = await post(composeUrl, [['signer_name', 'Carol'], ['signer_email', 'carol@example.com'], ['action', 'send']]);
+    const sent = await post(composeUrl, [
+      ['signer_name', 'Carol'],
+      ['signer_email', 'carol@example.com'],
+      ['action', 'send'],
+    ]);
     const envId = /\/envelopes\/([^/?]+)$/.exec(sent.headers.get('location')!)![1]!;
     const personal = await alice(emu, 'space_alice');
     const listUrl = await open((await api(emu, '/embedded/views', personal.access_token, { OperateType: 'signature_status' })).body.Response.Data.Url);

@@ -33,13 +33,25 @@ async function fileDomain(token: string | undefined, body: BodyInit, headers: Re
 describe('file-management domain', () => {
   it('UploadFile stores multipart files in the token Space and answers {Response:{RequestId, Data:{Files}}}', async () => {
     const t = await alice(emu);
-    const r = await fileDomain(t.access_token, multipart([{ name: 'a.pdf', bytes: '%PDF a' }, { name: 'b.pdf', bytes: '%PDF b' }]));
+    const r = await fileDomain(
+      t.access_token,
+      multipart([
+        { name: 'a.pdf', bytes: '%PDF a' },
+        { name: 'b.pdf', bytes: '%PDF b' },
+      ]),
+    );
     assert.equal(r.status, 200);
     assert.equal(typeof r.body.Response.RequestId, 'string');
     const files = r.body.Response.Data.Files;
-    assert.deepEqual(files.map((f: any) => f.FileName), ['a.pdf', 'b.pdf']);
+    assert.deepEqual(
+      files.map((f: any) => f.FileName),
+      ['a.pdf', 'b.pdf'],
+    );
     // the FileIds are usable on the business API in the same Space only
-    const view = await api(emu, '/embedded/views', t.access_token, { OperateType: 'request_signatures', OperateParam: { FileIds: files.map((f: any) => f.FileId) } });
+    const view = await api(emu, '/embedded/views', t.access_token, {
+      OperateType: 'request_signatures',
+      OperateParam: { FileIds: files.map((f: any) => f.FileId) },
+    });
     assert.equal(view.status, 200);
     const other = await alice(emu, 'space_alice');
     const denied = await api(emu, '/embedded/views', other.access_token, { OperateType: 'request_signatures', OperateParam: { FileIds: [files[0].FileId] } });
@@ -82,7 +94,10 @@ describe('file-management domain', () => {
     const res = await fetch(`${emu.fileUrl}/other`, { method: 'POST', headers: { origin: 'http://localhost:6006' } });
     assert.equal(res.status, 404);
     assert.equal(res.headers.get('access-control-allow-origin'), 'http://localhost:6006');
-    const pre = await fetch(`${emu.fileUrl}/`, { method: 'OPTIONS', headers: { origin: 'http://localhost:6006', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-tc-action' } });
+    const pre = await fetch(`${emu.fileUrl}/`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6006', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-tc-action' },
+    });
     assert.match(pre.headers.get('access-control-allow-headers')!, /X-TC-Action/);
   });
 });
@@ -149,7 +164,12 @@ describe('fault injection', () => {
     assert.equal((await helper(emu, 'clock', undefined, 'GET')).status, 200);
     const cleared = await helper(emu, 'faults', undefined, 'DELETE');
     assert.deepEqual(await cleared.json(), { cleared: 1 });
-    for (const bad of [{ path: 'x', kind: 'drop' }, { path: '/', kind: 'boom' }, { path: '/', kind: 'status', status: 200 }, { path: '/', kind: 'drop', times: 0 }]) {
+    for (const bad of [
+      { path: 'x', kind: 'drop' },
+      { path: '/', kind: 'boom' },
+      { path: '/', kind: 'status', status: 200 },
+      { path: '/', kind: 'drop', times: 0 },
+    ]) {
       assert.equal((await helper(emu, 'faults', bad)).status, 400, JSON.stringify(bad));
     }
   });
@@ -174,7 +194,10 @@ describe('test helpers', () => {
     assert.equal((await api(emu, '/embedded/views', t.access_token, { OperateType: 'signature_status' })).status, 401);
     assert.deepEqual(await (await helper(emu, 'outbox', undefined, 'GET')).json(), []);
     const seed = (await (await helper(emu, 'seed', undefined, 'GET')).json()) as any;
-    assert.equal(seed.users.some((u: any) => u.email === 'zed@example.com'), false);
+    assert.equal(
+      seed.users.some((u: any) => u.email === 'zed@example.com'),
+      false,
+    );
     assert.equal(seed.users.find((u: any) => u.email === 'alice@example.com').password, 'alice-password');
   });
 
@@ -194,7 +217,13 @@ describe('seed', () => {
     const s = demoSeed();
     const app = s.apps[0]!;
     assert.equal(app.clientId, 'demo-client');
-    for (const uri of ['http://localhost:6006/iframe.html', 'http://localhost:8000/test/browser/callback.html', 'http://127.0.0.1:8000/test/browser/callback.html', 'http://localhost:8000/', 'com.example.esign:/oauth/callback'])
+    for (const uri of [
+      'http://localhost:6006/iframe.html',
+      'http://localhost:8000/test/browser/callback.html',
+      'http://127.0.0.1:8000/test/browser/callback.html',
+      'http://localhost:8000/',
+      'com.example.esign:/oauth/callback',
+    ])
       assert.ok(app.redirectUris.includes(uri), uri);
     const aliceSpaces = s.spaces.filter((x) => x.members.some((m) => m.email === 'alice@example.com'));
     assert.ok(aliceSpaces.length >= 2);
@@ -204,7 +233,10 @@ describe('seed', () => {
 
   it('mergeSeed extends (same id/email overrides) or replaces, and validates', () => {
     const merged = mergeSeed(demoSeed(), {
-      users: [{ email: 'alice@example.com', password: 'new', name: 'Alice T.' }, { email: 'gil@example.com', password: 'gil-password', name: 'Gil' }],
+      users: [
+        { email: 'alice@example.com', password: 'new', name: 'Alice T.' },
+        { email: 'gil@example.com', password: 'gil-password', name: 'Gil' },
+      ],
       spaces: [{ spaceId: 'space_gil', name: 'Gil Co', members: [{ email: 'gil@example.com', role: 'admin' }] }],
     });
     assert.equal(merged.users.find((u) => u.email === 'alice@example.com')!.password, 'new');
@@ -212,16 +244,24 @@ describe('seed', () => {
     assert.match(merged.users.find((u) => u.email === 'gil@example.com')!.userId, /^user_[0-9a-f]{12}$/);
     assert.equal(merged.spaces.find((x) => x.spaceId === 'space_gil')!.members[0]!.status, 'active');
     assert.equal(merged.spaces.length, 4);
-    const replaced = mergeSeed(demoSeed(), { replace: true, apps: [{ clientId: 'c', clientSecret: 's', name: 'n', scopes: ['a'], redirectUris: ['https://x.example/cb'] }] });
+    const replaced = mergeSeed(demoSeed(), {
+      replace: true,
+      apps: [{ clientId: 'c', clientSecret: 's', name: 'n', scopes: ['a'], redirectUris: ['https://x.example/cb'] }],
+    });
     assert.deepEqual(replaced.users, []);
     assert.equal(replaced.apps[0]!.systemUserId, 'sys_c');
-    assert.throws(() => mergeSeed(demoSeed(), { spaces: [{ spaceId: 's', name: 'n', members: [{ email: 'ghost@example.com', role: 'admin' }] }] }), /unknown member/);
+    assert.throws(
+      () => mergeSeed(demoSeed(), { spaces: [{ spaceId: 's', name: 'n', members: [{ email: 'ghost@example.com', role: 'admin' }] }] }),
+      /unknown member/,
+    );
     assert.throws(() => mergeSeed(demoSeed(), { users: [{ email: 'x', password: 'p', name: 'n' }] } as never), /email/);
     assert.throws(() => mergeSeed(demoSeed(), { apps: [{ clientId: 'c' }] } as never), /clientSecret/);
   });
 
   it('a seeded Space with a pending member works with createEmulator', async () => {
-    const other = await start({ seed: { spaces: [{ spaceId: 'space_new', name: 'New', members: [{ email: 'carol@example.com', role: 'member', status: 'pending' }] }] } });
+    const other = await start({
+      seed: { spaces: [{ spaceId: 'space_new', name: 'New', members: [{ email: 'carol@example.com', role: 'member', status: 'pending' }] }] },
+    });
     try {
       const seed = (await (await fetch(`${other.baseUrl}/__emulator/seed`)).json()) as any;
       assert.equal(seed.spaces.find((s: any) => s.spaceId === 'space_new').members[0].status, 'pending');
@@ -267,7 +307,17 @@ describe('CLI', () => {
     writeFileSync(config, JSON.stringify({ users: [{ email: 'hal@example.com', password: 'hal-password', name: 'Hal' }] }));
     const r = await run(['--port', '0', '--file-port', '0', '--config', config], /Spaces:[\s\S]*space_integrator/);
     assert.equal(r.code, 0, r.err);
-    for (const text of ['business API', 'file domain', 'demo-client', 'demo-secret', 'alice@example.com / alice-password', 'hal@example.com / hal-password', 'space_acme', '/__emulator/outbox.html', 'http://localhost:8000/test/browser/callback.html'])
+    for (const text of [
+      'business API',
+      'file domain',
+      'demo-client',
+      'demo-secret',
+      'alice@example.com / alice-password',
+      'hal@example.com / hal-password',
+      'space_acme',
+      '/__emulator/outbox.html',
+      'http://localhost:8000/test/browser/callback.html',
+    ])
       assert.ok(r.out.includes(text), text);
   });
 

@@ -106,7 +106,11 @@ export async function consent(
   return cb;
 }
 
-export async function token(emu: RunningEmulator, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; res: Response }> {
+export async function token(
+  emu: RunningEmulator,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; res: Response }> {
   const res = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

@@ -292,7 +292,11 @@ describe('POST /oauth/token', () => {
   });
 
   it('has no CORS headers, even for a loopback origin, and no preflight', async () => {
-    const t = await token(emu, { grant_type: 'refresh_token', refresh_token: 'x', client_id: CLIENT_ID, client_secret: CLIENT_SECRET }, { origin: 'http://localhost:6006' });
+    const t = await token(
+      emu,
+      { grant_type: 'refresh_token', refresh_token: 'x', client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+      { origin: 'http://localhost:6006' },
+    );
     assert.equal(t.res.headers.get('access-control-allow-origin'), null);
     const pre = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, {
       method: 'OPTIONS',
@@ -369,7 +373,12 @@ describe('POST /oauth/token', () => {
     const after = await api(emu, '/embedded/views', at, { OperateType: 'signature_status' });
     assert.equal(after.status, 401);
     assert.equal(after.body.Response.Error!.Code, 'AuthFailure.TokenInvalid');
-    const refreshed = await token(emu, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    const refreshed = await token(emu, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token as string,
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
     assert.equal(refreshed.body.error, 'invalid_grant');
   });
 
@@ -451,9 +460,21 @@ describe('refresh and revoke', () => {
 
   it('refresh may narrow the scope but not widen it', async () => {
     const t1 = await alice(emu);
-    const narrow = await token(emu, { grant_type: 'refresh_token', refresh_token: t1.refresh_token!, scope: 'envelope:read', client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    const narrow = await token(emu, {
+      grant_type: 'refresh_token',
+      refresh_token: t1.refresh_token!,
+      scope: 'envelope:read',
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
     assert.equal(narrow.body.scope, 'envelope:read');
-    const wide = await token(emu, { grant_type: 'refresh_token', refresh_token: narrow.body.refresh_token as string, scope: 'admin', client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    const wide = await token(emu, {
+      grant_type: 'refresh_token',
+      refresh_token: narrow.body.refresh_token as string,
+      scope: 'admin',
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
     assert.equal(wide.body.error, 'invalid_scope');
   });
 
@@ -510,7 +531,7 @@ describe('refresh and revoke', () => {
     assert.equal((await revoke({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET })).status, 400);
   });
 
-  it('a client cannot revoke another client\'s tokens', async () => {
+  it("a client cannot revoke another client's tokens", async () => {
     const t1 = await alice(emu);
     assert.equal((await revoke({ token: t1.refresh_token!, client_id: 'http-app', client_secret: 'http-secret' })).status, 200);
     assert.equal((await refresh(t1.refresh_token!)).status, 200);

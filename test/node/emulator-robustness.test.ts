@@ -43,9 +43,12 @@ const bodies = fc.oneof(
   fc.string(),
   fc.json(),
   fc.jsonValue().map((v) => JSON.stringify({ Files: v, OperateType: v, OperateParam: v, Email: v, FileIds: v, Signers: v, EnvelopeId: v })),
-  fc.dictionary(fc.constantFrom('grant_type', 'code', 'token', 'request', 'email', 'password', 'decision', 'space_id', 'client_id', 'client_secret'), fc.string()).map(
-    (d) => new URLSearchParams(d).toString(),
-  ),
+  fc
+    .dictionary(
+      fc.constantFrom('grant_type', 'code', 'token', 'request', 'email', 'password', 'decision', 'space_id', 'client_id', 'client_secret'),
+      fc.string(),
+    )
+    .map((d) => new URLSearchParams(d).toString()),
 );
 
 describe('robustness', () => {
@@ -90,10 +93,12 @@ describe('robustness', () => {
     await h.openConsent(emu, h.defaultAuthParams(h.pkce().challenge));
     const stats = async () => (await (await fetch(`${emu.baseUrl}/__emulator/stats`)).json()) as Record<string, number>;
     const full = await stats();
-    for (const k of ['authRequests', 'codes', 'grants', 'accessTokens', 'refreshTokens', 'embeddedUrls', 'pageSessions', 'rateWindows']) assert.ok(full[k]! >= 1, k);
+    for (const k of ['authRequests', 'codes', 'grants', 'accessTokens', 'refreshTokens', 'embeddedUrls', 'pageSessions', 'rateWindows'])
+      assert.ok(full[k]! >= 1, k);
     emu.advanceClock(40 * 24 * 3600);
     const swept = await stats();
-    for (const k of ['authRequests', 'codes', 'grants', 'accessTokens', 'refreshTokens', 'embeddedUrls', 'pageSessions', 'rateWindows']) assert.equal(swept[k], 0, k);
+    for (const k of ['authRequests', 'codes', 'grants', 'accessTokens', 'refreshTokens', 'embeddedUrls', 'pageSessions', 'rateWindows'])
+      assert.equal(swept[k], 0, k);
   });
 
   it('setOffline: requests under way and new ones fail as a dropped network does, and work again after', async () => {

@@ -62,7 +62,11 @@ async function connect(): Promise<Tokens> {
 const refreshForm = (token: string): URLSearchParams => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token });
 
 async function fault(body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${emu.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${emu.baseUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(response.status, 200, await response.text());
 }
 
@@ -115,7 +119,9 @@ describe('hardening: API client under injected faults', () => {
   test('a dropped connection on an upload: not retried by default (network_error, nothing stored), retried once idempotent (one file)', async () => {
     const tokens = await connect();
     await fault({ path: '/openapi/v1/files/upload', kind: 'drop' });
-    const error = await client(tokens.access_token).uploadFiles(pdf).catch((e: unknown) => e);
+    const error = await client(tokens.access_token)
+      .uploadFiles(pdf)
+      .catch((e: unknown) => e);
     assert.ok(error instanceof EsignError, 'an EsignError');
     assert.equal(error.code, 'network_error');
     assert.equal((await stats()).files, 0, 'the dropped upload stored nothing');
@@ -129,7 +135,9 @@ describe('hardening: API client under injected faults', () => {
   test('a slow upload past the client timeout is a timeout error, not retried; the service still stores it (orphan, the client never sees its FileId)', async () => {
     const tokens = await connect();
     await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 600 });
-    const error = await client(tokens.access_token, { timeoutMs: 200 }).uploadFiles(pdf).catch((e: unknown) => e);
+    const error = await client(tokens.access_token, { timeoutMs: 200 })
+      .uploadFiles(pdf)
+      .catch((e: unknown) => e);
     assert.ok(error instanceof EsignError, 'an EsignError');
     assert.equal(error.code, 'timeout');
     await settle(800);
@@ -141,7 +149,9 @@ describe('hardening: API client under injected faults', () => {
   test('persistent 503 ends after the configured retries with service_error, status, serviceCode and RequestId', async () => {
     const tokens = await connect();
     await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 503, times: 10 });
-    const error = await client(tokens.access_token).signatureStatusView().catch((e: unknown) => e);
+    const error = await client(tokens.access_token)
+      .signatureStatusView()
+      .catch((e: unknown) => e);
     assert.ok(error instanceof EsignError, 'an EsignError');
     assert.equal(error.code, 'service_error');
     assert.equal(error.status, 503);
@@ -155,7 +165,9 @@ describe('hardening: API client under injected faults', () => {
     const tokens = await connect();
     await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 429, retryAfter: 60 });
     const started = Date.now();
-    const error = await client(tokens.access_token).signatureStatusView().catch((e: unknown) => e);
+    const error = await client(tokens.access_token)
+      .signatureStatusView()
+      .catch((e: unknown) => e);
     assert.ok(error instanceof EsignError, 'an EsignError');
     assert.equal(error.code, 'rate_limited');
     assert.equal(error.retryAfter, 60);

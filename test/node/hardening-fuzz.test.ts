@@ -48,7 +48,11 @@ async function grant(space: string): Promise<{ access_token: string; refresh_tok
   const login = await obtainAuthorizationCode({ baseUrl: emu.baseUrl, clientId: CLIENT_ID, redirectUri: REDIRECT, chooseSpaceId: space });
   const form = codeExchangeForm(login, CLIENT_ID);
   form.set('client_secret', SECRET);
-  const response = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  const response = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   const body = (await response.json()) as { access_token: string; refresh_token: string };
   assert.equal(response.status, 200, 'code exchange for the fuzz grants');
   return { ...body, code: login.code };
@@ -248,7 +252,10 @@ function checkEnvelopeError(answer: RawAnswer, what: string): void {
 }
 
 function report(t: TestContext, name: string, tally: Tally): void {
-  const statuses = [...tally.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+  const statuses = [...tally.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
   t.diagnostic(`${name}: ${tally.total} requests; ${statuses}; ${tally.parserRejects} refused by Node's HTTP parser`);
 }
 
@@ -260,7 +267,12 @@ const badPercent = fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '%C0%AF', '%ff
 /** Printable latin1 (what a header value may carry), sometimes long: up to 12 KB, within Node's 16 KiB header limit. */
 const headerValue = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 30 }).map((s) => s.replace(/[^\x20-\x7e]/g, 'a')) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map((s) => [...s].map((ch) => (ch.charCodeAt(0) >= 0xa0 && ch.charCodeAt(0) <= 0xff ? ch : 'b')).join('')) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .string({ unit: 'binary', maxLength: 20 })
+      .map((s) => [...s].map((ch) => (ch.charCodeAt(0) >= 0xa0 && ch.charCodeAt(0) <= 0xff ? ch : 'b')).join('')),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 12_000 }).map((n) => 'h'.repeat(n)) },
 );
 /** Mostly `good`, so most requests pass the early gates and reach deeper validation. */
@@ -289,12 +301,39 @@ const contentType = fc.oneof(
 /** One form parameter: known names (sometimes repeated), odd names; values odd, huge, unicode or a held token in the wrong place. */
 const formPair = fc.tuple(
   fc.oneof(
-    fc.constantFrom('grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'token', 'token_type_hint', 'scope', 'client_id', 'client_secret', 'session', 'space_id', 'force'),
+    fc.constantFrom(
+      'grant_type',
+      'code',
+      'code_verifier',
+      'redirect_uri',
+      'refresh_token',
+      'token',
+      'token_type_hint',
+      'scope',
+      'client_id',
+      'client_secret',
+      'session',
+      'space_id',
+      'force',
+    ),
     fc.constantFrom('__proto__', 'constructor', 'grant_type[]', 'GRANT_TYPE', ' code', 'a=b', ''),
     unicode,
   ),
   fc.oneof(
-    fc.constantFrom('authorization_code', 'refresh_token', 'password', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code', '', CLIENT_ID, 'other-client', REDIRECT, `${REDIRECT}/`, 'envelope:read', 'admin'),
+    fc.constantFrom(
+      'authorization_code',
+      'refresh_token',
+      'password',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      '',
+      CLIENT_ID,
+      'other-client',
+      REDIRECT,
+      `${REDIRECT}/`,
+      'envelope:read',
+      'admin',
+    ),
     unicode,
     huge,
     heldValue,
@@ -302,13 +341,11 @@ const formPair = fc.tuple(
 );
 
 /** A form body; the held refresh token is never sent as refresh_token, so no generated request can be a real refresh. */
-const formBody = fc
-  .tuple(fc.array(formPair, { maxLength: 8 }), fc.option(badPercent, { nil: undefined }))
-  .map(([pairs, raw]) => {
-    const safe = pairs.map(([k, v]): [string, string] => [k, k === 'refresh_token' && v === refreshToken ? usedCode : v]);
-    const encoded = new URLSearchParams(safe).toString();
-    return Buffer.from(raw ? `${encoded}&${raw}=${raw}` : encoded, 'utf8');
-  });
+const formBody = fc.tuple(fc.array(formPair, { maxLength: 8 }), fc.option(badPercent, { nil: undefined })).map(([pairs, raw]) => {
+  const safe = pairs.map(([k, v]): [string, string] => [k, k === 'refresh_token' && v === refreshToken ? usedCode : v]);
+  const encoded = new URLSearchParams(safe).toString();
+  return Buffer.from(raw ? `${encoded}&${raw}=${raw}` : encoded, 'utf8');
+});
 
 const anyBody = fc.oneof(
   { weight: 5, arbitrary: formBody },
@@ -339,11 +376,19 @@ describe('hardening: token proxy under generated malformed requests', () => {
       .record({
         method,
         target,
-        contentType: mostly(fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8'), fc.option(contentType, { nil: undefined })),
+        contentType: mostly(
+          fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8'),
+          fc.option(contentType, { nil: undefined }),
+        ),
         proxyHeader: mostly(fc.constant('1'), fc.option(fc.oneof(fc.constantFrom('0', '', ' 1 ', 'true', '1, 1'), headerValue), { nil: undefined })),
-        origin: mostly(fc.constantFrom(ORIGIN, undefined), fc.oneof(fc.constantFrom('null', 'https://evil.example', 'http://localhost:6007', `${ORIGIN}/`, 'http://127.0.0.1'), headerValue)),
+        origin: mostly(
+          fc.constantFrom(ORIGIN, undefined),
+          fc.oneof(fc.constantFrom('null', 'https://evil.example', 'http://localhost:6007', `${ORIGIN}/`, 'http://127.0.0.1'), headerValue),
+        ),
         host: fc.option(fc.constantFrom('evil.example', 'localhost', '[::1]', 'a'.repeat(300), '127.0.0.1:1'), { nil: undefined, freq: 8 }),
-        extra: fc.array(fc.tuple(fc.constantFrom('X-Pad', 'Authorization', 'X-Forwarded-For', 'Cookie', 'X-Esign-Proxy', 'Accept'), headerValue), { maxLength: 2 }),
+        extra: fc.array(fc.tuple(fc.constantFrom('X-Pad', 'Authorization', 'X-Forwarded-For', 'Cookie', 'X-Esign-Proxy', 'Accept'), headerValue), {
+          maxLength: 2,
+        }),
         body: anyBody,
         chunked: fc.boolean(),
       })
@@ -379,7 +424,11 @@ describe('hardening: token proxy under generated malformed requests', () => {
     assert.ok(tally.total >= 200, `the property ran (${tally.total} requests)`);
     // the proxy still serves a real exchange afterwards
     const login = await obtainAuthorizationCode({ baseUrl: emu.baseUrl, clientId: CLIENT_ID, redirectUri: REDIRECT, chooseSpaceId: 'space_acme' });
-    const ok = await fetch(`${proxy.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-esign-proxy': '1' }, body: codeExchangeForm(login).toString() });
+    const ok = await fetch(`${proxy.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-esign-proxy': '1' },
+      body: codeExchangeForm(login).toString(),
+    });
     assert.equal(ok.status, 200, 'a real exchange still works after the fuzz');
   });
 });
@@ -393,40 +442,104 @@ const base64ish = fc.oneof(
   fc.integer({ min: 5_000, max: 8_000 }).map((n) => 'QUJD'.repeat(n)),
 );
 const jsonValue = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double(), unicode, fc.constant([]), fc.constant({}), fc.constant(1e308), huge);
-const fileName = fc.oneof(fc.constantFrom('a.pdf', '', ' ', 'a\u0000.pdf', 'a\nb.pdf', '../../etc/passwd', '<script>.pdf', 'x'.repeat(300)), unicode, jsonValue);
-const fileEntry = fc.oneof(
-  fc.record({ FileName: fileName, FileBody: fc.oneof(base64ish, jsonValue) }),
-  fc.record({ FileName: fileName }),
+const fileName = fc.oneof(
+  fc.constantFrom('a.pdf', '', ' ', 'a\u0000.pdf', 'a\nb.pdf', '../../etc/passwd', '<script>.pdf', 'x'.repeat(300)),
+  unicode,
   jsonValue,
 );
+const fileEntry = fc.oneof(fc.record({ FileName: fileName, FileBody: fc.oneof(base64ish, jsonValue) }), fc.record({ FileName: fileName }), jsonValue);
 const fileIds = fc.oneof(
-  fc.array(fc.oneof(fc.constantFrom(() => fileId, () => 'file_nope', () => '', () => 'file_' + 'x'.repeat(2000)).map((f) => f()), jsonValue), { maxLength: 5 }),
+  fc.array(
+    fc.oneof(
+      fc
+        .constantFrom(
+          () => fileId,
+          () => 'file_nope',
+          () => '',
+          () => 'file_' + 'x'.repeat(2000),
+        )
+        .map((f) => f()),
+      jsonValue,
+    ),
+    { maxLength: 5 },
+  ),
   jsonValue,
 );
 const businessBody = fc.oneof(
   fc.record({ Files: fc.oneof(fc.array(fileEntry, { maxLength: 5 }), jsonValue) }, { requiredKeys: [] }),
-  fc.record({ OperateType: fc.oneof(fc.constantFrom('request_signatures', 'signature_status', 'REQUEST_SIGNATURES', 'sign', ''), jsonValue), OperateParam: fc.oneof(fc.record({ FileIds: fileIds }, { requiredKeys: [] }), jsonValue) }, { requiredKeys: [] }),
-  fc.record({ Email: fc.oneof(fc.constantFrom('a@b', 'carol@example.com', '@', 'a@b.c<script>', 'x'.repeat(400) + '@e.com'), jsonValue), Name: jsonValue }, { requiredKeys: [] }),
-  fc.record({ EnvelopeId: jsonValue, Reason: jsonValue, FileIds: fileIds, Signers: fc.oneof(fc.array(fc.record({ Name: jsonValue, Email: jsonValue }, { requiredKeys: [] }), { maxLength: 3 }), jsonValue), Subject: jsonValue }, { requiredKeys: [] }),
+  fc.record(
+    {
+      OperateType: fc.oneof(fc.constantFrom('request_signatures', 'signature_status', 'REQUEST_SIGNATURES', 'sign', ''), jsonValue),
+      OperateParam: fc.oneof(fc.record({ FileIds: fileIds }, { requiredKeys: [] }), jsonValue),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    { Email: fc.oneof(fc.constantFrom('a@b', 'carol@example.com', '@', 'a@b.c<script>', 'x'.repeat(400) + '@e.com'), jsonValue), Name: jsonValue },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      EnvelopeId: jsonValue,
+      Reason: jsonValue,
+      FileIds: fileIds,
+      Signers: fc.oneof(fc.array(fc.record({ Name: jsonValue, Email: jsonValue }, { requiredKeys: [] }), { maxLength: 3 }), jsonValue),
+      Subject: jsonValue,
+    },
+    { requiredKeys: [] },
+  ),
 );
 const rawJson = fc.oneof(
   { weight: 6, arbitrary: businessBody.map((b) => Buffer.from(JSON.stringify(b))) },
   { weight: 1, arbitrary: businessBody.map((b) => Buffer.from(JSON.stringify(b).slice(0, -3))) },
-  { weight: 1, arbitrary: fc.constantFrom('{"Files":[{"FileName":"a.pdf","FileBody":"QQ=="}],"Files":1}', '\uFEFF{"OperateType":"signature_status"}', '[]', 'null', '"x"', '{"__proto__":{"OperateType":"signature_status"}}', '[['.repeat(50_000), '{"a":' + '1'.repeat(400) + '}').map((s) => Buffer.from(s)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        '{"Files":[{"FileName":"a.pdf","FileBody":"QQ=="}],"Files":1}',
+        '\uFEFF{"OperateType":"signature_status"}',
+        '[]',
+        'null',
+        '"x"',
+        '{"__proto__":{"OperateType":"signature_status"}}',
+        '[['.repeat(50_000),
+        '{"a":' + '1'.repeat(400) + '}',
+      )
+      .map((s) => Buffer.from(s)),
+  },
   { weight: 1, arbitrary: formBody },
 );
 
 describe('hardening: emulator token, business and file routes under generated malformed requests', () => {
   test('business and token routes: 4xx with an error envelope or OAuth JSON, never 5xx, hang or leak', async (t) => {
     const tally = newTally();
-    const paths = ['/openapi/v1/files/upload', '/openapi/v1/embedded/views', '/openapi/v1/members/add', '/openapi/v1/envelopes', '/openapi/v1/envelopes/void', '/openapi/v1/envelopes/remind', '/openapi/v1/oauth/token', '/openapi/v1/oauth/revoke'];
+    const paths = [
+      '/openapi/v1/files/upload',
+      '/openapi/v1/embedded/views',
+      '/openapi/v1/members/add',
+      '/openapi/v1/envelopes',
+      '/openapi/v1/envelopes/void',
+      '/openapi/v1/envelopes/remind',
+      '/openapi/v1/oauth/token',
+      '/openapi/v1/oauth/revoke',
+    ];
     const auth = mostly(
       fc.constantFrom('main', 'main', 'main', 'other').map((k) => `Bearer ${k === 'main' ? accessToken : otherSpaceToken}`),
       fc.option(
         fc.oneof(
-        fc.constant(`Bearer ${refreshToken}`),
-        fc.constantFrom('Bearer', 'Bearer ', 'bearer x', 'Basic ' + Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64'), 'Basic %%%', 'Basic ' + Buffer.from('no-colon').toString('base64'), 'Basic ' + Buffer.from('%zz:%zz').toString('base64'), 'Bearer a b', 'Token x'),
-        headerValue,
+          fc.constant(`Bearer ${refreshToken}`),
+          fc.constantFrom(
+            'Bearer',
+            'Bearer ',
+            'bearer x',
+            'Basic ' + Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64'),
+            'Basic %%%',
+            'Basic ' + Buffer.from('no-colon').toString('base64'),
+            'Basic ' + Buffer.from('%zz:%zz').toString('base64'),
+            'Bearer a b',
+            'Token x',
+          ),
+          headerValue,
         ),
         { nil: undefined },
       ),
@@ -437,7 +550,10 @@ describe('hardening: emulator token, business and file routes under generated ma
         path: fc.constantFrom(...paths),
         auth,
         operator: fc.option(fc.oneof(fc.constantFrom('user_alice', 'user_carol', 'user_bob', '', ' user_alice '), headerValue), { nil: undefined }),
-        contentType: mostly(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/x-www-form-urlencoded'), fc.option(fc.oneof(fc.constantFrom('application/json;charset=latin1', 'Application/JSON', 'text/json'), contentType), { nil: undefined })),
+        contentType: mostly(
+          fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/x-www-form-urlencoded'),
+          fc.option(fc.oneof(fc.constantFrom('application/json;charset=latin1', 'Application/JSON', 'text/json'), contentType), { nil: undefined }),
+        ),
         withSecret: fc.boolean(),
         body: rawJson,
         chunked: fc.boolean(),
@@ -449,7 +565,8 @@ describe('hardening: emulator token, business and file routes under generated ma
         if (r.contentType !== undefined) headers.push(['Content-Type', r.contentType]);
         let body = r.body;
         // token routes: sometimes with the right client credentials, so validation reaches the grant checks
-        if (r.path.includes('/oauth/') && r.withSecret) body = Buffer.concat([body, Buffer.from(`&client_id=${CLIENT_ID}&client_secret=${encodeURIComponent(SECRET)}`)]);
+        if (r.path.includes('/oauth/') && r.withSecret)
+          body = Buffer.concat([body, Buffer.from(`&client_id=${CLIENT_ID}&client_secret=${encodeURIComponent(SECRET)}`)]);
         return { method: r.method, target: r.path, headers, body, chunked: r.chunked };
       });
 
@@ -480,15 +597,29 @@ describe('hardening: emulator token, business and file routes under generated ma
     const tally = newTally();
     const part = fc.record({
       name: fc.constantFrom('file', 'file', 'File', 'files', 'file[]', ''),
-      filename: fc.option(fc.oneof(fc.constantFrom('a.pdf', '', 'a"b.pdf', 'a\\"b.pdf', '../x.pdf', 'x'.repeat(300), 'a\u0001.pdf'), unicode), { nil: undefined }),
+      filename: fc.option(fc.oneof(fc.constantFrom('a.pdf', '', 'a"b.pdf', 'a\\"b.pdf', '../x.pdf', 'x'.repeat(300), 'a\u0001.pdf'), unicode), {
+        nil: undefined,
+      }),
       type: fc.option(fc.constantFrom('application/pdf', 'text/plain', '', 'a/b; x=y'), { nil: undefined }),
-      content: fc.oneof(fc.constant(''), fc.string({ maxLength: 50 }), fc.integer({ min: 4_000, max: 5_000 }).map((n) => 'p'.repeat(n))),
+      content: fc.oneof(
+        fc.constant(''),
+        fc.string({ maxLength: 50 }),
+        fc.integer({ min: 4_000, max: 5_000 }).map((n) => 'p'.repeat(n)),
+      ),
     });
     const request = fc
       .record({
         method,
-        action: mostly(fc.constant('UploadFile'), fc.option(fc.oneof(fc.constantFrom('uploadfile', ' UploadFile ', 'UploadFile, UploadFile', 'MultipartUpload', 'DeleteFile', ''), headerValue), { nil: undefined })),
-        auth: mostly(fc.constant(`Bearer ${accessToken}`), fc.option(fc.constantFrom(`Bearer ${otherSpaceToken}`, 'Bearer garbage', `Bearer ${refreshToken}`), { nil: undefined })),
+        action: mostly(
+          fc.constant('UploadFile'),
+          fc.option(fc.oneof(fc.constantFrom('uploadfile', ' UploadFile ', 'UploadFile, UploadFile', 'MultipartUpload', 'DeleteFile', ''), headerValue), {
+            nil: undefined,
+          }),
+        ),
+        auth: mostly(
+          fc.constant(`Bearer ${accessToken}`),
+          fc.option(fc.constantFrom(`Bearer ${otherSpaceToken}`, 'Bearer garbage', `Bearer ${refreshToken}`), { nil: undefined }),
+        ),
         boundary: fc.constantFrom('zz', 'zz', '----x', 'a b', '"quoted"', 'x'.repeat(80)),
         declared: fc.constantFrom('same', 'same', 'other', 'none', 'type-only'),
         parts: fc.array(part, { maxLength: 5 }),

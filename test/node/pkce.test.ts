@@ -9,7 +9,9 @@ import { defaultRevocationEndpoint, validateConfig } from '../../src/core/sessio
 describe('PKCE (RFC 7636, S256)', () => {
   it('matches the RFC 7636 Appendix B test vector', async () => {
     // the RFC's 32 octets, encoded by our own base64url
-    const octets = [116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121];
+    const octets = [
+      116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121,
+    ];
     const verifier = base64url(new Uint8Array(octets));
     assert.equal(verifier, 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk');
     assert.equal(await createCodeChallenge(verifier), 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');

@@ -17,7 +17,15 @@ const run = (args: string[], env: Record<string, string> = {}) => {
 
 describe('esign-token-proxy --print-csp', () => {
   it('production: the proxy on the page origin is self; the service for calls and frames', () => {
-    const result = run(['--print-csp', '--base-url', 'https://esign.example.com/', '--public-origin', 'https://www.example.com', '--allowed-origin', 'https://www.example.com']);
+    const result = run([
+      '--print-csp',
+      '--base-url',
+      'https://esign.example.com/',
+      '--public-origin',
+      'https://www.example.com',
+      '--allowed-origin',
+      'https://www.example.com',
+    ]);
     assert.equal(result.status, 0, result.err);
     assert.equal(result.out, "connect-src 'self' https://esign.example.com; frame-src https://esign.example.com\n");
   });
@@ -32,8 +40,14 @@ describe('esign-token-proxy --print-csp', () => {
   });
 
   it('development: the loopback default origin on its port; --static pages reach it as self', () => {
-    assert.equal(run(['--print-csp', '--base-url', 'http://127.0.0.1:4010', '--port', '8080', '--allowed-origin', 'http://localhost:5173']).out, "connect-src 'self' http://localhost:8080 http://127.0.0.1:4010; frame-src http://127.0.0.1:4010\n");
-    assert.equal(run(['--print-csp', '--base-url', 'http://127.0.0.1:4010', '--port', '8080', '--static', '.']).out, "connect-src 'self' http://127.0.0.1:4010; frame-src http://127.0.0.1:4010\n");
+    assert.equal(
+      run(['--print-csp', '--base-url', 'http://127.0.0.1:4010', '--port', '8080', '--allowed-origin', 'http://localhost:5173']).out,
+      "connect-src 'self' http://localhost:8080 http://127.0.0.1:4010; frame-src http://127.0.0.1:4010\n",
+    );
+    assert.equal(
+      run(['--print-csp', '--base-url', 'http://127.0.0.1:4010', '--port', '8080', '--static', '.']).out,
+      "connect-src 'self' http://127.0.0.1:4010; frame-src http://127.0.0.1:4010\n",
+    );
   });
 
   it('needs no secret, but a base URL; says so and exits 2 without one', () => {

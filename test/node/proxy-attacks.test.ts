@@ -68,7 +68,11 @@ describe('attack 1: a script takes what the page holds during a sign-in and rede
     const code = new URL(signedIn.callbackUrl).searchParams.get('code')!;
     const before = await codesRedeemed();
     // from the attacker's server: the proxy header, an allowed Origin (a server sends whatever it likes), no cookie
-    const exchanged = await post(`${proxy}/token`, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, redirect_uri: signedIn.callbackUrl.split('?')[0]!, session: 'open' }, new Map());
+    const exchanged = await post(
+      `${proxy}/token`,
+      { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, redirect_uri: signedIn.callbackUrl.split('?')[0]!, session: 'open' },
+      new Map(),
+    );
     assert.equal(exchanged.status, 400, exchanged.text);
     assert.equal(exchanged.json.error, 'unsupported_grant_type');
     assert.equal(exchanged.setCookies.length, 0, 'no session cookie');
@@ -89,7 +93,10 @@ describe("attack 2: the script sends the person through a sign-in of its own ser
   test("the victim's browser brings the code to the callback without that sign-in's pre-login cookie: not redeemed, not shown, and burnt for the attacker too", async () => {
     // the attacker's server asks the proxy for a sign-in of its own (its own state, verifier and pre-login cookie)
     const attackerJar: Jar = new Map();
-    const started = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'attacker-attempt-0001', scope: DEMO_LOGIN.scope })}`, attackerJar);
+    const started = await getWithJar(
+      `${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'attacker-attempt-0001', scope: DEMO_LOGIN.scope })}`,
+      attackerJar,
+    );
     assert.equal(started.status, 303);
     assert.equal(attackerJar.size, 1, 'the attacker holds a pre-login cookie');
     // the hijacked click: the victim consents on the attacker's authorization URL; the browser comes back with the code
@@ -112,7 +119,10 @@ describe("attack 2: the script sends the person through a sign-in of its own ser
 
   test("a sign-in's callback is redeemed once: a copy of the request (same pre-login cookie) gets nothing", async () => {
     const jar: Jar = new Map();
-    const login = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'first-attempt-00001', scope: DEMO_LOGIN.scope })}`, jar);
+    const login = await getWithJar(
+      `${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'first-attempt-00001', scope: DEMO_LOGIN.scope })}`,
+      jar,
+    );
     const copy = new Map(jar);
     const callbackUrl = await driveConsent(new URL(login.headers.get('location')!), { chooseSpaceId: 'space_acme' });
     const first = await getWithJar(callbackUrl, jar);
@@ -124,12 +134,22 @@ describe("attack 2: the script sends the person through a sign-in of its own ser
   });
 
   test('the login route starts sign-ins only for allowed pages, and sends a tab back only to its own origin', async () => {
-    const foreign = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: 'https://evil.example', display: 'popup', attempt: 'a'.repeat(22) })}`, new Map());
+    const foreign = await getWithJar(
+      `${proxy}/login?${new URLSearchParams({ session: 'open', origin: 'https://evil.example', display: 'popup', attempt: 'a'.repeat(22) })}`,
+      new Map(),
+    );
     assert.equal(foreign.status, 403);
-    const elsewhere = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'page', return: 'https://evil.example/steal', attempt: 'a'.repeat(22) })}`, new Map());
+    const elsewhere = await getWithJar(
+      `${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'page', return: 'https://evil.example/steal', attempt: 'a'.repeat(22) })}`,
+      new Map(),
+    );
     assert.equal(elsewhere.status, 400, 'no open redirect');
     // a page on another site would never get the cookie back: refused before the consent page
-    const crossSite = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'a'.repeat(22) })}`, new Map(), { 'Sec-Fetch-Site': 'cross-site' });
+    const crossSite = await getWithJar(
+      `${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'a'.repeat(22) })}`,
+      new Map(),
+      { 'Sec-Fetch-Site': 'cross-site' },
+    );
     assert.equal(outcomeOf(crossSite.headers.get('location')!).get('error'), 'cookie_blocked');
   });
 });
@@ -138,7 +158,10 @@ describe('sign-ins started and abandoned', () => {
   test('their pre-login cookies do not pile up: past five, the older ones are cleared', async () => {
     const jar: Jar = new Map();
     for (let i = 0; i < 7; i++) {
-      const started = await getWithJar(`${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: `abandoned-attempt-${i}00000`, scope: DEMO_LOGIN.scope })}`, jar);
+      const started = await getWithJar(
+        `${proxy}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: `abandoned-attempt-${i}00000`, scope: DEMO_LOGIN.scope })}`,
+        jar,
+      );
       assert.equal(started.status, 303);
       assert.ok(jar.size <= 5, `${jar.size} pre-login cookies after ${i + 1} sign-ins`);
     }
@@ -172,12 +195,19 @@ describe('attack 4: Secure behind a TLS-terminating reverse proxy', () => {
   test('an https public origin makes every cookie Secure and __Host-, whatever Host the request names', async () => {
     const behind = await startProxy({ publicOrigin: 'https://app.example.com' });
     // nginx's default: Host is the upstream's (127.0.0.1:port), plain http, no X-Forwarded-Proto
-    const login = await getWithJar(`${behind.replace('localhost', '127.0.0.1')}/login?${new URLSearchParams({ session: 'open', origin: 'https://app.example.com', display: 'popup', attempt: 'a'.repeat(22), scope: DEMO_LOGIN.scope })}`, new Map());
+    const login = await getWithJar(
+      `${behind.replace('localhost', '127.0.0.1')}/login?${new URLSearchParams({ session: 'open', origin: 'https://app.example.com', display: 'popup', attempt: 'a'.repeat(22), scope: DEMO_LOGIN.scope })}`,
+      new Map(),
+    );
     assert.equal(login.status, 303);
     const line = login.headers.getSetCookie()[0] ?? '';
     assert.ok(line.startsWith('__Host-'), line.slice(0, 30));
     assert.match(line, /; Secure/);
-    assert.equal(new URL(login.headers.get('location')!).searchParams.get('redirect_uri'), 'https://app.example.com/callback', 'the callback is the public one');
+    assert.equal(
+      new URL(login.headers.get('location')!).searchParams.get('redirect_uri'),
+      'https://app.example.com/callback',
+      'the callback is the public one',
+    );
   });
 
   test("a page on the public origin is the proxy's own origin behind TLS termination; the Host header's origin is not", async () => {
@@ -187,7 +217,7 @@ describe('attack 4: Secure behind a TLS-terminating reverse proxy', () => {
     assert.equal(own.status, 401, 'past the origin check (no cookie: session_missing)');
     assert.equal(own.json.error, 'session_missing');
     const hostOrigin = await post(`${direct}/token`, refreshFields(), new Map(), { Origin: direct });
-    assert.equal(hostOrigin.status, 403, 'the origin the Host header names is not the proxy\'s own');
+    assert.equal(hostOrigin.status, 403, "the origin the Host header names is not the proxy's own");
   });
 
   test('the default mode refuses to start without a public origin (no Host header decides)', async () => {

@@ -80,10 +80,23 @@ process.exit(0);
 
 describe('esign-elements/proxy for a Workers-style runtime', () => {
   test('the esbuild bundle (platform neutral, workerd/worker conditions, esm) imports nothing from node:', async () => {
-    const result = await build({ entryPoints: [ENTRY], bundle: true, platform: 'neutral', conditions: ['workerd', 'worker'], mainFields: ['module', 'main'], format: 'esm', write: false, logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [ENTRY],
+      bundle: true,
+      platform: 'neutral',
+      conditions: ['workerd', 'worker'],
+      mainFields: ['module', 'main'],
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+    });
     const code = result.outputFiles[0]!.text;
     assert.equal(result.errors.length, 0);
-    assert.deepEqual([...code.matchAll(/["'`]node:[\w/]+["'`]/g)].map((m) => m[0]), [], 'no node: specifier');
+    assert.deepEqual(
+      [...code.matchAll(/["'`]node:[\w/]+["'`]/g)].map((m) => m[0]),
+      [],
+      'no node: specifier',
+    );
     for (const builtin of ['http', 'https', 'net', 'crypto', 'fs', 'buffer']) {
       assert.ok(!new RegExp(`(from|import\\(|require\\()\\s*["']${builtin}["']`).test(code), `no bare ${builtin} import`);
     }
@@ -117,11 +130,17 @@ describe('esign-elements/proxy for a Workers-style runtime', () => {
     const lastLine = await lines.next();
     const code = await exited;
     assert.equal(code, 0, err);
-    const r = JSON.parse(lastLine.value as string) as Record<string, { status: number; json: Record<string, unknown>; cookie: string | null; location?: string; session?: string; preLogin?: string }>;
+    const r = JSON.parse(lastLine.value as string) as Record<
+      string,
+      { status: number; json: Record<string, unknown>; cookie: string | null; location?: string; session?: string; preLogin?: string }
+    >;
     assert.equal(r.login!.status, 303);
     assert.match(r.login!.preLogin ?? '', /^__Host-esign_l_[\w-]{16}=v1\..*; Path=\/; HttpOnly; Secure; SameSite=Lax/);
     assert.equal(r.callback!.status, 303);
-    assert.equal(r.callback!.location, `${publicOrigin}/login/done#${new URLSearchParams({ attempt: 'bundle-attempt-0123456789', outcome: 'connected', origin: 'https://app.example.com' })}`);
+    assert.equal(
+      r.callback!.location,
+      `${publicOrigin}/login/done#${new URLSearchParams({ attempt: 'bundle-attempt-0123456789', outcome: 'connected', origin: 'https://app.example.com' })}`,
+    );
     // __Host- (https public origin), Path=/, named by client, basePath and slot
     const name = `__Host-esign_${createHash('sha256').update(`${DEMO_LOGIN.clientId}\u0000\u0000open`).digest('base64url').slice(0, 16)}`;
     assert.ok(r.callback!.session?.startsWith(`${name}=v1.`), r.callback!.session);

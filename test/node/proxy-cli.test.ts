@@ -51,7 +51,36 @@ describe('esign-token-proxy CLI', () => {
     assert.equal(await r.exited, 0);
     assert.match(r.stdout(), /Usage: esign-token-proxy/);
     assert.match(r.stdout(), /ESIGN_CLIENT_SECRET/);
-    for (const flag of ['--public-origin', 'ESIGN_PUBLIC_ORIGIN', '--cookie-key', 'ESIGN_COOKIE_KEYS', '--generate-cookie-key', '--browser-held-refresh-tokens', '--trusted-proxy', '--base-path', '--cookie-domain', '--store', '--rate-limit', '--timeout-ms', '--session-max-age', '--issuer', '--log-level', 'ESIGN_LOG_LEVEL', '--metrics-port', 'ESIGN_METRICS_PORT', '--shutdown-timeout-ms', '--store-prefix', '--login-timeout', '--max-body-bytes', '--max-upstream-bytes', '--no-same-origin', '--trust-request-id', 'ESIGN_PORT', '/health', '/ready']) {
+    for (const flag of [
+      '--public-origin',
+      'ESIGN_PUBLIC_ORIGIN',
+      '--cookie-key',
+      'ESIGN_COOKIE_KEYS',
+      '--generate-cookie-key',
+      '--browser-held-refresh-tokens',
+      '--trusted-proxy',
+      '--base-path',
+      '--cookie-domain',
+      '--store',
+      '--rate-limit',
+      '--timeout-ms',
+      '--session-max-age',
+      '--issuer',
+      '--log-level',
+      'ESIGN_LOG_LEVEL',
+      '--metrics-port',
+      'ESIGN_METRICS_PORT',
+      '--shutdown-timeout-ms',
+      '--store-prefix',
+      '--login-timeout',
+      '--max-body-bytes',
+      '--max-upstream-bytes',
+      '--no-same-origin',
+      '--trust-request-id',
+      'ESIGN_PORT',
+      '/health',
+      '/ready',
+    ]) {
       assert.ok(r.stdout().includes(flag), `help mentions ${flag}`);
     }
   });
@@ -91,10 +120,15 @@ describe('esign-token-proxy CLI', () => {
   });
 
   test('an unsafe base URL exits 1 without echoing the secret', async () => {
-    const r = run(['--client-id', 'c', '--base-url', 'http://esign.example', '--redirect-uri', 'https://app.example/cb'], { ESIGN_CLIENT_SECRET: 'cli-secret-123' });
+    const r = run(['--client-id', 'c', '--base-url', 'http://esign.example', '--redirect-uri', 'https://app.example/cb'], {
+      ESIGN_CLIENT_SECRET: 'cli-secret-123',
+    });
     assert.equal(await r.exited, 1);
     assert.match(r.stderr(), /baseUrl/);
-    assert.ok(!r.stderr().includes('cli-secret-123') && !r.stdout().includes('cli-secret-123'), '!r.stderr().includes("cli-secret-123") && !r.stdout().includes("cli-secret-123")');
+    assert.ok(
+      !r.stderr().includes('cli-secret-123') && !r.stdout().includes('cli-secret-123'),
+      '!r.stderr().includes("cli-secret-123") && !r.stdout().includes("cli-secret-123")',
+    );
   });
 
   test('reads everything from the environment, runs a real sign-in in the mediated mode, never prints the secret or key', async () => {
@@ -126,7 +160,12 @@ describe('esign-token-proxy CLI', () => {
       assert.match(sessionCookie, /^esign_[\w-]{16}=v1\.[^;]*; Max-Age=(3600|3599); Path=\/; HttpOnly; SameSite=Strict$/);
       const response = await fetch(`${url}/api/esign/token`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: 'http://127.0.0.1:6006', Cookie: cookieHeader(signedIn.jar)! },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Esign-Proxy': '1',
+          Origin: 'http://127.0.0.1:6006',
+          Cookie: cookieHeader(signedIn.jar)!,
+        },
         body: 'grant_type=refresh_token&session=open',
       });
       const body = await response.text();
@@ -144,7 +183,11 @@ describe('esign-token-proxy CLI', () => {
       assert.equal(held.status, 400);
       await new Promise((resolve) => setTimeout(resolve, 100));
       // one JSON line per request
-      const lines = r.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = r
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       assert.deepEqual(
         lines.map((line) => [line.msg, line.route, line.type, line.status, line.mode, line.cached]),
         [
@@ -197,8 +240,18 @@ describe('esign-token-proxy CLI', () => {
 
   test('--client-secret on the command line works but warns', async () => {
     const r = run([
-      '--client-id', DEMO_LOGIN.clientId, '--client-secret', DEMO_LOGIN.clientSecret, '--base-url', emulator.baseUrl,
-      '--public-origin', 'https://proxy.example.com', '--allowed-origin', 'http://localhost:6006', '--port', '0',
+      '--client-id',
+      DEMO_LOGIN.clientId,
+      '--client-secret',
+      DEMO_LOGIN.clientSecret,
+      '--base-url',
+      emulator.baseUrl,
+      '--public-origin',
+      'https://proxy.example.com',
+      '--allowed-origin',
+      'http://localhost:6006',
+      '--port',
+      '0',
     ]);
     try {
       await listeningUrl(r);

@@ -36,7 +36,11 @@ beforeEach(async () => {
   await fetch(`${emulator.baseUrl}/__emulator/reset`, { method: 'POST' });
 });
 
-async function proxyPost(endpoint: 'token' | 'revoke', form: URLSearchParams, base = proxy.url): Promise<{ status: number; json: Record<string, unknown>; text: string; headers: Headers }> {
+async function proxyPost(
+  endpoint: 'token' | 'revoke',
+  form: URLSearchParams,
+  base = proxy.url,
+): Promise<{ status: number; json: Record<string, unknown>; text: string; headers: Headers }> {
   const response = await fetch(`${base}/api/esign/${endpoint}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
@@ -64,7 +68,11 @@ async function requests(): Promise<Record<string, number>> {
 }
 
 async function fault(body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(response.status, 200, await response.text());
 }
 
@@ -96,7 +104,17 @@ describe('token proxy + emulator', () => {
     assert.equal(tokens.expires_in, 3600);
     assert.equal(tokens.space_id, 'space_alice');
     // the emulator's optional display names (assumption: user_name, user_email, space_name) pass through
-    assert.deepEqual(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'refresh_token', 'scope', 'space_id', 'space_name', 'token_type', 'user_email', 'user_name']);
+    assert.deepEqual(Object.keys(tokens).sort(), [
+      'access_token',
+      'expires_in',
+      'refresh_token',
+      'scope',
+      'space_id',
+      'space_name',
+      'token_type',
+      'user_email',
+      'user_name',
+    ]);
     assert.equal(await embeddedStatus(tokens.access_token as string), 200);
 
     // The same code again: the service's invalid_grant passes through.
@@ -116,7 +134,12 @@ describe('token proxy + emulator', () => {
 
   test('refresh rotates the refresh token; with no replay window, reusing the old one revokes the grant', async () => {
     const strict = await serveDemoProxy(emulator, {
-    ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 0 });
+      ...HELD,
+      allowedOrigins: [ORIGIN],
+      rateLimit: false,
+      timeoutMs: 1_000,
+      refreshReplayMs: 0,
+    });
     try {
       await rotateThenReuse(strict.url);
     } finally {
@@ -185,10 +208,18 @@ describe('token proxy + emulator', () => {
     await fault({ path: '/openapi/v1/oauth/token', kind: 'status', status: 503, times: 1 });
     const failed = await Promise.all([proxyPost('token', refreshForm), proxyPost('token', refreshForm)]);
     // the fault answers once only: a second call to the service would have been a 200
-    assert.deepEqual(failed.map((a) => a.status), [502, 502], 'one call for both');
+    assert.deepEqual(
+      failed.map((a) => a.status),
+      [502, 502],
+      'one call for both',
+    );
     assert.equal((await requests())['grant:refresh_token'] ?? 0, 0, 'the fault answered before any grant');
     const ok = await Promise.all([proxyPost('token', refreshForm), proxyPost('token', refreshForm), proxyPost('token', refreshForm)]);
-    assert.deepEqual(ok.map((a) => a.status), [200, 200, 200], 'the failure was not remembered');
+    assert.deepEqual(
+      ok.map((a) => a.status),
+      [200, 200, 200],
+      'the failure was not remembered',
+    );
     assert.equal(new Set(ok.map((a) => a.json.access_token)).size, 1, 'one set of tokens');
     assert.equal((await requests())['grant:refresh_token'], 1, 'one refresh at the service for three requests');
   });
@@ -217,7 +248,12 @@ describe('token proxy + emulator', () => {
 
   test('after the replay window, the old refresh token is reuse again', async () => {
     const short = await serveDemoProxy(emulator, {
-    ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 1_000, refreshReplayMs: 1_000 });
+      ...HELD,
+      allowedOrigins: [ORIGIN],
+      rateLimit: false,
+      timeoutMs: 1_000,
+      refreshReplayMs: 1_000,
+    });
     try {
       const first = await exchange();
       const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
@@ -256,7 +292,7 @@ describe('token proxy + emulator', () => {
 
   test('HTTP Basic client authentication works against the service', async () => {
     const basic = await serveDemoProxy(emulator, {
-    ...HELD,
+      ...HELD,
       allowedOrigins: [ORIGIN],
       clientAuth: 'basic',
     });
@@ -294,7 +330,11 @@ describe('token proxy + emulator', () => {
     const tokens = await exchange();
     const refreshForm = (): URLSearchParams => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string });
     const fault = async (body: Record<string, unknown>): Promise<void> => {
-      const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       assert.equal(response.status, 200, await response.text());
     };
 

@@ -6,7 +6,6 @@ export { applyCookies, type Jar } from '../helpers/oauth-login.js';
 
 export const ORIGIN = 'http://localhost:6006';
 
-
 export interface Answer {
   status: number;
   json: Record<string, unknown>;
@@ -15,7 +14,13 @@ export interface Answer {
   setCookies: string[];
 }
 
-export async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
+export async function post(
+  url: string,
+  fields: Record<string, string> | URLSearchParams,
+  jar?: Jar,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Answer> {
   const cookie = jar ? cookieHeader(jar) : undefined;
   const response = await fetch(url, {
     method: 'POST',
@@ -40,7 +45,11 @@ export async function refreshCount(emulatorUrl: string): Promise<number> {
 }
 
 export async function fault(emulatorUrl: string, body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${emulatorUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${emulatorUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(response.status, 200, await response.text());
 }
 

@@ -65,7 +65,13 @@ beforeEach(async () => {
 });
 
 /** A form post through the shared helper, plus what every answer of the proxy carries: no caching. */
-async function post(url: string, fields: Record<string, string> | URLSearchParams, jar?: Jar, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
+async function post(
+  url: string,
+  fields: Record<string, string> | URLSearchParams,
+  jar?: Jar,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Answer> {
   const answer = await postForm(url, fields, jar, headers, signal);
   assert.equal(answer.headers.get('cache-control'), 'no-store');
   return answer;
@@ -80,7 +86,11 @@ async function refreshCount(): Promise<number> {
 }
 
 async function fault(body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${emulator.baseUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(response.status, 200, await response.text());
 }
 
@@ -114,7 +124,11 @@ async function connect(
     ...(options.designatedSpaceId ? { spaceId: options.designatedSpaceId } : {}),
   });
   assert.equal(signedIn.outcome.get('outcome'), 'connected', signedIn.finalUrl);
-  const answer = await post(`${base}/token`, refreshFields({ session: slot, ...(options.designatedSpaceId ? { space_id: options.designatedSpaceId } : {}) }), jar);
+  const answer = await post(
+    `${base}/token`,
+    refreshFields({ session: slot, ...(options.designatedSpaceId ? { space_id: options.designatedSpaceId } : {}) }),
+    jar,
+  );
   assert.equal(answer.status, 200, answer.text);
   return { jar, answer, setCookies: signedIn.callbackSetCookies };
 }
@@ -123,7 +137,10 @@ const refreshFields = (extra: Record<string, string> = {}): Record<string, strin
 
 /** The slot's cookie name as the protocol defines it: a hash of client_id, basePath and slot; `__Host-` when Secure. */
 async function cookieName(slot: string, prefix = '', basePath = '', clientId: string = DEMO_LOGIN.clientId): Promise<string> {
-  const hash = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${clientId}\u0000${basePath}\u0000${slot}`)))).slice(0, 16);
+  const hash = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${clientId}\u0000${basePath}\u0000${slot}`)))).slice(
+    0,
+    16,
+  );
   return `${prefix}esign_${hash}`;
 }
 
@@ -141,7 +158,17 @@ describe('token-mediating mode: the session cookie', () => {
   test('the callback sets an HttpOnly SameSite=Strict cookie; the first token answer has no refresh token', async () => {
     const { jar, answer, setCookies } = await connect(proxy.local);
     // never the refresh token; the emulator's optional display names pass through for the page to show
-    assert.deepEqual(Object.keys(answer.json).sort(), ['access_token', 'expires_in', 'login_attempt', 'scope', 'space_id', 'space_name', 'token_type', 'user_email', 'user_name']);
+    assert.deepEqual(Object.keys(answer.json).sort(), [
+      'access_token',
+      'expires_in',
+      'login_attempt',
+      'scope',
+      'space_id',
+      'space_name',
+      'token_type',
+      'user_email',
+      'user_name',
+    ]);
     assert.equal(answer.json.space_id, 'space_acme');
     assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN);
     assert.equal(answer.headers.get('access-control-allow-credentials'), 'true');
@@ -245,7 +272,10 @@ describe('token-mediating mode: the session cookie', () => {
   });
 
   test('__Host- prefix (Secure, Path=/, no Domain) for an https public origin; __Secure- with a cookie domain', async () => {
-    for (const [cookieDomain, prefix] of [[undefined, '__Host-'], ['example.com', '__Secure-']] as const) {
+    for (const [cookieDomain, prefix] of [
+      [undefined, '__Host-'],
+      ['example.com', '__Secure-'],
+    ] as const) {
       const handler = createTokenProxy({
         clientId: DEMO_LOGIN.clientId,
         clientSecret: DEMO_LOGIN.clientSecret,
@@ -268,18 +298,24 @@ describe('token-mediating mode: the session cookie', () => {
         }
         return response;
       };
-      const login = await browse(`https://auth.example.com/api/esign/login?session=open&origin=${encodeURIComponent('https://app.example.com')}&display=popup&attempt=${'a'.repeat(22)}&scope=envelope:read`);
+      const login = await browse(
+        `https://auth.example.com/api/esign/login?session=open&origin=${encodeURIComponent('https://app.example.com')}&display=popup&attempt=${'a'.repeat(22)}&scope=envelope:read`,
+      );
       assert.equal(login.status, 303, await login.clone().text());
       const preLogin = login.headers.getSetCookie()[0] ?? '';
       assert.ok(preLogin.startsWith(`${prefix}esign_l_`), preLogin.slice(0, 40));
-      assert.match(preLogin, /SameSite=Lax/i, 'the pre-login cookie comes back on the consent page\'s redirect');
+      assert.match(preLogin, /SameSite=Lax/i, "the pre-login cookie comes back on the consent page's redirect");
       const back = await driveConsent(new URL(login.headers.get('location')!), { chooseSpaceId: 'space_acme' });
       const callback = await browse(back);
       assert.equal(callback.status, 303, await callback.clone().text());
       const line = callback.headers.getSetCookie().find((c) => c.startsWith(`${prefix}esign_`) && !c.startsWith(`${prefix}esign_l_`)) ?? '';
       assert.ok(line.startsWith(`${await cookieName('open', prefix, '/api/esign')}=`), line.slice(0, 40));
-      const attrs = line.split(';').slice(1).map((a) => a.trim().toLowerCase());
-      for (const expected of ['secure', 'httponly', 'samesite=strict', 'path=/', ...(cookieDomain ? [`domain=${cookieDomain}`] : [])]) assert.ok(attrs.includes(expected), `${expected} in ${attrs.join('; ')}`);
+      const attrs = line
+        .split(';')
+        .slice(1)
+        .map((a) => a.trim().toLowerCase());
+      for (const expected of ['secure', 'httponly', 'samesite=strict', 'path=/', ...(cookieDomain ? [`domain=${cookieDomain}`] : [])])
+        assert.ok(attrs.includes(expected), `${expected} in ${attrs.join('; ')}`);
       if (!cookieDomain) assert.ok(!attrs.some((a) => a.startsWith('domain=')), 'no Domain on a __Host- cookie');
     }
   });
@@ -315,7 +351,10 @@ describe('token-mediating mode: a cookie that does not fit is session_invalid an
     const answer = await post(`${base}/token`, fields, jar);
     assert.equal(answer.status, 401, `${what}: ${answer.text}`);
     assert.equal(answer.json.error, 'session_invalid', what);
-    assert.ok(answer.setCookies.some((c) => /Max-Age=0/.test(c)), `${what}: the cookie is cleared`);
+    assert.ok(
+      answer.setCookies.some((c) => /Max-Age=0/.test(c)),
+      `${what}: the cookie is cleared`,
+    );
     assert.equal(await refreshCount(), before, `${what}: nothing reached the service`);
   }
 
@@ -390,15 +429,34 @@ describe('token-mediating mode: a cookie that does not fit is session_invalid an
 });
 
 /** POST from a chosen loopback source address (127.0.0.2, ...), as another client machine would. */
-function postFrom(localAddress: string, url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+function postFrom(
+  localAddress: string,
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const body = new URLSearchParams(fields).toString();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, 'Content-Length': Buffer.byteLength(body), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        localAddress,
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Esign-Proxy': '1',
+          Origin: ORIGIN,
+          'Content-Length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -411,12 +469,18 @@ describe('token-mediating mode: rate limit per caller', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       // spoofed headers change nothing: no trusted proxy is configured
-      const answer = await postFrom('127.0.0.1', `${limited.url}/token`, refreshFields(), { 'X-Forwarded-For': `203.0.113.${i}`, Origin: i % 2 ? ORIGIN : 'http://127.0.0.1:6006' });
+      const answer = await postFrom('127.0.0.1', `${limited.url}/token`, refreshFields(), {
+        'X-Forwarded-For': `203.0.113.${i}`,
+        Origin: i % 2 ? ORIGIN : 'http://127.0.0.1:6006',
+      });
       statuses.push(answer.status);
     }
     // one sign-in (its login route) from 127.0.0.1 already counted: 4 more session_missing, then 429
     assert.deepEqual(statuses.slice(0, 4), [401, 401, 401, 401]);
-    assert.ok(statuses.slice(4).every((s) => s === 429), statuses.join(','));
+    assert.ok(
+      statuses.slice(4).every((s) => s === 429),
+      statuses.join(','),
+    );
     // another client address is not affected
     const other = await postFrom('127.0.0.2', `${limited.url}/token`, refreshFields());
     assert.equal(other.status, 401, 'its own bucket (no cookie: session_missing, not 429)');
@@ -450,7 +514,7 @@ describe('token-mediating mode: rate limit per caller', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await post(`${limited.local}/token`, refreshFields(), a.jar)).status);
     assert.deepEqual(statuses, [200, 200, 429]);
-    assert.ok(Number(((await post(`${limited.local}/token`, refreshFields(), a.jar)).headers.get('retry-after'))) >= 1);
+    assert.ok(Number((await post(`${limited.local}/token`, refreshFields(), a.jar)).headers.get('retry-after')) >= 1);
   });
 });
 
@@ -464,7 +528,10 @@ describe('token-mediating mode: refresh replay bound to the retry of its request
     // the fault is used up when the proxy's refresh arrives at the service (which then holds it 600 ms)
     const faultPending = async (): Promise<boolean> => ((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length > 0;
     const gaveUp = new AbortController();
-    const dropped = assert.rejects(post(`${replaying.local}/token`, refreshFields({ force: '1', request_id: RETRY_ID }), jar, {}, gaveUp.signal), 'the browser dropped the request');
+    const dropped = assert.rejects(
+      post(`${replaying.local}/token`, refreshFields({ force: '1', request_id: RETRY_ID }), jar, {}, gaveUp.signal),
+      'the browser dropped the request',
+    );
     // the browser goes away once the proxy's refresh is at the service
     while (await faultPending()) await new Promise((r) => setTimeout(r, 10));
     gaveUp.abort();
@@ -499,7 +566,10 @@ describe('token-mediating mode: refresh replay bound to the retry of its request
     assert.equal(await embeddedStatus(rotated.json.access_token), 401, 'reuse detection revoked the grant');
     const owner = await post(`${proxy.local}/token`, refreshFields({ force: '1' }), jar);
     assert.equal(owner.json.error, 'invalid_grant', 'the session is over');
-    assert.ok(owner.setCookies.some((c) => /Max-Age=0/.test(c)), 'and its cookie cleared');
+    assert.ok(
+      owner.setCookies.some((c) => /Max-Age=0/.test(c)),
+      'and its cookie cleared',
+    );
   });
 
   test('after the window, even the retry of the same request is reuse at the service', async () => {

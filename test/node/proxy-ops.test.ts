@@ -57,7 +57,10 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 describe('token proxy operations (CLI on a real redis-server)', () => {
   let replica: CliReplica;
   before(async () => {
-    replica = await startCli(emulator, KEY, ['--store', redis.url, '--metrics-port', '0', '--trusted-proxy', '127.0.0.1', '--rate-limit', '4'], { ESIGN_STORE_PREFIX: 'ops-a:', ESIGN_STORE_TIMEOUT_MS: '500' });
+    replica = await startCli(emulator, KEY, ['--store', redis.url, '--metrics-port', '0', '--trusted-proxy', '127.0.0.1', '--rate-limit', '4'], {
+      ESIGN_STORE_PREFIX: 'ops-a:',
+      ESIGN_STORE_TIMEOUT_MS: '500',
+    });
   });
   after(async () => {
     await replica.stop();
@@ -160,7 +163,18 @@ describe('token proxy operations (CLI on a real redis-server)', () => {
     const requests = replica.lines().filter((line) => line.msg === 'request');
     assert.deepEqual(
       requests.map((line) => `${line.route} ${line.status} ${line.outcome}`),
-      ['/login 303 ok', '/callback 303 ok', '/token 200 ok', '/token 200 ok', '/token 401 rejected', '/token 401 rejected', '/token 401 rejected', '/token 401 rejected', '/token 429 rate_limited', '/token 503 store_unavailable'],
+      [
+        '/login 303 ok',
+        '/callback 303 ok',
+        '/token 200 ok',
+        '/token 200 ok',
+        '/token 401 rejected',
+        '/token 401 rejected',
+        '/token 401 rejected',
+        '/token 401 rejected',
+        '/token 429 rate_limited',
+        '/token 503 store_unavailable',
+      ],
     );
     const traced = requests.find((line) => line.requestId === 'trace-abc.123');
     assert.equal(traced?.cached, true, 'the logged line of the request whose id came from the trusted proxy');
@@ -190,10 +204,20 @@ describe('token proxy operations (CLI on a real redis-server)', () => {
 describe('esign-token-proxy start-up', () => {
   test('every mistake in the configuration is said on its own line; exit 2', async () => {
     await assert.rejects(
-      startCli(emulator, KEY, ['--log-level', 'loud', '--metrics-port', 'x', '--trusted-proxy', 'lb.internal', '--store', 'memcached://x'], { ESIGN_TRUST_REQUEST_ID: 'maybe', ESIGN_LOGIN_TIMEOUT: '10m' }),
+      startCli(emulator, KEY, ['--log-level', 'loud', '--metrics-port', 'x', '--trusted-proxy', 'lb.internal', '--store', 'memcached://x'], {
+        ESIGN_TRUST_REQUEST_ID: 'maybe',
+        ESIGN_LOGIN_TIMEOUT: '10m',
+      }),
       (error: Error) => {
         const lines = error.message.split('\n').filter((line) => line.startsWith('esign-token-proxy: '));
-        for (const pattern of [/--log-level must be one of debug, info, warn, error, silent/, /--metrics-port must be 0\.\.65535/, /--trusted-proxy must be an IP address, got "lb\.internal"/, /--store must be memory or a redis:\/\//, /ESIGN_TRUST_REQUEST_ID must be 1 or 0/, /--login-timeout must be a whole number of seconds/]) {
+        for (const pattern of [
+          /--log-level must be one of debug, info, warn, error, silent/,
+          /--metrics-port must be 0\.\.65535/,
+          /--trusted-proxy must be an IP address, got "lb\.internal"/,
+          /--store must be memory or a redis:\/\//,
+          /ESIGN_TRUST_REQUEST_ID must be 1 or 0/,
+          /--login-timeout must be a whole number of seconds/,
+        ]) {
           assert.equal(lines.filter((line) => pattern.test(line)).length, 1, `one line for ${pattern}: ${error.message}`);
         }
         assert.equal(lines.length, 6, error.message);
@@ -204,7 +228,10 @@ describe('esign-token-proxy start-up', () => {
 
   test("the options' own mistakes, all of them, one line each; exit 1, no secret or key quoted", async () => {
     await assert.rejects(
-      startCli(emulator, KEY, ['--public-origin', 'http://proxy.example', '--base-path', 'api'], { ESIGN_ALLOWED_ORIGINS: '*,https://ok.example/path', ESIGN_COOKIE_KEYS: `${KEY},not-a-key-value` }),
+      startCli(emulator, KEY, ['--public-origin', 'http://proxy.example', '--base-path', 'api'], {
+        ESIGN_ALLOWED_ORIGINS: '*,https://ok.example/path',
+        ESIGN_COOKIE_KEYS: `${KEY},not-a-key-value`,
+      }),
       (error: Error) => {
         const lines = error.message.split('\n').filter((line) => line.startsWith('esign-token-proxy: '));
         assert.deepEqual(
@@ -212,7 +239,10 @@ describe('esign-token-proxy start-up', () => {
           ['allowedOrigins', 'allowedOrigins', 'cookieKeys[1]', 'basePath', 'publicOrigin'],
           error.message,
         );
-        assert.ok(!error.message.includes('not-a-key-value') && !error.message.includes(KEY) && !error.message.includes(DEMO_LOGIN.clientSecret), 'nothing secret quoted');
+        assert.ok(
+          !error.message.includes('not-a-key-value') && !error.message.includes(KEY) && !error.message.includes(DEMO_LOGIN.clientSecret),
+          'nothing secret quoted',
+        );
         return true;
       },
     );
@@ -265,7 +295,10 @@ describe('serveTokenProxy in code: logLevel, metricsPort, shutdown()', () => {
     const answer = await post(`${url}/token`, refreshFields(), signedIn.jar);
     assert.equal(answer.status, 200, answer.text);
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    assert.deepEqual(logged.map((line) => `${line.level} ${line.route} ${line.status}`), ['info /login 303', 'info /callback 303', 'info /token 200']);
+    assert.deepEqual(
+      logged.map((line) => `${line.level} ${line.route} ${line.status}`),
+      ['info /login 303', 'info /callback 303', 'info /token 200'],
+    );
     assert.equal(logged[2]!.requestId, answer.headers.get('x-request-id'));
     const metrics = await get(served.metricsUrl!);
     assert.equal(sample(metrics.body, 'esign_proxy_requests_total{route="/token",outcome="ok"}'), 1, metrics.body);
@@ -292,7 +325,10 @@ describe('serveTokenProxy in code: logLevel, metricsPort, shutdown()', () => {
     log.onEvent({ ...base, route: '/token', outcome: 'ok' });
     log.onEvent({ ...base, route: '/token', outcome: 'rate_limited', status: 429 });
     log.onEvent({ ...base, route: '/token', outcome: 'error', status: 500 });
-    assert.deepEqual(written.map((line) => (JSON.parse(line) as { level: string }).level), ['warn', 'error']);
+    assert.deepEqual(
+      written.map((line) => (JSON.parse(line) as { level: string }).level),
+      ['warn', 'error'],
+    );
     assert.throws(() => createJsonLog({ level: 'loud' as never }), /level must be one of/);
   });
 });

@@ -59,7 +59,11 @@ async function navigate(send: Fetch, url: string, jar: Jar): Promise<Response> {
 async function signInThrough(send: Fetch, base: string): Promise<string> {
   const jar: Jar = new Map();
   const attempt = randomBytes(16).toString('base64url');
-  const login = await navigate(send, `${base}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: DEMO_LOGIN.scope })}`, jar);
+  const login = await navigate(
+    send,
+    `${base}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: DEMO_LOGIN.scope })}`,
+    jar,
+  );
   assert.equal(login.status, 303, await login.clone().text());
   const authorizationUrl = new URL(login.headers.get('location')!);
   assert.equal(authorizationUrl.searchParams.get('redirect_uri'), `${base}/callback`, "the proxy's own callback");
@@ -71,7 +75,10 @@ async function signInThrough(send: Fetch, base: string): Promise<string> {
   const name = `esign_${createHash('sha256').update(`${DEMO_LOGIN.clientId}\u0000/api/esign\u0000open`).digest('base64url').slice(0, 16)}`;
   const cookie = callback.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
   // plain http on loopback: no prefix and no Secure; Path=/ whatever the basePath (the name carries the basePath)
-  assert.ok(cookie?.includes('HttpOnly') && cookie.includes('Path=/;') && cookie.includes('SameSite=Strict') && !cookie.includes('Secure'), `the session cookie: ${cookie}`);
+  assert.ok(
+    cookie?.includes('HttpOnly') && cookie.includes('Path=/;') && cookie.includes('SameSite=Strict') && !cookie.includes('Secure'),
+    `the session cookie: ${cookie}`,
+  );
   const headers = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN };
   const refreshed = await send(
     new Request(`${base}/token`, {

@@ -14,7 +14,6 @@ export interface RedisServer {
   start(): Promise<void>;
 }
 
-
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -39,7 +38,9 @@ export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    child = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+    child = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+      stdio: 'ignore',
+    });
     const deadline = Date.now() + 10_000;
     while (!(await ping(port))) {
       if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`);

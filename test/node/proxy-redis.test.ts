@@ -86,7 +86,10 @@ describe('RedisStore', () => {
     assert.ok(second.resetMs > 0 && second.resetMs <= 300, `resetMs ${second.resetMs}`);
     // many hits at once: each counted once
     const counts = await Promise.all(Array.from({ length: 50 }, () => s.hit('burst', 10_000)));
-    assert.deepEqual(counts.map((c) => c.count).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.deepEqual(
+      counts.map((c) => c.count).sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
     assert.equal(await s.claim('k', 'first', 300), true);
     assert.equal(await s.claim('k', 'second', 300), false, 'already claimed');
     assert.equal(await s.get('k'), 'first');
@@ -97,7 +100,10 @@ describe('RedisStore', () => {
     await s.delete('v');
     assert.equal(await s.get('v'), undefined);
     const keys = await dump('unit:');
-    assert.ok([...keys.keys()].every((k) => k.startsWith('unit:')), 'all under the prefix');
+    assert.ok(
+      [...keys.keys()].every((k) => k.startsWith('unit:')),
+      'all under the prefix',
+    );
     await new Promise((resolve) => setTimeout(resolve, 350));
     assert.equal(await s.get('k'), undefined, 'the claim expired');
     assert.equal((await s.hit('c', 300)).count, 1, 'a new window');
@@ -123,7 +129,10 @@ describe('RedisStore: a refresh in two round trips', () => {
     const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => s.claimOrGet('race', String(i), 5_000)));
     assert.equal(claims.filter((c) => c.claimed).length, 1, 'exactly one claim wins a race');
     const winner = String(claims.findIndex((c) => c.claimed));
-    assert.ok(claims.every((c) => c.claimed || c.value === winner), "the others read the winner's value");
+    assert.ok(
+      claims.every((c) => c.claimed || c.value === winner),
+      "the others read the winner's value",
+    );
   });
 
   test('settle wakes a waiter on another connection (pub/sub), and publishes only when someone waits', async () => {
@@ -198,7 +207,11 @@ describe('token proxy on Redis: two replicas', () => {
     // replicas as within one (each page with its own request id)
     await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 150, times: 1 });
     const answers = await Promise.all([a, b, a, b, b].map((url) => post(`${url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(jar))));
-    assert.deepEqual(answers.map((x) => x.status), [200, 200, 200, 200, 200], answers.map((x) => x.text).join('\n'));
+    assert.deepEqual(
+      answers.map((x) => x.status),
+      [200, 200, 200, 200, 200],
+      answers.map((x) => x.text).join('\n'),
+    );
     assert.equal(new Set(answers.map((x) => x.json.access_token)).size, 1, 'one set of tokens');
     assert.equal(await refreshCount(emulator.baseUrl), 1, 'exactly one refresh at the emulator');
     assert.equal(await embeddedStatus(emulator.baseUrl, answers[0]!.json.access_token), 200);
@@ -279,7 +292,10 @@ describe('token proxy on Redis: two replicas', () => {
     assert.equal(counter?.[1], '5', 'five requests of the session counted (the first token and four refreshes)');
     const refreshes = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`) && !k.endsWith(':w'));
     assert.equal(refreshes.length, 3, 'a replay entry for each refresh, no claim for the refused one');
-    assert.ok(refreshes.every(([, v]) => v.startsWith('d:')), 'no claim left in flight');
+    assert.ok(
+      refreshes.every(([, v]) => v.startsWith('d:')),
+      'no claim left in flight',
+    );
   });
 
   test('a rate limit holds across replicas for one caller, and another caller is unaffected', async () => {

@@ -122,9 +122,15 @@ describe('three proxy replicas on Redis', () => {
     // the service takes its time: all five requests are surely in flight together, whichever replica they reach
     await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 800, times: 1 });
     // each page saw its token refused: force=1, all at once, one page per replica in turn, each with its own request id
-    const pages = await Promise.all([0, 1, 2, 3, 4].map((i) => post(`${replicas[i % 3]!.url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(jar))));
+    const pages = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => post(`${replicas[i % 3]!.url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(jar))),
+    );
     // in flight together, they share the one call, across replicas as within one (the waiters on the claim in Redis too)
-    assert.deepEqual(pages.map((p) => p.status), [200, 200, 200, 200, 200], pages.map((p) => p.text).join('\n'));
+    assert.deepEqual(
+      pages.map((p) => p.status),
+      [200, 200, 200, 200, 200],
+      pages.map((p) => p.text).join('\n'),
+    );
     assert.equal(await refreshCount(emulator.baseUrl), 1, 'exactly one refresh reached the emulator');
     assert.equal(new Set(pages.map((p) => p.json.access_token)).size, 1, 'one set of tokens');
     for (const page of pages) assert.equal(await embeddedStatus(emulator.baseUrl, page.json.access_token), 200, 'every page has a working token');
@@ -213,7 +219,8 @@ describe('three proxy replicas on Redis: rate limit', () => {
     const replicas = await Promise.all([0, 1, 2].map(() => startReplica(emulator, ['--rate-limit', '5', '--trusted-proxy', '127.0.0.1'])));
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 9; i++) statuses.push((await post(`${replicas[i % 3]!.url}/token`, refreshFields(), new Map(), { 'X-Forwarded-For': '203.0.113.7' })).status);
+      for (let i = 0; i < 9; i++)
+        statuses.push((await post(`${replicas[i % 3]!.url}/token`, refreshFields(), new Map(), { 'X-Forwarded-For': '203.0.113.7' })).status);
       // no cookie: session_missing (401) until the limit, then 429 whichever replica answers
       assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429, 429, 429]);
       for (const replica of replicas) {

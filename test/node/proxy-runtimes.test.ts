@@ -143,7 +143,10 @@ async function signInRefreshRevoke(running: Running): Promise<void> {
   assert.equal(forced.status, 200, forced.text);
   assert.equal(await refreshCount(emulator.baseUrl), refreshesBefore + 1, 'one rotation at the service');
   assert.notEqual(forced.json.access_token, first.json.access_token);
-  assert.ok(forced.setCookies.some((line) => /^esign_(?!l_)/.test(line)), 'the rotated session cookie');
+  assert.ok(
+    forced.setCookies.some((line) => /^esign_(?!l_)/.test(line)),
+    'the rotated session cookie',
+  );
   assert.equal(await embeddedStatus(emulator.baseUrl, forced.json.access_token), 200, 'the refreshed access token works');
   const ready = await fetch(`${base}/ready`);
   assert.equal(ready.status, 200, await ready.clone().text());
@@ -192,7 +195,11 @@ describe('token proxy on real runtimes (the recipes of docs/proxy.md)', () => {
       metafile: true,
     });
     const imports = Object.values(bundle.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-    assert.deepEqual(imports.filter((path) => path.startsWith('node:')), [], 'the Worker imports nothing from node:');
+    assert.deepEqual(
+      imports.filter((path) => path.startsWith('node:')),
+      [],
+      'the Worker imports nothing from node:',
+    );
     const port = await freePort();
     await writeFile(
       join(work, 'config.capnp'),
@@ -284,8 +291,14 @@ ${worker('b', portB, '(className = "ProxyStoreEntry", serviceName = "a")')}
     // four pages refresh at once through both Workers while the service takes its time: one refresh at the service
     const before = await refreshCount(emulator.baseUrl);
     await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: 800, times: 1 });
-    const pages = await Promise.all([0, 1, 2, 3].map((i) => post(`${i % 2 ? b : a.base}/token`, refreshFields({ force: '1', request_id: `page-${i}-0123456789abcdef` }), new Map(jar))));
-    assert.deepEqual(pages.map((page) => page.status), [200, 200, 200, 200], pages.map((page) => page.text).join('\n'));
+    const pages = await Promise.all(
+      [0, 1, 2, 3].map((i) => post(`${i % 2 ? b : a.base}/token`, refreshFields({ force: '1', request_id: `page-${i}-0123456789abcdef` }), new Map(jar))),
+    );
+    assert.deepEqual(
+      pages.map((page) => page.status),
+      [200, 200, 200, 200],
+      pages.map((page) => page.text).join('\n'),
+    );
     assert.equal(await refreshCount(emulator.baseUrl), before + 1, 'exactly one refresh reached the service');
     assert.equal(new Set(pages.map((page) => page.json.access_token)).size, 1, 'one set of tokens');
     assert.equal(await embeddedStatus(emulator.baseUrl, pages[1]!.json.access_token), 200);
@@ -301,7 +314,8 @@ ${worker('b', portB, '(className = "ProxyStoreEntry", serviceName = "a")')}
 
     // the rate limit of one caller (no session: its address, here CF-Connecting-IP) is counted across both Workers
     const statuses: number[] = [];
-    for (let i = 0; i < 62; i++) statuses.push((await post(`${i % 2 ? b : a.base}/token`, refreshFields(), new Map(), { 'CF-Connecting-IP': '203.0.113.50' })).status);
+    for (let i = 0; i < 62; i++)
+      statuses.push((await post(`${i % 2 ? b : a.base}/token`, refreshFields(), new Map(), { 'CF-Connecting-IP': '203.0.113.50' })).status);
     assert.deepEqual([...new Set(statuses.slice(0, 60))], [401]);
     assert.deepEqual(statuses.slice(60), [429, 429], 'the 61st request over both Workers is over the default 60 per minute');
   });

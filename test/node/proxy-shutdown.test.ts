@@ -144,8 +144,14 @@ describe('a replica stopped with SIGTERM mid-refresh, under load', () => {
       loadEnds = 0;
       await Promise.all(load);
       assert.ok(statuses.length > 10, `load: ${statuses.length} refreshes`);
-      assert.deepEqual([...new Set(statuses)], [200], `every refresh of the load succeeded (${statuses.length}, ${refusals} refused connections retried elsewhere)`);
-      t.diagnostic(`load: ${statuses.length} refreshes, all 200; ${refusals} connections refused by the stopping replica and retried on another; exit after ${tookMs} ms`);
+      assert.deepEqual(
+        [...new Set(statuses)],
+        [200],
+        `every refresh of the load succeeded (${statuses.length}, ${refusals} refused connections retried elsewhere)`,
+      );
+      t.diagnostic(
+        `load: ${statuses.length} refreshes, all 200; ${refusals} connections refused by the stopping replica and retried on another; exit after ${tookMs} ms`,
+      );
     }
 
     // no session ended, no grant orphaned: every session refreshes once more through the survivors with the cookie it

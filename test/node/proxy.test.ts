@@ -33,7 +33,9 @@ const sockets = new Set<Socket>();
 
 const okToken: UpstreamBehaviour = (_req, res) => {
   res.writeHead(200, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', space_id: 'space_acme' }));
+  res.end(
+    JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', space_id: 'space_acme' }),
+  );
 };
 
 before(async () => {
@@ -124,7 +126,14 @@ describe('token proxy: forwarding', () => {
       await post(`${url}/token`, form({ ...codeGrant, client_id: 'demo-client', evil: 'x', client_secret: 'from-browser' })),
     );
     assert.equal(status, 200);
-    assert.deepEqual(json, { access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', space_id: 'space_acme' });
+    assert.deepEqual(json, {
+      access_token: 'at-1',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: 'rt-1',
+      scope: 'envelope:read',
+      space_id: 'space_acme',
+    });
     assert.equal(headers.get('access-control-allow-origin'), ORIGIN);
     assert.equal(received.length, 1);
     assert.equal(received[0]!.path, '/openapi/v1/oauth/token');
@@ -175,7 +184,17 @@ describe('token proxy: forwarding', () => {
   test('never returns the secret even if the service echoes it, and drops secret-like fields', async () => {
     behaviour = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'X-Echo': 'ok' });
-      res.end(JSON.stringify({ access_token: 'at-2', token_type: 'Bearer', expires_in: '3600', client_secret: SECRET, echo: `x${SECRET}`, id_hint: 'fine', nested: { a: 1 } }));
+      res.end(
+        JSON.stringify({
+          access_token: 'at-2',
+          token_type: 'Bearer',
+          expires_in: '3600',
+          client_secret: SECRET,
+          echo: `x${SECRET}`,
+          id_hint: 'fine',
+          nested: { a: 1 },
+        }),
+      );
     };
     const { status, json } = await read(await post(`${url}/token`, form(codeGrant)));
     assert.equal(status, 200);
@@ -213,7 +232,10 @@ describe('token proxy: forwarding', () => {
     const basic = /^Basic (.+)$/.exec(received[0]!.headers.authorization ?? '');
     assert.ok(basic, 'an Authorization: Basic header');
     // RFC 6749 section 2.3.1: each part form-encoded before Base64
-    const [id, secret] = Buffer.from(basic[1]!, 'base64').toString().split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
+    const [id, secret] = Buffer.from(basic[1]!, 'base64')
+      .toString()
+      .split(':')
+      .map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
     assert.deepEqual([id, secret], ['demo-client', 'a b:c']);
   });
 });
@@ -238,39 +260,64 @@ describe('token proxy: refuses bad requests without calling the service', () => 
   add('redirect_uri differing by a slash', () => post(`${url}/token`, form({ ...codeGrant, redirect_uri: `${REDIRECT}/` })), 400, 'invalid_request');
   // the default mode runs the sign-in itself (its login route and callback): a code a page sends with a session is never redeemed
   add('authorization_code with session', () => post(`${url}/token`, form({ ...codeGrant, session: 'open' })), 400, 'unsupported_grant_type');
-  add('session and refresh_token together', () => post(`${url}/token`, form({ grant_type: 'refresh_token', session: 'open', refresh_token: 'rt-1' })), 400, 'invalid_request');
+  add(
+    'session and refresh_token together',
+    () => post(`${url}/token`, form({ grant_type: 'refresh_token', session: 'open', refresh_token: 'rt-1' })),
+    400,
+    'invalid_request',
+  );
   add('mismatched client_id', () => post(`${url}/token`, form({ ...codeGrant, client_id: 'other-client' })), 401, 'invalid_client');
   add('mismatched client_id on revoke', () => post(`${url}/revoke`, form({ token: 't', client_id: 'other' })), 401, 'invalid_client');
   add('revoke without token', () => post(`${url}/revoke`, form({ token_type_hint: 'access_token' })), 400, 'invalid_request');
   add('foreign origin', () => post(`${url}/token`, form(codeGrant), { Origin: 'https://evil.example' }), 403, 'access_denied');
   add('Origin: null', () => post(`${url}/token`, form(codeGrant), { Origin: 'null' }), 403, 'access_denied');
   add('origin differing by port', () => post(`${url}/token`, form(codeGrant), { Origin: 'http://localhost:6007' }), 403, 'access_denied');
-  add('missing X-Esign-Proxy header', () => fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN }, body: form(codeGrant) }), 403, 'access_denied');
+  add(
+    'missing X-Esign-Proxy header',
+    () => fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN }, body: form(codeGrant) }),
+    403,
+    'access_denied',
+  );
   add('X-Esign-Proxy: 0', () => post(`${url}/token`, form(codeGrant), { 'X-Esign-Proxy': '0' }), 403, 'access_denied');
   add('JSON body', () => post(`${url}/token`, JSON.stringify(codeGrant), { 'Content-Type': 'application/json' }), 415, 'invalid_request');
   add('text/plain body (simple CORS request)', () => post(`${url}/token`, form(codeGrant), { 'Content-Type': 'text/plain' }), 415, 'invalid_request');
-  add('multipart body', () => {
-    const data = new FormData();
-    data.set('grant_type', 'authorization_code');
-    return fetch(`${url}/token`, { method: 'POST', headers: { 'X-Esign-Proxy': '1', Origin: ORIGIN }, body: data });
-  }, 415, 'invalid_request');
-  add('latin1 charset', () => post(`${url}/token`, form(codeGrant), { 'Content-Type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }), 415, 'invalid_request');
+  add(
+    'multipart body',
+    () => {
+      const data = new FormData();
+      data.set('grant_type', 'authorization_code');
+      return fetch(`${url}/token`, { method: 'POST', headers: { 'X-Esign-Proxy': '1', Origin: ORIGIN }, body: data });
+    },
+    415,
+    'invalid_request',
+  );
+  add(
+    'latin1 charset',
+    () => post(`${url}/token`, form(codeGrant), { 'Content-Type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }),
+    415,
+    'invalid_request',
+  );
   add('oversized body', () => post(`${url}/token`, form({ ...codeGrant, code: 'x'.repeat(9 * 1024) })), 413, 'invalid_request');
-  add('oversized chunked body', () => {
-    const chunk = new TextEncoder().encode(`grant_type=authorization_code&code=${'x'.repeat(9 * 1024)}`);
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(chunk);
-        controller.close();
-      },
-    });
-    return fetch(`${url}/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
-      body: stream,
-      duplex: 'half',
-    } as RequestInit);
-  }, 413, 'invalid_request');
+  add(
+    'oversized chunked body',
+    () => {
+      const chunk = new TextEncoder().encode(`grant_type=authorization_code&code=${'x'.repeat(9 * 1024)}`);
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+      return fetch(`${url}/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+    },
+    413,
+    'invalid_request',
+  );
   add('GET', () => fetch(`${url}/token`, { headers: { 'X-Esign-Proxy': '1' } }), 405, 'invalid_request');
   add('unknown path', () => post(`${url}/authorize`, form(codeGrant)), 404, 'not_found');
   add('token as a query, not the last segment', () => post(`${url}/token/extra`, form(codeGrant)), 404, 'not_found');
@@ -321,13 +368,21 @@ describe('token proxy: CORS on the answers', () => {
     assert.equal(allowed.headers.get('access-control-allow-origin'), ORIGIN);
     assert.equal(allowed.headers.get('access-control-allow-credentials'), 'true');
     assert.match(allowed.headers.get('vary') ?? '', /\bOrigin\b/);
-    const none = await read(await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' }, body: form(codeGrant) }));
+    const none = await read(
+      await fetch(`${url}/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1' },
+        body: form(codeGrant),
+      }),
+    );
     assert.equal(none.status, 200);
     assert.equal(none.headers.get('access-control-allow-origin'), null);
     assert.equal(none.headers.get('access-control-allow-credentials'), null, 'no CORS header without an allowed Origin');
     assert.match(none.headers.get('vary') ?? '', /\bOrigin\b/);
     // an error answer too
-    const refused = await read(await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form(codeGrant) }));
+    const refused = await read(
+      await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form(codeGrant) }),
+    );
     assert.equal(refused.status, 403);
     assert.equal(refused.headers.get('access-control-allow-credentials'), null);
   });
@@ -342,7 +397,11 @@ describe('token proxy: the required header', () => {
     assert.equal(proxy.PROXY_HEADER_VALUE, core.PROXY_HEADER_VALUE);
     const url = await startProxy({});
     const answer = await read(
-      await fetch(`${url}/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', [core.PROXY_HEADER]: core.PROXY_HEADER_VALUE }, body: form(codeGrant) }),
+      await fetch(`${url}/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', [core.PROXY_HEADER]: core.PROXY_HEADER_VALUE },
+        body: form(codeGrant),
+      }),
     );
     assert.equal(answer.status, 200);
   });
@@ -351,7 +410,12 @@ describe('token proxy: the required header', () => {
 describe('token proxy: rate limit', () => {
   test('429 with Retry-After past the limit, per client address, never per Origin', async () => {
     const events: TokenProxyEvent[] = [];
-    const url = await startProxy({ rateLimit: { windowMs: 60_000, max: 3 }, allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'], trustedProxies: ['127.0.0.1'], onEvent: (e) => events.push(e) });
+    const url = await startProxy({
+      rateLimit: { windowMs: 60_000, max: 3 },
+      allowedOrigins: [ORIGIN, 'http://127.0.0.1:6006'],
+      trustedProxies: ['127.0.0.1'],
+      onEvent: (e) => events.push(e),
+    });
     for (let i = 0; i < 3; i += 1) assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
     const limited = await read(await post(`${url}/token`, form(codeGrant)));
     assert.equal(limited.status, 429);
@@ -365,10 +429,32 @@ describe('token proxy: rate limit', () => {
     assert.equal((await read(await post(`${url}/token`, form(codeGrant), { 'X-Forwarded-For': '198.51.100.7' }))).status, 200);
     assert.deepEqual(
       events.map((e) => [e.type, e.status]),
-      [['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 200], ['authorization_code', 429], ['authorization_code', 429], ['authorization_code', 200]],
+      [
+        ['authorization_code', 200],
+        ['authorization_code', 200],
+        ['authorization_code', 200],
+        ['authorization_code', 429],
+        ['authorization_code', 429],
+        ['authorization_code', 200],
+      ],
     );
     // only these fields, never a token, code or secret
-    const fields = new Set(['type', 'route', 'method', 'status', 'outcome', 'error', 'requestId', 'durationMs', 'upstreamMs', 'refreshed', 'rateLimited', 'mode', 'cached', 'replayed']);
+    const fields = new Set([
+      'type',
+      'route',
+      'method',
+      'status',
+      'outcome',
+      'error',
+      'requestId',
+      'durationMs',
+      'upstreamMs',
+      'refreshed',
+      'rateLimited',
+      'mode',
+      'cached',
+      'replayed',
+    ]);
     for (const event of events) {
       for (const key of Object.keys(event)) assert.ok(fields.has(key), `event field ${key}`);
       assert.equal(event.route, '/token');
@@ -377,10 +463,19 @@ describe('token proxy: rate limit', () => {
       assert.ok(event.durationMs >= 0, 'event.durationMs >= 0');
       assert.ok(!JSON.stringify(event).includes(SECRET));
     }
-    assert.deepEqual(events.map((e) => e.outcome), ['ok', 'ok', 'ok', 'rate_limited', 'rate_limited', 'ok']);
-    assert.deepEqual(events.map((e) => e.rateLimited === true), [false, false, false, true, true, false]);
+    assert.deepEqual(
+      events.map((e) => e.outcome),
+      ['ok', 'ok', 'ok', 'rate_limited', 'rate_limited', 'ok'],
+    );
+    assert.deepEqual(
+      events.map((e) => e.rateLimited === true),
+      [false, false, false, true, true, false],
+    );
     // the exchanges waited for the service; the refused ones never called it
-    assert.deepEqual(events.map((e) => e.upstreamMs !== undefined && e.upstreamMs > 0), [true, true, true, false, false, true]);
+    assert.deepEqual(
+      events.map((e) => e.upstreamMs !== undefined && e.upstreamMs > 0),
+      [true, true, true, false, false, true],
+    );
   });
 
   test('clientAddress option picks the address (e.g. CF-Connecting-IP)', async () => {
@@ -398,19 +493,109 @@ describe('token proxy: upstream failures', () => {
   });
 
   const failures: Array<[string, UpstreamBehaviour, number]> = [
-    ['503 with JSON', (_q, s) => { s.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '7' }); s.end('{"error":"server_error"}'); }, 502],
-    ['500 HTML error page', (_q, s) => { s.writeHead(500, { 'Content-Type': 'text/html' }); s.end(`<html><body>Internal error ${SECRET}</body></html>`); }, 502],
-    ['200 HTML page (captive portal)', (_q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<html>login</html>'); }, 502],
-    ['404 HTML from a gateway', (_q, s) => { s.writeHead(404, { 'Content-Type': 'text/html' }); s.end('<h1>Not Found</h1>'); }, 502],
-    ['200 malformed JSON', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end('{"access_token":'); }, 502],
-    ['200 JSON without a token', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end('{"ok":true}'); }, 502],
-    ['400 JSON without error field', (_q, s) => { s.writeHead(400, { 'Content-Type': 'application/json' }); s.end('{"message":"bad"}'); }, 502],
-    ['302 redirect', (_q, s) => { s.writeHead(302, { Location: 'https://evil.example/steal' }); s.end(); }, 502],
-    ['dropped connection', (q) => { q.socket.destroy(); }, 502],
-    ['huge answer', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.end(JSON.stringify({ access_token: 'a'.repeat(100_000), token_type: 'Bearer' })); }, 502],
-    ['huge chunked answer', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); for (let i = 0; i < 50; i += 1) s.write('x'.repeat(1000)); s.end(); }, 502],
-    ['timeout', () => { /* never answers */ }, 504],
-    ['headers then a stalled body', (_q, s) => { s.writeHead(200, { 'Content-Type': 'application/json' }); s.write('{"access_token":'); }, 504],
+    [
+      '503 with JSON',
+      (_q, s) => {
+        s.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '7' });
+        s.end('{"error":"server_error"}');
+      },
+      502,
+    ],
+    [
+      '500 HTML error page',
+      (_q, s) => {
+        s.writeHead(500, { 'Content-Type': 'text/html' });
+        s.end(`<html><body>Internal error ${SECRET}</body></html>`);
+      },
+      502,
+    ],
+    [
+      '200 HTML page (captive portal)',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'text/html' });
+        s.end('<html>login</html>');
+      },
+      502,
+    ],
+    [
+      '404 HTML from a gateway',
+      (_q, s) => {
+        s.writeHead(404, { 'Content-Type': 'text/html' });
+        s.end('<h1>Not Found</h1>');
+      },
+      502,
+    ],
+    [
+      '200 malformed JSON',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        s.end('{"access_token":');
+      },
+      502,
+    ],
+    [
+      '200 JSON without a token',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        s.end('{"ok":true}');
+      },
+      502,
+    ],
+    [
+      '400 JSON without error field',
+      (_q, s) => {
+        s.writeHead(400, { 'Content-Type': 'application/json' });
+        s.end('{"message":"bad"}');
+      },
+      502,
+    ],
+    [
+      '302 redirect',
+      (_q, s) => {
+        s.writeHead(302, { Location: 'https://evil.example/steal' });
+        s.end();
+      },
+      502,
+    ],
+    [
+      'dropped connection',
+      (q) => {
+        q.socket.destroy();
+      },
+      502,
+    ],
+    [
+      'huge answer',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        s.end(JSON.stringify({ access_token: 'a'.repeat(100_000), token_type: 'Bearer' }));
+      },
+      502,
+    ],
+    [
+      'huge chunked answer',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        for (let i = 0; i < 50; i += 1) s.write('x'.repeat(1000));
+        s.end();
+      },
+      502,
+    ],
+    [
+      'timeout',
+      () => {
+        /* never answers */
+      },
+      504,
+    ],
+    [
+      'headers then a stalled body',
+      (_q, s) => {
+        s.writeHead(200, { 'Content-Type': 'application/json' });
+        s.write('{"access_token":');
+      },
+      504,
+    ],
   ];
 
   for (const [name, fail, status] of failures) {
@@ -454,9 +639,13 @@ describe('token proxy: no upstream error text reaches the browser', () => {
   const formEncode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2);
   /** The secret in every encoding an upstream echo may carry it in. */
   function secretForms(authorization: string | undefined): string[] {
-    const oauthEncode = (value: string): string => encodeURIComponent(value).replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+    const oauthEncode = (value: string): string =>
+      encodeURIComponent(value)
+        .replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+        .replace(/%20/g, '+');
     const forms = [ODD_SECRET, encodeURIComponent(ODD_SECRET), formEncode(ODD_SECRET), oauthEncode(ODD_SECRET)];
-    for (const pair of [`${CLIENT}:${ODD_SECRET}`, `${oauthEncode(CLIENT)}:${oauthEncode(ODD_SECRET)}`]) forms.push(Buffer.from(pair).toString('base64'), Buffer.from(pair).toString('base64url'));
+    for (const pair of [`${CLIENT}:${ODD_SECRET}`, `${oauthEncode(CLIENT)}:${oauthEncode(ODD_SECRET)}`])
+      forms.push(Buffer.from(pair).toString('base64'), Buffer.from(pair).toString('base64url'));
     if (authorization) forms.push(authorization, authorization.replace(/^Basic /, ''));
     return forms;
   }
@@ -467,14 +656,22 @@ describe('token proxy: no upstream error text reaches the browser', () => {
     return `UPSTREAM-TEXT body=${body} authorization=${req.headers.authorization ?? ''} credentials=${credentials} pct=${encodeURIComponent(body + credentials)} form=${formEncode(ODD_SECRET)}`;
   };
   const shapes: Array<[string, UpstreamBehaviour, Record<string, string>]> = [
-    ['OAuth error', (req, res, body) => {
-      res.writeHead(400, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ error: 'invalid_grant', error_description: echo(req, body), error_uri: `https://esign.example/e?${body}` }));
-    }, { error: 'invalid_grant' }],
-    ['business error', (req, res, body) => {
-      res.writeHead(400, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ Response: { RequestId: 'req-7f3a-0001', Error: { Code: 'InvalidParameter.Code', Message: echo(req, body) } } }));
-    }, { error: 'InvalidParameter.Code', request_id: 'req-7f3a-0001' }],
+    [
+      'OAuth error',
+      (req, res, body) => {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: 'invalid_grant', error_description: echo(req, body), error_uri: `https://esign.example/e?${body}` }));
+      },
+      { error: 'invalid_grant' },
+    ],
+    [
+      'business error',
+      (req, res, body) => {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ Response: { RequestId: 'req-7f3a-0001', Error: { Code: 'InvalidParameter.Code', Message: echo(req, body) } } }));
+      },
+      { error: 'InvalidParameter.Code', request_id: 'req-7f3a-0001' },
+    ],
   ];
   const calls: Array<[string, string]> = [
     ['/token', form(codeGrant)],
@@ -572,7 +769,10 @@ describe('token proxy: an oversized answer is cut while streaming', () => {
         assert.equal(answer.status, 502);
         assert.equal(answer.json.error, 'temporarily_unavailable');
         assert.ok(streams.length >= 1, 'the service was called');
-        const stopped = await Promise.race([Promise.all(streams.map((s) => s.stopped)).then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still streaming'), 5_000))]);
+        const stopped = await Promise.race([
+          Promise.all(streams.map((s) => s.stopped)).then(() => 'stopped'),
+          new Promise((resolve) => setTimeout(() => resolve('still streaming'), 5_000)),
+        ]);
         assert.equal(stopped, 'stopped', 'the proxy hung up');
         // the limit plus a chunk or two in flight (about 1.5 x the limit here); whole-answer buffering reads all 48 MiB
         for (const s of streams) assert.ok(s.sent < 4 * LIMIT, `${s.path}: the upstream wrote ${s.sent} bytes before the proxy hung up`);
@@ -633,13 +833,26 @@ describe('token proxy: configuration and Fetch handler', () => {
     for (const override of bad) {
       assert.throws(
         () => createTokenProxy({ ...base, ...override }),
-        (e: unknown) => e instanceof EsignError && e.code === 'invalid_config' && !e.message.includes('s3cret') && !e.message.includes(COOKIE_KEY) && !e.message.includes('not a key'),
+        (e: unknown) =>
+          e instanceof EsignError &&
+          e.code === 'invalid_config' &&
+          !e.message.includes('s3cret') &&
+          !e.message.includes(COOKIE_KEY) &&
+          !e.message.includes('not a key'),
         JSON.stringify(override),
       );
     }
     // several mistakes: every one named, one per line
     assert.throws(
-      () => createTokenProxy({ ...base, baseUrl: 'http://esign.example', allowedOrigins: ['*', 'https://ok.example', 'ftp://x'], cookieKeys: ['c2hvcnQ'], basePath: 'api', sessionIdleSeconds: 0 }),
+      () =>
+        createTokenProxy({
+          ...base,
+          baseUrl: 'http://esign.example',
+          allowedOrigins: ['*', 'https://ok.example', 'ftp://x'],
+          cookieKeys: ['c2hvcnQ'],
+          basePath: 'api',
+          sessionIdleSeconds: 0,
+        }),
       (e: unknown) => {
         assert.ok(e instanceof EsignError && e.code === 'invalid_config');
         assert.deepEqual(
@@ -650,7 +863,9 @@ describe('token proxy: configuration and Fetch handler', () => {
         return true;
       },
     );
-    assert.doesNotThrow(() => createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }));
+    assert.doesNotThrow(() =>
+      createTokenProxy({ ...base, allowedOrigins: ['http://localhost:6006/'], redirectUris: ['com.example.esign:/oauth/callback', 'http://127.0.0.1:8080/'] }),
+    );
     // redirect URIs are only for the browser-held mode: the default mode's is its own callback
     assert.doesNotThrow(() => createTokenProxy({ ...base, browserHeldRefreshTokens: false, redirectUris: undefined }));
     // plain http for the public origin on a loopback host (development)
@@ -678,7 +893,17 @@ describe('token proxy: configuration and Fetch handler', () => {
 describe('token proxy: mounted in a plain node:http server', () => {
   test('getRequestListener(handler) under a prefix', async () => {
     const { getRequestListener } = await import('@hono/node-server');
-    const handler = createTokenProxy({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'https://app.example', redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true });
+    const handler = createTokenProxy({
+      clientId: 'demo-client',
+      clientSecret: SECRET,
+      baseUrl: upstreamUrl,
+      allowedOrigins: [ORIGIN],
+      publicOrigin: 'https://app.example',
+      redirectUris: [REDIRECT],
+      basePath: '/api/esign',
+      cookieKeys: [COOKIE_KEY],
+      browserHeldRefreshTokens: true,
+    });
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- @hono/node-server's listener answers its own errors
     const host = createServer(getRequestListener(handler));
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
@@ -696,28 +921,37 @@ describe('token proxy: mounted in a plain node:http server', () => {
 
 describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
   test('token and revocation endpoints read once from the issuer; an explicit endpoint wins; a wrong issuer is a 502', async () => {
-    const metadata = (issuer: string, at = '/.well-known/oauth-authorization-server'): UpstreamBehaviour => (req, res, _body) => {
-      if (req.url === at) {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ issuer, token_endpoint: `${upstreamUrl}/as/token`, revocation_endpoint: `${upstreamUrl}/as/revoke` }));
-      } else if (req.url === '/as/revoke') {
-        res.writeHead(200);
-        res.end();
-      } else {
-        okToken(req, res, _body);
-      }
-    };
+    const metadata =
+      (issuer: string, at = '/.well-known/oauth-authorization-server'): UpstreamBehaviour =>
+      (req, res, _body) => {
+        if (req.url === at) {
+          res.writeHead(200, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ issuer, token_endpoint: `${upstreamUrl}/as/token`, revocation_endpoint: `${upstreamUrl}/as/revoke` }));
+        } else if (req.url === '/as/revoke') {
+          res.writeHead(200);
+          res.end();
+        } else {
+          okToken(req, res, _body);
+        }
+      };
     behaviour = metadata(upstreamUrl);
     const url = await startProxy({ issuer: upstreamUrl });
     assert.equal((await read(await post(`${url}/token`, form(codeGrant)))).status, 200);
     assert.equal((await read(await post(`${url}/token`, form({ grant_type: 'refresh_token', refresh_token: 'rt-9' })))).status, 200);
     assert.equal((await read(await post(`${url}/revoke`, form({ token: 'rt-1' })))).status, 200);
-    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/as/token', '/as/token', '/as/revoke'], 'metadata read once');
+    assert.deepEqual(
+      received.map((r) => r.path),
+      ['/.well-known/oauth-authorization-server', '/as/token', '/as/token', '/as/revoke'],
+      'metadata read once',
+    );
 
     received.length = 0;
     const explicit = await startProxy({ issuer: upstreamUrl, tokenEndpoint: `${upstreamUrl}/mine/token` });
     await read(await post(`${explicit}/token`, form(codeGrant)));
-    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/mine/token']);
+    assert.deepEqual(
+      received.map((r) => r.path),
+      ['/.well-known/oauth-authorization-server', '/mine/token'],
+    );
 
     received.length = 0;
     behaviour = metadata('https://someone-else.example');
@@ -739,7 +973,10 @@ describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
     behaviour = metadata(upstreamUrl, '/.well-known/openid-configuration');
     const oidcOnly = await startProxy({ issuer: upstreamUrl });
     assert.equal((await read(await post(`${oidcOnly}/token`, form(codeGrant)))).status, 200);
-    assert.deepEqual(received.map((r) => r.path), ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/as/token']);
+    assert.deepEqual(
+      received.map((r) => r.path),
+      ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/as/token'],
+    );
   });
 });
 
@@ -751,7 +988,10 @@ describe('token proxy: endpoints from RFC 8414 metadata (issuer)', () => {
 async function signIn(url: string): Promise<{ cookie: string; line: string; callbackUrl: string }> {
   const jar: Jar = new Map();
   const attempt = 'attempt-0123456789abcdef';
-  const login = await getWithJar(`${url}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: 'envelope:read' })}`, jar);
+  const login = await getWithJar(
+    `${url}/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: 'envelope:read' })}`,
+    jar,
+  );
   assert.equal(login.status, 303, await login.text());
   const authorization = new URL(login.headers.get('location')!);
   assert.equal(`${authorization.origin}${authorization.pathname}`, `${upstreamUrl}/openapi/v1/oauth/auth`);
@@ -770,7 +1010,16 @@ describe('token proxy: a session cookie stays under ~4 KB', () => {
     const session = (fields: Record<string, string>): string => form({ ...fields, session: 'open' });
     behaviour = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'envelope:read', user_name: 'n'.repeat(3_000) }));
+      res.end(
+        JSON.stringify({
+          access_token: 'at-1',
+          token_type: 'Bearer',
+          expires_in: 3600,
+          refresh_token: 'rt-1',
+          scope: 'envelope:read',
+          user_name: 'n'.repeat(3_000),
+        }),
+      );
     };
     const { cookie: jar, line: cookie, callbackUrl } = await signIn(url);
     assert.ok(cookie.length < 4_000, `cookie of ${cookie.length} bytes`);
@@ -812,12 +1061,31 @@ describe('token proxy: mounted in an existing Hono app', () => {
     const { createTokenProxyApp } = await import('../../src/proxy/index.js');
     const site = new Hono();
     site.get('/health', (c) => c.text('ok'));
-    site.route('/', createTokenProxyApp({ clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'https://app.example', redirectUris: [REDIRECT], basePath: '/api/esign', cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true }));
+    site.route(
+      '/',
+      createTokenProxyApp({
+        clientId: 'demo-client',
+        clientSecret: SECRET,
+        baseUrl: upstreamUrl,
+        allowedOrigins: [ORIGIN],
+        publicOrigin: 'https://app.example',
+        redirectUris: [REDIRECT],
+        basePath: '/api/esign',
+        cookieKeys: [COOKIE_KEY],
+        browserHeldRefreshTokens: true,
+      }),
+    );
     const health = await site.fetch(new Request('http://app.example/health'));
     assert.equal(await health.text(), 'ok');
     assert.equal(health.headers.get('cache-control'), null, "the proxy's headers stay on its own routes");
     const answer = await read(
-      await site.fetch(new Request('http://app.example/api/esign/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN }, body: form(codeGrant) })),
+      await site.fetch(
+        new Request('http://app.example/api/esign/token', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+          body: form(codeGrant),
+        }),
+      ),
     );
     assert.equal(answer.status, 200);
     assert.equal(answer.json.access_token, 'at-1');
@@ -890,7 +1158,18 @@ describe('token proxy: properties', () => {
 
 describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler answer alike', () => {
   test('same status, headers and body for accepted, refused and upstream-failed requests', async () => {
-    const options: TokenProxyOptions = { clientId: 'demo-client', clientSecret: SECRET, baseUrl: upstreamUrl, allowedOrigins: [ORIGIN], publicOrigin: 'http://localhost:4020', redirectUris: [REDIRECT], rateLimit: false, timeoutMs: 1_000, cookieKeys: [COOKIE_KEY], browserHeldRefreshTokens: true };
+    const options: TokenProxyOptions = {
+      clientId: 'demo-client',
+      clientSecret: SECRET,
+      baseUrl: upstreamUrl,
+      allowedOrigins: [ORIGIN],
+      publicOrigin: 'http://localhost:4020',
+      redirectUris: [REDIRECT],
+      rateLimit: false,
+      timeoutMs: 1_000,
+      cookieKeys: [COOKIE_KEY],
+      browserHeldRefreshTokens: true,
+    };
     const served = await startProxy(options);
     const { getRequestListener } = await import('@hono/node-server');
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- @hono/node-server's listener answers its own errors
@@ -900,7 +1179,15 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
     const proxyHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN };
     const cases: Array<[string, string, RequestInit, UpstreamBehaviour?]> = [
       ['code exchange', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }],
-      ['refresh without Origin', '/token', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' }, body: form({ grant_type: 'refresh_token', refresh_token: 'r' }) }],
+      [
+        'refresh without Origin',
+        '/token',
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8', 'X-Esign-Proxy': '1' },
+          body: form({ grant_type: 'refresh_token', refresh_token: 'r' }),
+        },
+      ],
       ['revoke', '/revoke', { method: 'POST', headers: proxyHeaders, body: form({ token: 't' }) }, (_q, s) => s.end()],
       ['preflight', '/token', { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } }],
       ['foreign preflight', '/token', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }],
@@ -912,16 +1199,68 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
       ['repeated field', '/token', { method: 'POST', headers: proxyHeaders, body: `${form(codeGrant)}&code=2` }],
       ['unlisted redirect_uri', '/token', { method: 'POST', headers: proxyHeaders, body: form({ ...codeGrant, redirect_uri: 'https://evil.example/cb' }) }],
       ['wrong client_id', '/token', { method: 'POST', headers: proxyHeaders, body: form({ ...codeGrant, client_id: 'other' }) }],
-      ['upstream OAuth error', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(400, { 'Content-Type': 'application/json' }); s.end(`{"error":"invalid_grant","error_description":"x ${SECRET}"}`); }],
-      ['upstream 503', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(503, { 'Retry-After': '7' }); s.end('down'); }],
-      ['upstream 429', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '3' }); s.end('{"error":"slow_down"}'); }],
-      ['upstream HTML', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(200, { 'Content-Type': 'text/html' }); s.end('<html>'); }],
-      ['upstream redirect', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (_q, s) => { s.writeHead(302, { Location: 'https://evil.example' }); s.end(); }],
+      [
+        'upstream OAuth error',
+        '/token',
+        { method: 'POST', headers: proxyHeaders, body: form(codeGrant) },
+        (_q, s) => {
+          s.writeHead(400, { 'Content-Type': 'application/json' });
+          s.end(`{"error":"invalid_grant","error_description":"x ${SECRET}"}`);
+        },
+      ],
+      [
+        'upstream 503',
+        '/token',
+        { method: 'POST', headers: proxyHeaders, body: form(codeGrant) },
+        (_q, s) => {
+          s.writeHead(503, { 'Retry-After': '7' });
+          s.end('down');
+        },
+      ],
+      [
+        'upstream 429',
+        '/token',
+        { method: 'POST', headers: proxyHeaders, body: form(codeGrant) },
+        (_q, s) => {
+          s.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '3' });
+          s.end('{"error":"slow_down"}');
+        },
+      ],
+      [
+        'upstream HTML',
+        '/token',
+        { method: 'POST', headers: proxyHeaders, body: form(codeGrant) },
+        (_q, s) => {
+          s.writeHead(200, { 'Content-Type': 'text/html' });
+          s.end('<html>');
+        },
+      ],
+      [
+        'upstream redirect',
+        '/token',
+        { method: 'POST', headers: proxyHeaders, body: form(codeGrant) },
+        (_q, s) => {
+          s.writeHead(302, { Location: 'https://evil.example' });
+          s.end();
+        },
+      ],
       ['upstream drops the connection', '/token', { method: 'POST', headers: proxyHeaders, body: form(codeGrant) }, (q) => q.socket.destroy()],
       // the default mode's sign-in routes (the answers that carry no random state)
-      ['login from a foreign origin', `/login?${new URLSearchParams({ session: 'open', origin: 'https://evil.example', display: 'popup', attempt: 'a'.repeat(22) })}`, { method: 'GET' }],
-      ['login with a malformed attempt', `/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'short' })}`, { method: 'GET' }],
-      ['login with a bad slot', `/login?${new URLSearchParams({ session: 'space:x', origin: ORIGIN, display: 'popup', attempt: 'a'.repeat(22) })}`, { method: 'GET' }],
+      [
+        'login from a foreign origin',
+        `/login?${new URLSearchParams({ session: 'open', origin: 'https://evil.example', display: 'popup', attempt: 'a'.repeat(22) })}`,
+        { method: 'GET' },
+      ],
+      [
+        'login with a malformed attempt',
+        `/login?${new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt: 'short' })}`,
+        { method: 'GET' },
+      ],
+      [
+        'login with a bad slot',
+        `/login?${new URLSearchParams({ session: 'space:x', origin: ORIGIN, display: 'popup', attempt: 'a'.repeat(22) })}`,
+        { method: 'GET' },
+      ],
       ['callback without its pre-login cookie', '/callback?code=c0de&state=unknown-state', { method: 'GET' }],
       ['done page', '/login/done', { method: 'GET' }],
       ['health', '/health', { method: 'GET', headers: { Origin: ORIGIN } }],
@@ -932,7 +1271,10 @@ describe('token proxy: serveTokenProxy (@hono/node-server) and the Fetch handler
       // every answer has a request id of its own: compared by its shape
       const headers = [...response.headers]
         .filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name))
-        .map(([name, value]) => [name, name === 'x-request-id' && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(value) ? '<uuid>' : value]);
+        .map(([name, value]) => [
+          name,
+          name === 'x-request-id' && /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(value) ? '<uuid>' : value,
+        ]);
       return JSON.stringify({ status: response.status, headers: headers.sort(), body: await response.text() });
     };
     try {

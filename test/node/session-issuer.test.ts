@@ -53,7 +53,10 @@ describe('the iss of an authorization answer', () => {
 
   test('an issuer must be an https URL (or loopback http) without credentials', () => {
     for (const issuer of ['http://login.example.com', 'not a url', 'https://u:p@login.example.com']) {
-      assert.throws(() => validateConfig({ ...base, issuer }), (error: unknown) => error instanceof EsignError && error.code === 'invalid_config');
+      assert.throws(
+        () => validateConfig({ ...base, issuer }),
+        (error: unknown) => error instanceof EsignError && error.code === 'invalid_config',
+      );
     }
   });
 });

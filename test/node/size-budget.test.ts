@@ -28,8 +28,16 @@ describe('bundle size budgets (Rolldown + minify + splitting, gzip -9)', () => {
   it('a page with all four tags loads at most 20 KiB before each shows its first state', async () => {
     const m = await withinBudget('src/index.ts', FIRST_STATE_BUDGET);
     // the lazy parts stay lazy: the upload pipeline, the embedded views' controller, the sign-in, the session manager
-    const lazy = m.chunks.filter((c) => !c.initial).map((c) => c.file.split('/').pop()!.replace(/-[\w-]{8}\.js$/, ''));
-    for (const part of ['list', 'controller', 'login-flow', 'session-manager', 'zh-CN', 'ms']) assert.ok(lazy.includes(part), `${part} is loaded at first render`);
+    const lazy = m.chunks
+      .filter((c) => !c.initial)
+      .map((c) =>
+        c.file
+          .split('/')
+          .pop()!
+          .replace(/-[\w-]{8}\.js$/, ''),
+      );
+    for (const part of ['list', 'controller', 'login-flow', 'session-manager', 'zh-CN', 'ms'])
+      assert.ok(lazy.includes(part), `${part} is loaded at first render`);
   });
 
   it('<esign-signing-frame> alone loads at most 12 KiB before its first state', async () => {

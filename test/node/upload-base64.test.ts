@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { base64Ascii, base64Chunks, base64Length, checkChunkBytes, encodeBase64Into, hasNativeBase64, nativeBase64Into, readChunks } from '../../src/core/upload/base64.js';
+import {
+  base64Ascii,
+  base64Chunks,
+  base64Length,
+  checkChunkBytes,
+  encodeBase64Into,
+  hasNativeBase64,
+  nativeBase64Into,
+  readChunks,
+} from '../../src/core/upload/base64.js';
 import { buildUploadBody, uploadBodySize } from '../../src/core/upload/body.js';
 import { EsignError } from '../../src/core/errors.js';
 
@@ -58,7 +67,10 @@ describe('Base64 in chunks', () => {
         const written = encodeBase64Into(input, out);
         assert.equal(written, base64Length(size), `${size} bytes written at in+${inOffset} out+${outOffset}`);
         assert.equal(new TextDecoder().decode(out.subarray(0, written)), bytes.toString('base64'), `${size} bytes at in+${inOffset} out+${outOffset}`);
-        assert.ok(out.subarray(written).every((b) => b === 0x21), `nothing written past the end (${size} bytes at in+${inOffset} out+${outOffset})`);
+        assert.ok(
+          out.subarray(written).every((b) => b === 0x21),
+          `nothing written past the end (${size} bytes at in+${inOffset} out+${outOffset})`,
+        );
       }),
       { numRuns: 400 },
     );
@@ -91,7 +103,11 @@ describe('Base64 in chunks', () => {
   });
 
   it('refuses a chunk size that is not a positive multiple of 3', () => {
-    for (const bad of [0, -3, 4, 1.5, Number.NaN]) assert.throws(() => checkChunkBytes(bad), (e: EsignError) => e.code === 'invalid_argument');
+    for (const bad of [0, -3, 4, 1.5, Number.NaN])
+      assert.throws(
+        () => checkChunkBytes(bad),
+        (e: EsignError) => e.code === 'invalid_argument',
+      );
   });
 
   it('stops at an aborted signal', async () => {

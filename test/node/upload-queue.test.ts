@@ -65,13 +65,19 @@ describe('upload queue', () => {
       return ok(name, `id-${name}`);
     });
     await h.queue.add([file('a.pdf'), file('b.pdf'), file('c.pdf')]).settled;
-    assert.deepEqual(h.queue.items.map((i) => i.status), ['done', 'failed', 'done']);
+    assert.deepEqual(
+      h.queue.items.map((i) => i.status),
+      ['done', 'failed', 'done'],
+    );
     assert.equal(h.errors[0]?.[1].code, 'upload_failed');
     assert.equal(h.errors[0]?.[1].requestId, 'req-400');
     failB = false;
     const failed = h.queue.items.find((i: UploadItem) => i.status === 'failed')!;
     await h.queue.retry(failed.key);
-    assert.deepEqual(h.queue.items.map((i) => i.status), ['done', 'done', 'done']);
+    assert.deepEqual(
+      h.queue.items.map((i) => i.status),
+      ['done', 'done', 'done'],
+    );
   });
 
   it('cancels a file in flight with aborted and leaves it retryable', async () => {
@@ -90,8 +96,14 @@ describe('upload queue', () => {
     h.queue.cancel(items[0]!.key);
     h.queue.cancel();
     await settled;
-    assert.deepEqual(h.queue.items.map((i) => i.status), ['cancelled', 'cancelled', 'cancelled']);
-    assert.deepEqual(h.errors.map(([, e]) => e.code), ['aborted', 'aborted', 'aborted']);
+    assert.deepEqual(
+      h.queue.items.map((i) => i.status),
+      ['cancelled', 'cancelled', 'cancelled'],
+    );
+    assert.deepEqual(
+      h.errors.map(([, e]) => e.code),
+      ['aborted', 'aborted', 'aborted'],
+    );
     assert.equal(h.events.length, 0);
   });
 });
@@ -212,7 +224,11 @@ describe('upload queue offline and back online', () => {
     await settled;
     assert.deepEqual(statuses(queue), ['cancelled', 'done'], 'the other uploaded');
     assert.deepEqual(s.sent, ['b.pdf'], 'only b.pdf was sent');
-    assert.deepEqual(errors.map((e) => e.code), ['aborted'], 'only the cancel is reported');
+    assert.deepEqual(
+      errors.map((e) => e.code),
+      ['aborted'],
+      'only the cancel is reported',
+    );
   });
 });
 
@@ -252,13 +268,18 @@ describe('upload transport', () => {
   });
 
   it('reports 413 as file_too_large with the service message and RequestId; gives up on 5xx as upload_failed', async () => {
-    await assert.rejects(run([fail(413, 'LimitExceeded.FileSize')]).result, (e: EsignError) =>
-      e.code === 'file_too_large' && e.message === 'LimitExceeded.FileSize happened' && e.requestId === 'req-413');
+    await assert.rejects(
+      run([fail(413, 'LimitExceeded.FileSize')]).result,
+      (e: EsignError) => e.code === 'file_too_large' && e.message === 'LimitExceeded.FileSize happened' && e.requestId === 'req-413',
+    );
     await assert.rejects(run([0, 1, 2, 3].map(() => fail(502, 'InternalError'))).result, (e: EsignError) => e.code === 'upload_failed' && e.status === 502);
     await assert.rejects(run([0, 1, 2, 3].map(() => fail(429, 'RequestLimitExceeded'))).result, (e: EsignError) => e.code === 'rate_limited');
   });
 
   it('refuses a 200 without Files as bad_response', () => {
-    assert.throws(() => interpretUploadResponse(answer(200, { Response: { RequestId: 'r', Data: {} } })), (e: EsignError) => e.code === 'bad_response');
+    assert.throws(
+      () => interpretUploadResponse(answer(200, { Response: { RequestId: 'r', Data: {} } })),
+      (e: EsignError) => e.code === 'bad_response',
+    );
   });
 });

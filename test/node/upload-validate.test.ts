@@ -21,8 +21,21 @@ describe('uploader settings', () => {
   });
 
   it('refuses negative, zero or non-numeric values with invalid_config', () => {
-    for (const input of [{ maxSize: -1 }, { maxSize: 0 }, { maxSize: 'big' }, { maxSize: Number.NaN }, { maxFiles: 'abc' }, { maxFiles: 1.5 }, { maxFiles: -2 }, { accept: 'pdf' }]) {
-      assert.throws(() => parseLimits(input), (e: EsignError) => e instanceof EsignError && e.code === 'invalid_config', JSON.stringify(input));
+    for (const input of [
+      { maxSize: -1 },
+      { maxSize: 0 },
+      { maxSize: 'big' },
+      { maxSize: Number.NaN },
+      { maxFiles: 'abc' },
+      { maxFiles: 1.5 },
+      { maxFiles: -2 },
+      { accept: 'pdf' },
+    ]) {
+      assert.throws(
+        () => parseLimits(input),
+        (e: EsignError) => e instanceof EsignError && e.code === 'invalid_config',
+        JSON.stringify(input),
+      );
     }
   });
 
@@ -45,7 +58,10 @@ describe('file checks before reading', () => {
     const limits = parseLimits({ maxSize: 100, maxFiles: 3 });
     const files = [f('a.pdf', 10), f('b.exe', 10), f('c.pdf', 101), f('d.pdf', 0), f('e.pdf', 10), f('g.png', 5, 'image/png'), f('h.pdf', 1)];
     const { accepted, rejected } = validateFiles(files, limits);
-    assert.deepEqual(accepted.map((x) => x.name), ['a.pdf', 'e.pdf', 'g.png']);
+    assert.deepEqual(
+      accepted.map((x) => x.name),
+      ['a.pdf', 'e.pdf', 'g.png'],
+    );
     assert.deepEqual(
       rejected.map((r) => [r.file.name, r.error.code]),
       [
@@ -60,7 +76,10 @@ describe('file checks before reading', () => {
   it('counts the files already held against max-files', () => {
     const limits = parseLimits({ maxFiles: 2 });
     const { accepted, rejected } = validateFiles([f('a.pdf', 1), f('b.pdf', 1)], limits, 1);
-    assert.deepEqual(accepted.map((x) => x.name), ['a.pdf']);
+    assert.deepEqual(
+      accepted.map((x) => x.name),
+      ['a.pdf'],
+    );
     assert.equal(rejected[0]?.error.code, 'too_many_files');
   });
 });

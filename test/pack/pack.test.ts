@@ -21,7 +21,8 @@ let unpacked: string;
 let consumer: string;
 let packInfo: { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
 
-const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+const npm = (args: string[], cwd: string): string =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 const bin = (path: string, args: string[]): { ok: boolean; out: string } => {
   try {
     return { ok: true, out: execFileSync(process.execPath, [path, ...args], { encoding: 'utf8', stdio: 'pipe' }) };
@@ -43,7 +44,9 @@ before(() => {
   execFileSync('mkdir', ['-p', unpacked]);
   execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
   unpacked = join(unpacked, 'package');
-  console.log(`tarball ${info.filename}: ${(info.size / 1024).toFixed(1)} KiB packed, ${(info.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${info.entryCount} files`);
+  console.log(
+    `tarball ${info.filename}: ${(info.size / 1024).toFixed(1)} KiB packed, ${(info.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${info.entryCount} files`,
+  );
 });
 
 after(() => {
@@ -60,13 +63,37 @@ describe('the packed tarball', () => {
   it('passes arethetypeswrong (ESM-only profile) on every entry point, ./cdn included', () => {
     // the per-element React wrappers are a subpath pattern (./react/*.js): name them so attw resolves each
     const wrappers = TAGS.map((tag) => `./react/${tag}.js`);
-    const result = bin('node_modules/@arethetypeswrong/cli/dist/index.js', [tarball, '--profile', 'esm-only', '--format', 'json', '--include-entrypoints', ...wrappers]);
+    const result = bin('node_modules/@arethetypeswrong/cli/dist/index.js', [
+      tarball,
+      '--profile',
+      'esm-only',
+      '--format',
+      'json',
+      '--include-entrypoints',
+      ...wrappers,
+    ]);
     const report = JSON.parse(result.out.slice(result.out.indexOf('{')));
-    const problems = (report.analysis?.problems ?? []).filter((p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
+    const problems = (report.analysis?.problems ?? []).filter(
+      (p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs',
+    );
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './emulator', './proxy', './testing', './testing/playwright', './testing/web-test-runner']) assert.ok(entries.includes(entry), `attw checked ${entry}`);
-    for (const wrapper of wrappers) assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
+    for (const entry of [
+      '.',
+      './cdn',
+      './react',
+      ...wrappers,
+      './types/react',
+      './types/vue',
+      './emulator',
+      './proxy',
+      './testing',
+      './testing/playwright',
+      './testing/web-test-runner',
+    ])
+      assert.ok(entries.includes(entry), `attw checked ${entry}`);
+    for (const wrapper of wrappers)
+      assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
     const cdn = report.analysis.entrypoints['./cdn'].resolutions.bundler.resolution;
     assert.match(cdn.fileName, /esign-elements\.min\.d\.ts$/, './cdn has types');
   });
@@ -88,7 +115,9 @@ describe('the packed tarball', () => {
     assert.ok(refs.size > 10, 'the manifest has module paths');
     const missing = [...refs].filter((p) => !existsSync(join(unpacked, p)));
     assert.deepEqual(missing, [], 'every path and module the manifest names is in the tarball');
-    const tags = manifest.modules.flatMap((m: { declarations?: Array<{ tagName?: string }> }) => (m.declarations ?? []).map((d) => d.tagName).filter(Boolean)).sort();
+    const tags = manifest.modules
+      .flatMap((m: { declarations?: Array<{ tagName?: string }> }) => (m.declarations ?? []).map((d) => d.tagName).filter(Boolean))
+      .sort();
     assert.deepEqual(tags, TAGS);
   });
 
@@ -97,7 +126,10 @@ describe('the packed tarball', () => {
     const vscode = JSON.parse(readFileSync(join(unpacked, pkg.contributes.html.customData[0]), 'utf8'));
     assert.deepEqual(vscode.tags.map((t: { name: string }) => t.name).sort(), TAGS);
     const uploader = vscode.tags.find((t: { name: string }) => t.name === 'esign-uploader');
-    assert.ok(uploader.attributes.some((a: { name: string; description?: string }) => a.name === 'max-size' && a.description), 'VS Code hover docs for max-size');
+    assert.ok(
+      uploader.attributes.some((a: { name: string; description?: string }) => a.name === 'max-size' && a.description),
+      'VS Code hover docs for max-size',
+    );
     // hover links go to the element reference of this version, which the tarball ships
     assert.match(uploader.references[0].url, new RegExp(`/esign-elements@${pkg.version}/docs/elements\\.md$`));
     assert.ok(existsSync(join(unpacked, 'docs/elements.md')), 'the element reference is in the tarball');
@@ -105,8 +137,12 @@ describe('the packed tarball', () => {
     const webTypes = JSON.parse(readFileSync(join(unpacked, pkg['web-types']), 'utf8'));
     const elements = webTypes.contributions.html.elements;
     assert.deepEqual(elements.map((e: { name: string }) => e.name).sort(), TAGS);
-    assert.ok(elements.find((e: { name: string }) => e.name === 'esign-uploader').attributes.some((a: { name: string }) => a.name === 'max-size'), 'JetBrains completion for max-size');
-    for (const framework of ['react', 'preact', 'solid', 'vue', 'svelte']) assert.ok(existsSync(join(unpacked, pkg.exports[`./types/${framework}`].types)), `types/${framework}`);
+    assert.ok(
+      elements.find((e: { name: string }) => e.name === 'esign-uploader').attributes.some((a: { name: string }) => a.name === 'max-size'),
+      'JetBrains completion for max-size',
+    );
+    for (const framework of ['react', 'preact', 'solid', 'vue', 'svelte'])
+      assert.ok(existsSync(join(unpacked, pkg.exports[`./types/${framework}`].types)), `types/${framework}`);
     assert.equal(pkg.unpkg, pkg.jsdelivr);
     assert.ok(existsSync(join(unpacked, pkg.unpkg)), 'the unpkg/jsdelivr file is in the tarball');
   });
@@ -141,7 +177,11 @@ describe('the packed tarball', () => {
       else installed.push(name);
     }
     console.log(`a consumer install pulls ${installed.length} packages: ${installed.sort().join(', ')}`);
-    assert.deepEqual(installed.filter((p) => SERVER_ONLY.includes(p)), [], 'no server-only package');
+    assert.deepEqual(
+      installed.filter((p) => SERVER_ONLY.includes(p)),
+      [],
+      'no server-only package',
+    );
     assert.ok(installed.includes('lit') && installed.includes('esign-elements'));
     for (const cli of ['esign-emulator', 'esign-token-proxy']) {
       const result = bin(join(modules, '.bin', cli), ['--help']);
@@ -152,7 +192,10 @@ describe('the packed tarball', () => {
 
   it('serves the emulator from the installed package in one command', async () => {
     // the emulator bundle with hono inlined, started as `npx esign-emulator` would, answers over HTTP
-    const child = spawn(process.execPath, [join(consumer, 'node_modules', '.bin', 'esign-emulator'), '--port', '0', '--file-port', '0'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(consumer, 'node_modules', '.bin', 'esign-emulator'), '--port', '0', '--file-port', '0'], {
+      cwd: consumer,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';

@@ -6,15 +6,7 @@
  */
 import { EsignError } from '../errors.js';
 import { isRecord, type AddMemberData, type AddMemberRequest, type CreateEnvelopeRequest, type EnvelopeData, type UploadFilesData } from '../service-types.js';
-import {
-  badShape,
-  isOperatorId,
-  ServiceClient,
-  type CallOptions,
-  type ClientOptions,
-  type RequestBody,
-  type ServiceResult,
-} from './service-client.js';
+import { badShape, isOperatorId, ServiceClient, type CallOptions, type ClientOptions, type RequestBody, type ServiceResult } from './service-client.js';
 import { isAllowedServiceUrl } from '../url.js';
 
 export { codeForStatus, parseRetryAfter, ServiceClient, type CallOptions, type ClientOptions, type ServiceResult, type TokenSource } from './service-client.js';
@@ -61,7 +53,7 @@ export class EsignClient extends ServiceClient {
    */
   async uploadFileParts(files: UploadPart[], options: CallOptions = {}): Promise<ServiceResult<UploadFilesData>> {
     const fileUrl = this.fileUrl;
-    if (!fileUrl) throw new EsignError('invalid_config', 'uploadFileParts needs the client\'s fileUrl (the file-management domain).');
+    if (!fileUrl) throw new EsignError('invalid_config', "uploadFileParts needs the client's fileUrl (the file-management domain).");
     if (!Array.isArray(files) || files.length === 0) throw new EsignError('no_files', 'uploadFileParts needs at least one file.');
     const parts = files.map((file, i) => {
       const part = toPart(file);
@@ -76,7 +68,11 @@ export class EsignClient extends ServiceClient {
     const multipart = multipartBody(parts);
     const result = await this.send<UploadFilesData>(new URL(fileUrl).href, () => multipart, { ...options, headers });
     const list = (result.data as Partial<UploadFilesData> | null)?.Files;
-    if (!Array.isArray(list) || list.length !== parts.length || !list.every((f) => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
+    if (
+      !Array.isArray(list) ||
+      list.length !== parts.length ||
+      !list.every((f) => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')
+    ) {
       throw badShape('UploadFile', result);
     }
     return result;
@@ -119,7 +115,8 @@ export class EsignClient extends ServiceClient {
         `${path.slice(1)} acts for a member of the Space: pass operatorUserId (the member's UserId, sent as X-Operator-User-Id) in the client or call options.`,
       );
     }
-    if (!isOperatorId(operator)) throw new EsignError('invalid_argument', 'operatorUserId must be a member\'s UserId: a non-empty string without control characters.');
+    if (!isOperatorId(operator))
+      throw new EsignError('invalid_argument', "operatorUserId must be a member's UserId: a non-empty string without control characters.");
     if (!isRecord(request)) throw new EsignError('invalid_argument', `${path.slice(1)} needs a request object.`);
     if (path !== '/envelopes' && (typeof request.EnvelopeId !== 'string' || request.EnvelopeId === '')) {
       throw new EsignError('invalid_argument', `${path.slice(1)} needs an EnvelopeId.`);
@@ -149,7 +146,11 @@ function multipartBody(parts: Array<{ content: Blob; name: string }>): RequestBo
   const pieces: BlobPart[] = [];
   for (const part of parts) {
     const type = part.content.type && !/[\r\n]/.test(part.content.type) ? part.content.type : 'application/octet-stream';
-    pieces.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(part.name)}"\r\nContent-Type: ${type}\r\n\r\n`, part.content, '\r\n');
+    pieces.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(part.name)}"\r\nContent-Type: ${type}\r\n\r\n`,
+      part.content,
+      '\r\n',
+    );
   }
   pieces.push(`--${boundary}--\r\n`);
   return { body: new Blob(pieces), contentType: `multipart/form-data; boundary=${boundary}` };

@@ -7,7 +7,10 @@ import { EsignError } from '../errors.js';
 export type CspDirective = 'connect-src' | 'frame-src';
 
 export function cspBlocked(directive: CspDirective, origin: string): EsignError {
-  const error = new EsignError('csp_blocked', `This page's Content-Security-Policy blocks ${origin}: add it to ${directive} (npx esign-token-proxy --print-csp prints what the page needs).`);
+  const error = new EsignError(
+    'csp_blocked',
+    `This page's Content-Security-Policy blocks ${origin}: add it to ${directive} (npx esign-token-proxy --print-csp prints what the page needs).`,
+  );
   return Object.assign(error, { directive });
 }
 
@@ -25,7 +28,8 @@ export function watchConnectSrc(): { blockedFor(url: string): Promise<EsignError
     async blockedFor(url) {
       if (!doc) return undefined;
       const origin = originOf(url);
-      for (let wait = 0; wait < 3 && !seen.some((event) => blockedOrigin(event, 'connect-src', [origin])); wait++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let wait = 0; wait < 3 && !seen.some((event) => blockedOrigin(event, 'connect-src', [origin])); wait++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       return seen.some((event) => blockedOrigin(event, 'connect-src', [origin])) ? cspBlocked('connect-src', origin!) : undefined;
     },
     stop: () => doc?.removeEventListener('securitypolicyviolation', record),

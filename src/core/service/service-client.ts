@@ -74,7 +74,7 @@ export class ServiceClient {
       throw new EsignError('invalid_config', 'tokens must be a TokenSource with getAccessToken().');
     }
     if (options.operatorUserId !== undefined && options.operatorUserId !== '' && !isOperatorId(options.operatorUserId)) {
-      throw new EsignError('invalid_config', 'operatorUserId must be a member\'s UserId: a non-empty string without control characters.');
+      throw new EsignError('invalid_config', "operatorUserId must be a member's UserId: a non-empty string without control characters.");
     }
     this.baseUrl = options.baseUrl;
     this.#tokens = options.tokens;
@@ -165,10 +165,13 @@ export class ServiceClient {
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const controller = new AbortController();
     let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeoutMs)
+        : undefined;
     const onAbort = (): void => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -196,7 +199,7 @@ export class ServiceClient {
     // (assumption) 429 means the request was not processed, so any call may be retried.
     const retryable =
       error.code === 'rate_limited' ||
-      (idempotent && (error.code === 'service_error' && (error.status ?? 0) >= 500 || error.code === 'network_error' || error.code === 'timeout'));
+      (idempotent && ((error.code === 'service_error' && (error.status ?? 0) >= 500) || error.code === 'network_error' || error.code === 'timeout'));
     return retryable ? retryDelay(error, attempt, policy) : undefined;
   }
 }

@@ -24,7 +24,11 @@ export class BrowserTokens implements TokenBackend {
   exchange({ params, redirectUri, codeVerifier }: ExchangeInput): Promise<TokenSet> {
     const code = params.get('code');
     if (!code) return Promise.reject(new EsignError('oauth_error', 'The authorization response has no code.'));
-    return callProxy(this.#config.tokenEndpoint, 'token_exchange_failed', this.#fields({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri }));
+    return callProxy(
+      this.#config.tokenEndpoint,
+      'token_exchange_failed',
+      this.#fields({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri }),
+    );
   }
 
   refresh({ refreshToken }: { refreshToken?: string | undefined; force: boolean }): Promise<TokenSet> {

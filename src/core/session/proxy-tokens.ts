@@ -50,7 +50,10 @@ export class ProxyTokens implements TokenBackend {
         return await this.#post(this.#config.tokenEndpoint, 'refresh_failed', form);
       } catch (cause) {
         const error = EsignError.from(cause, 'refresh_failed');
-        const again = error.code === 'network_error' || error.serviceCode === 'refresh_conflict' || (error.serviceCode === 'temporarily_unavailable' && (error.status ?? 0) >= 502);
+        const again =
+          error.code === 'network_error' ||
+          error.serviceCode === 'refresh_conflict' ||
+          (error.serviceCode === 'temporarily_unavailable' && (error.status ?? 0) >= 502);
         if (!again || attempt >= RETRY_DELAYS_MS.length) throw error;
         await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
       }

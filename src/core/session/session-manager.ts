@@ -152,7 +152,9 @@ export class SessionManager extends EventTarget {
     });
     this.#loginPart ??=
       this.#holder === 'proxy'
-        ? import('../sign-in/proxy-login.js').then(({ ProxyLogin }) => new ProxyLogin(this.config, this.key, hooks(this.config.loginEndpoint ?? siblingRoute(this.config.tokenEndpoint, 'login'))))
+        ? import('../sign-in/proxy-login.js').then(
+            ({ ProxyLogin }) => new ProxyLogin(this.config, this.key, hooks(this.config.loginEndpoint ?? siblingRoute(this.config.tokenEndpoint, 'login'))),
+          )
         : import('../sign-in/login.js').then(({ LoginAttempts }) => new LoginAttempts(this.config, this.key, this.#store, hooks(this.authorizationEndpoint)));
     this.#loginPart.catch(() => (this.#loginPart = undefined));
     return this.#loginPart;
@@ -287,7 +289,9 @@ export class SessionManager extends EventTarget {
       const latest = await this.#readStored();
       if (!latest) return;
       this.#session = latest;
-      this.#emit(had ? { type: 'refreshed', session: sessionInfoOf(latest), byOtherTab: true } : { type: 'connected', session: sessionInfoOf(latest), byOtherTab: true });
+      this.#emit(
+        had ? { type: 'refreshed', session: sessionInfoOf(latest), byOtherTab: true } : { type: 'connected', session: sessionInfoOf(latest), byOtherTab: true },
+      );
     } else if (type === 'disconnected') {
       if (!this.#session) return;
       this.#session = undefined;

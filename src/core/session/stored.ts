@@ -47,7 +47,9 @@ export async function readSessionRecord(store: KeyValueStore, key: string, holde
 }
 
 /** The stored session as integrators may read it (never a token), without the manager; a read failure is no session. */
-export async function peekSession(config: Pick<SessionConfig, 'baseUrl' | 'clientId' | 'spaceId' | 'storage' | 'refreshTokens'>): Promise<SessionInfo | undefined> {
+export async function peekSession(
+  config: Pick<SessionConfig, 'baseUrl' | 'clientId' | 'spaceId' | 'storage' | 'refreshTokens'>,
+): Promise<SessionInfo | undefined> {
   const holder = config.refreshTokens ?? 'proxy';
   const key = sessionKeyOf(config);
   const stored = await readSessionRecord(openStore(config.storage, key), key, holder).catch(() => undefined);

@@ -89,7 +89,11 @@ export async function callProxy(url: string, code: 'token_exchange_failed' | 're
 }
 
 /** POSTs a form to the proxy with its header and the cookie; the JSON answer, or the error it means. */
-export async function postForm(url: string, code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', fields: URLSearchParams): Promise<Record<string, unknown>> {
+export async function postForm(
+  url: string,
+  code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed',
+  fields: URLSearchParams,
+): Promise<Record<string, unknown>> {
   let response: Response;
   const csp = watchConnectSrc();
   try {

@@ -177,7 +177,9 @@ function refusedRedirect(data: unknown): EsignError | undefined {
   const text =
     message.error === 'invalid_redirect_uri'
       ? `The service refused the redirect address ${used || '(none)'}: it is not registered for this app.` +
-        (registered.length ? ` Registered: ${registered.join(', ')}. Set redirect-uri to one of them, or register this page's address.` : " Register this page's address, or set redirect-uri to a registered one.")
+        (registered.length
+          ? ` Registered: ${registered.join(', ')}. Set redirect-uri to one of them, or register this page's address.`
+          : " Register this page's address, or set redirect-uri to a registered one.")
       : `The sign-in page reported ${message.error.slice(0, 100)}.`;
   return new EsignError('oauth_error', text, { serviceCode: message.error.slice(0, 100) });
 }

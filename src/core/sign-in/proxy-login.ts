@@ -152,7 +152,7 @@ export class ProxyLogin implements LoginPart {
       'cookie_blocked',
       `The token proxy at ${this.messageOrigin} keeps the session in a cookie, and this browser does not send it back ` +
         '(the proxy is on another site than this page, and the browser blocks third-party cookies). Serve the token proxy from this ' +
-        "page's own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens=\"browser\".",
+        'page\'s own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens="browser".',
       { ...(cause ? { status: cause.status, serviceCode: cause.serviceCode, cause } : { serviceCode: 'cookie_blocked' }) },
     );
   }
@@ -177,5 +177,12 @@ function closed(): EsignError {
 
 export function isProxyLoginMessage(value: unknown): value is ProxyLoginMessage {
   const m = value as ProxyLoginMessage | null;
-  return typeof m === 'object' && m !== null && m.source === 'esign-token-proxy' && m.type === 'login' && typeof m.attempt === 'string' && (m.outcome === 'connected' || m.outcome === 'error');
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    m.source === 'esign-token-proxy' &&
+    m.type === 'login' &&
+    typeof m.attempt === 'string' &&
+    (m.outcome === 'connected' || m.outcome === 'error')
+  );
 }

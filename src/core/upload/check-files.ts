@@ -34,7 +34,10 @@ export function validateFiles<F extends { name: string; size: number; type: stri
     const error = fileProblem(file, limits);
     if (error) rejected.push({ file, error });
     else if (held + accepted.length >= limits.maxFiles) {
-      rejected.push({ file, error: new EsignError('too_many_files', `At most ${limits.maxFiles} file${limits.maxFiles === 1 ? '' : 's'} can be uploaded here.`) });
+      rejected.push({
+        file,
+        error: new EsignError('too_many_files', `At most ${limits.maxFiles} file${limits.maxFiles === 1 ? '' : 's'} can be uploaded here.`),
+      });
     } else accepted.push(file);
   }
   return { accepted, rejected };

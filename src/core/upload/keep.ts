@@ -26,7 +26,11 @@ export class KeptUploads {
     if (sig === this.#saved) return;
     this.#saved = sig;
     try {
-      if (files.length > 0) await this.#store.set(key, files.map((f) => ({ FileId: f.FileId, FileName: f.FileName })));
+      if (files.length > 0)
+        await this.#store.set(
+          key,
+          files.map((f) => ({ FileId: f.FileId, FileName: f.FileName })),
+        );
       else await this.#store.delete(key);
     } catch {
       // storage full or unavailable: uploads still work, they just will not survive a reload

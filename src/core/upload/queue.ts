@@ -165,7 +165,17 @@ export class UploadQueue {
     const known = new Set(this.completed.map((f) => f.FileId));
     for (const f of files) {
       if (known.has(f.FileId)) continue;
-      const item: UploadItem = { key: nextKey(), FileName: f.FileName, size: 0, type: '', status: 'done', loaded: 0, total: 0, FileId: f.FileId, restored: true };
+      const item: UploadItem = {
+        key: nextKey(),
+        FileName: f.FileName,
+        size: 0,
+        type: '',
+        status: 'done',
+        loaded: 0,
+        total: 0,
+        FileId: f.FileId,
+        restored: true,
+      };
       this.#entries.push({ item, file: undefined, body: undefined, controller: undefined, offline: false, waiters: [] });
     }
     this.#hooks.onChange();

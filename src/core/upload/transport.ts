@@ -69,10 +69,10 @@ export function sendWithProgress(options: SendOptions): Promise<RawResponse> {
       options.onProgress?.(event.loaded, event.lengthComputable ? event.total : options.body.size);
     };
     xhr.onprogress = armStall;
-    xhr.onload = () =>
-      finish(() => resolve({ status: xhr.status, text: xhr.responseText, headers: { get: (name) => xhr.getResponseHeader(name) } }));
+    xhr.onload = () => finish(() => resolve({ status: xhr.status, text: xhr.responseText, headers: { get: (name) => xhr.getResponseHeader(name) } }));
     // the page's Content-Security-Policy, not the network, when it reported blocking this URL
-    xhr.onerror = () => void csp.blockedFor(options.url).then((blocked) => finish(() => reject(blocked ?? new EsignError('network_error', 'Could not reach the service.'))));
+    xhr.onerror = () =>
+      void csp.blockedFor(options.url).then((blocked) => finish(() => reject(blocked ?? new EsignError('network_error', 'Could not reach the service.'))));
     xhr.ontimeout = () => finish(() => reject(new EsignError('network_error', 'Could not reach the service.')));
     signal?.addEventListener('abort', onAbort, { once: true });
     armStall();
@@ -94,7 +94,11 @@ export function interpretUploadResponse(response: RawResponse): { files: Uploade
   const serviceError = envelope && isRecord(envelope.Error) ? envelope.Error : undefined;
   if (status >= 200 && status < 300 && !serviceError) {
     const files = isRecord(envelope?.Data) ? envelope.Data.Files : undefined;
-    if (!requestId || !Array.isArray(files) || !files.every((f: unknown): f is UploadedFile => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')) {
+    if (
+      !requestId ||
+      !Array.isArray(files) ||
+      !files.every((f: unknown): f is UploadedFile => isRecord(f) && typeof f.FileId === 'string' && typeof f.FileName === 'string')
+    ) {
       throw new EsignError('bad_response', 'Unexpected answer from files/upload.', { status, requestId });
     }
     return { files: files.map((f) => ({ FileId: f.FileId, FileName: f.FileName })), requestId };

@@ -39,7 +39,8 @@ export const connectMessages: Messages<ConnectTerms> = {
     connected: 'Connected',
     connectedAs: 'Connected as {name}',
     inSpace: 'Space: {space}',
-    invalid_redirect_uri: 'The e-signature service refused this page as a return address. Register the address below for your app, or set redirect-uri to a registered one.',
+    invalid_redirect_uri:
+      'The e-signature service refused this page as a return address. Register the address below for your app, or set redirect-uri to a registered one.',
     connectedLive: 'E-signature account connected.',
     disconnect: 'Disconnect',
     retry: 'Try again',

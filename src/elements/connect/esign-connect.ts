@@ -14,7 +14,6 @@ import { EsignElement } from '../shared/element.js';
 
 export type { ConnectStatus } from './session-host.js';
 
-
 /**
  * Connects the user's e-signature account and shares the session with the other esign elements (nested inside it,
  * or naming it with `connect="ID"`).
@@ -74,11 +73,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
     _notice: { state: true, attribute: false },
   };
 
-  static override styles = [
-    buttonStyles,
-    visuallyHiddenStyles,
-    connectStyles,
-  ];
+  static override styles = [buttonStyles, visuallyHiddenStyles, connectStyles];
 
   /** The OAuth client_id of your app, from the service console. */
   clientId = '';
@@ -267,11 +262,13 @@ export class EsignConnect extends EsignElement implements SessionProvider {
         return html`
           <p part="error" role="alert">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
           <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
-          ${this._popupBlocked
-            ? html`<button part="button fallback" class="secondary" @click=${() => void this.connect({ mode: 'redirect' }).catch(() => undefined)}>
+          ${
+            this._popupBlocked
+              ? html`<button part="button fallback" class="secondary" @click=${() => void this.connect({ mode: 'redirect' }).catch(() => undefined)}>
                 ${t('continueHere')}
               </button>`
-            : nothing}
+              : nothing
+          }
         `;
       }
       default:

@@ -54,14 +54,14 @@ export class SessionHost implements ReactiveController {
     this.#managerPart = new LazyPart(host, () => import('../../core/session/session-manager.js'), undefined, false);
     this.#signIn = new LazyPart(host, () => import('../../core/sign-in/login-flow.js'), undefined, false);
     this.#network = new OnlineController(host, (online) => {
-    // back online: a failure that was only the network is over
-    if (online && this.#host.status === 'error' && this.#host._error?.code === 'network_error') {
-      this.#host._error = undefined;
-      this.#host._status = this.session ? 'connected' : 'idle';
-      // the session manager's code could not be loaded: try again
-      if (this.#managerPart.status === 'failed' && this.#host.isConnected) void this.#ready();
-    }
-  });
+      // back online: a failure that was only the network is over
+      if (online && this.#host.status === 'error' && this.#host._error?.code === 'network_error') {
+        this.#host._error = undefined;
+        this.#host._status = this.session ? 'connected' : 'idle';
+        // the session manager's code could not be loaded: try again
+        if (this.#managerPart.status === 'failed' && this.#host.isConnected) void this.#ready();
+      }
+    });
   }
 
   /** False while the browser is offline. */
@@ -127,7 +127,9 @@ export class SessionHost implements ReactiveController {
     this.#host._notice = '';
     if (mode === 'popup' && !popup) {
       this.#host._popupBlocked = true;
-      return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the sign-in window. Allow popups for this site, or continue in this tab.')));
+      return Promise.reject(
+        this.#fail(new EsignError('popup_blocked', 'The browser blocked the sign-in window. Allow popups for this site, or continue in this tab.')),
+      );
     }
     if (popup) writeWaitingPage(popup);
     this.#host._status = 'connecting';

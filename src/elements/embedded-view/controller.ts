@@ -177,7 +177,10 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
   hostUpdated(): void {
     this.#frame.size();
     this.#placeHeld();
-    this.#frame.schedulePrebuild(() => this.#wantsPrebuilt(), () => isShown(this.#host));
+    this.#frame.schedulePrebuild(
+      () => this.#wantsPrebuilt(),
+      () => isShown(this.#host),
+    );
     this.#triggers.updated();
   }
 

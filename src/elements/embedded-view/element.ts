@@ -27,7 +27,6 @@ export interface OwnTerms extends Record<string, string> {
   empty: string;
 }
 
-
 /**
  * The embedded views' shared element: what the signing frame and the contract list both show and fire.
  *

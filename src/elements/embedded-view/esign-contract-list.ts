@@ -61,7 +61,6 @@ export class EsignContractList extends EmbeddedViewElement {
   refresh(options: { display?: ViewDisplay } = {}): Promise<void> {
     return this.open(options);
   }
-
 }
 
 declare global {

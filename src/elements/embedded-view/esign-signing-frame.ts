@@ -99,7 +99,6 @@ export class EsignSigningFrame extends EmbeddedViewElement {
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('uploader')) this.#uploads.listen();
   }
-
 }
 
 declare global {

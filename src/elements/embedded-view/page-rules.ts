@@ -25,11 +25,7 @@ export const DEPRECATED_AUTO =
  * Why the element's settings cannot work, in words, or undefined when they can: `fault` is what rules.ts `settingsFault`
  * found in `settings` on a page of `pageOrigin`. Never throws: bad attribute values are reported, not thrown.
  */
-export function configProblem(
-  settings: { display: unknown; loadTimeout: unknown },
-  fault: SettingsFault | undefined,
-  pageOrigin?: string,
-): string | undefined {
+export function configProblem(settings: { display: unknown; loadTimeout: unknown }, fault: SettingsFault | undefined, pageOrigin?: string): string | undefined {
   switch (fault?.kind) {
     case undefined:
       return undefined;
@@ -91,7 +87,9 @@ export function isExpired(expiresAtMs: number, nowMs: number, marginMs = EXPIRY_
 
 /** `{source: "esign", type, …}`: a message of the embedded pages (assumption, docs/architecture.md). */
 export function isEsignMessage(data: unknown): data is { source: 'esign'; type: string; [key: string]: unknown } {
-  return typeof data === 'object' && data !== null && (data as { source?: unknown }).source === 'esign' && typeof (data as { type?: unknown }).type === 'string';
+  return (
+    typeof data === 'object' && data !== null && (data as { source?: unknown }).source === 'esign' && typeof (data as { type?: unknown }).type === 'string'
+  );
 }
 
 /** The `frame_blocked` message of a page that did not report ready within `timeout` ms (no Url in it). */

@@ -93,7 +93,18 @@ export interface ViewText {
 }
 
 /** A state card: a badge with an icon, a title, an optional line of help and actions. */
-export function card(options: { part: string; tone?: string; icon: TemplateResult; title: unknown; text?: unknown; actions?: unknown; role?: 'alert' | 'status'; slot?: string; cls?: string; code?: string }) {
+export function card(options: {
+  part: string;
+  tone?: string;
+  icon: TemplateResult;
+  title: unknown;
+  text?: unknown;
+  actions?: unknown;
+  role?: 'alert' | 'status';
+  slot?: string;
+  cls?: string;
+  code?: string;
+}) {
   const body = html`<span class="badge" aria-hidden="true">${options.icon}</span>
     <p class="title">${options.title}</p>
     ${options.text ? options.text : nothing}

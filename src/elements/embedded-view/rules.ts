@@ -20,9 +20,7 @@ export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired
  * The last outcome of an embedded view, as the event that told it (name and detail): `esign-envelope-sent` (signing
  * frame) or `esign-error`. Kept on the element as `lastResult`, for listeners attached after it happened.
  */
-export type ViewResult =
-  | { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail }
-  | { event: 'esign-error'; detail: { error: EsignError } };
+export type ViewResult = { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail } | { event: 'esign-error'; detail: { error: EsignError } };
 
 /** The window of `display="popup"`. */
 export const VIEW_POPUP_FEATURES = 'popup,width=1000,height=800';
@@ -94,4 +92,3 @@ export const fileIdsConverter = {
 export function listChanged(value: readonly string[] | undefined, old: readonly string[] | undefined): boolean {
   return (value ?? []).join('\u0000') !== (old ?? []).join('\u0000');
 }
-

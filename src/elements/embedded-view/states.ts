@@ -143,7 +143,10 @@ function renderError(view: ViewState, text: ViewText, open: (display?: ViewDispl
       case 'no_files':
         return [text.term('errorNoFiles'), nothing];
       case 'view_failed':
-        return [text.term('errorViewFailed'), view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing];
+        return [
+          text.term('errorViewFailed'),
+          view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing,
+        ];
       case 'network_error':
         return [text.term('errorOffline'), nothing];
       case 'invalid_config':
@@ -164,8 +167,8 @@ function renderError(view: ViewState, text: ViewText, open: (display?: ViewDispl
     title,
     text: detail,
     actions: canRetry
-        ? html`${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
+      ? html`${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
           ${code === 'frame_blocked' || (code === 'csp_blocked' && view.error?.directive === 'frame-src') ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
-        : nothing,
+      : nothing,
   });
 }

@@ -132,7 +132,10 @@ export class ViewFrame {
       const box = getComputedStyle(frame);
       const around =
         box.boxSizing === 'border-box'
-          ? ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom'].reduce((sum, side) => sum + (parseFloat(box[side as 'borderTopWidth']) || 0), 0)
+          ? ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom'].reduce(
+              (sum, side) => sum + (parseFloat(box[side as 'borderTopWidth']) || 0),
+              0,
+            )
           : 0;
       height = `${this.height + around}px`;
     }

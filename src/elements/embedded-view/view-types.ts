@@ -10,10 +10,8 @@ export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
   loadTimeout: number;
 }
 
-
 export interface EmbeddedViewOptions {
   operateType: OperateType;
   /** FileIds for request_signatures. */
   fileIds?: () => readonly string[];
 }
-

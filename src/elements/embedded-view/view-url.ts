@@ -51,7 +51,12 @@ export class ViewUrl {
    * Asks for a Url (the previous request is cancelled). `onSent` runs once the request is on its way. Resolves with
    * the raw answer, or undefined when a later request or `cancel()` superseded this one; rejects with an EsignError.
    */
-  async request(provider: SessionProvider, operateType: OperateType, fileIds: readonly string[], onSent: () => void): Promise<{ url: unknown; expiresAt: string } | undefined> {
+  async request(
+    provider: SessionProvider,
+    operateType: OperateType,
+    fileIds: readonly string[],
+    onSent: () => void,
+  ): Promise<{ url: unknown; expiresAt: string } | undefined> {
     this.cancel();
     this.cspError = undefined;
     const abort = new AbortController();
@@ -67,9 +72,10 @@ export class ViewUrl {
           return response;
         },
       });
-      const { data } = operateType === 'request_signatures'
-        ? await client.requestSignaturesView([...fileIds], { signal: abort.signal })
-        : await client.signatureStatusView({ signal: abort.signal });
+      const { data } =
+        operateType === 'request_signatures'
+          ? await client.requestSignaturesView([...fileIds], { signal: abort.signal })
+          : await client.signatureStatusView({ signal: abort.signal });
       if (abort !== this.#abort) return undefined;
       this.#abort = undefined;
       return { url: data.Url, expiresAt: data.ExpiresAt };
@@ -79,7 +85,9 @@ export class ViewUrl {
       const failure = this.cspError ?? viewError(error);
       this.cspError = undefined;
       if (failure.code !== 'csp_blocked' && (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false))) {
-        throw new EsignError('network_error', 'The browser is offline or cannot reach the service; the page opens again when the connection returns.', { cause: failure });
+        throw new EsignError('network_error', 'The browser is offline or cannot reach the service; the page opens again when the connection returns.', {
+          cause: failure,
+        });
       }
       throw failure;
     }
@@ -91,20 +99,29 @@ export class ViewUrl {
     if (!check.ok) throw new EsignError('url_rejected', check.reason);
     const receivedAt = Date.now();
     // an unreadable ExpiresAt makes the Url good for immediate use only
-    return { url: answer.url as string, origin: check.origin, expiresAt: answer.expiresAt, expiresAtMs: parseInstant(answer.expiresAt) ?? receivedAt, receivedAt };
+    return {
+      url: answer.url as string,
+      origin: check.origin,
+      expiresAt: answer.expiresAt,
+      expiresAtMs: parseInstant(answer.expiresAt) ?? receivedAt,
+      receivedAt,
+    };
   }
 
   /** Keeps a checked Url for the frame, and watches its expiry meanwhile. */
   hold(checked: CheckedUrl): void {
     this.held = { url: checked.url, expiresAtMs: checked.expiresAtMs };
     this.#clearExpiry();
-    this.#expiryTimer = setTimeout(() => {
-      this.#expiryTimer = undefined;
-      if (!this.held) return;
-      // never used, now too old: dropped
-      this.held = undefined;
-      this.#onExpired();
-    }, Math.min(Math.max(0, checked.expiresAtMs - EXPIRY_MARGIN_MS - checked.receivedAt), 2_147_483_647));
+    this.#expiryTimer = setTimeout(
+      () => {
+        this.#expiryTimer = undefined;
+        if (!this.held) return;
+        // never used, now too old: dropped
+        this.held = undefined;
+        this.#onExpired();
+      },
+      Math.min(Math.max(0, checked.expiresAtMs - EXPIRY_MARGIN_MS - checked.receivedAt), 2_147_483_647),
+    );
   }
 
   /** The held Url, given away: it is not held (nor watched) any more. */

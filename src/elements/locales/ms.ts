@@ -14,7 +14,8 @@ export const tables: LocaleTables = {
     connected: 'Disambungkan',
     connectedAs: 'Disambungkan sebagai {name}',
     inSpace: 'Ruang: {space}',
-    invalid_redirect_uri: 'Perkhidmatan e-tandatangan menolak halaman ini sebagai alamat kembali. Daftarkan alamat di bawah untuk aplikasi anda, atau tetapkan redirect-uri kepada alamat yang berdaftar.',
+    invalid_redirect_uri:
+      'Perkhidmatan e-tandatangan menolak halaman ini sebagai alamat kembali. Daftarkan alamat di bawah untuk aplikasi anda, atau tetapkan redirect-uri kepada alamat yang berdaftar.',
     connectedLive: 'Akaun e-tandatangan disambungkan.',
     disconnect: 'Putuskan sambungan',
     retry: 'Cuba lagi',

@@ -23,7 +23,6 @@ export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
 /** Where an `<esign-uploader>` is: no files, files on their way (or waiting for the connection), a file failed or was refused, every file uploaded. */
 export type UploaderStatus = 'idle' | 'uploading' | 'error' | 'done';
 
-
 const optionalNumber = {
   fromAttribute: (value: string | null): number | undefined => (value === null || value.trim() === '' ? undefined : Number(value)),
   toAttribute: (value: number | undefined): string | null => (value === undefined ? null : String(value)),
@@ -90,11 +89,7 @@ export class EsignUploader extends UploaderFormControl {
     _live: { state: true, attribute: false },
   };
 
-  static override styles = [
-    buttonStyles,
-    visuallyHiddenStyles,
-    uploaderStyles,
-  ];
+  static override styles = [buttonStyles, visuallyHiddenStyles, uploaderStyles];
 
   /**
    * The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element.
@@ -135,10 +130,14 @@ export class EsignUploader extends UploaderFormControl {
   readonly #session = new SessionController(this);
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
   /** The drop zone and the file picker. */
-  readonly #zone = new DropZone(this, () => this.#canTakeFiles(), () => {
-    // a pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading
-    if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
-  });
+  readonly #zone = new DropZone(
+    this,
+    () => this.#canTakeFiles(),
+    () => {
+      // a pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading
+      if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
+    },
+  );
   /** Completed FileIds kept across reloads, under this uploader's record. */
   readonly #kept = new KeptRecord();
   /** Uploads on their way wait while the browser is offline, and go on by themselves when it is back. */
@@ -254,7 +253,10 @@ export class EsignUploader extends UploaderFormControl {
 
   protected override restoreState(state: string): void {
     // read by the list's module: a page needs it only when the browser gives a form back
-    void this.#listPart.load().then((list) => list.restoreState(state), () => undefined);
+    void this.#listPart.load().then(
+      (list) => list.restoreState(state),
+      () => undefined,
+    );
   }
 
   // ---- lifecycle ----
@@ -294,7 +296,12 @@ export class EsignUploader extends UploaderFormControl {
 
   #syncForm(): void {
     const busy = this.#list?.queue.busy ? this.#t.term('busyValidity') : undefined;
-    this.syncForm(this.uploadedFiles, busy, () => this.#t.term('requiredValidity'), this.renderRoot?.querySelector<HTMLElement>('[part~="drop-zone"]') ?? undefined);
+    this.syncForm(
+      this.uploadedFiles,
+      busy,
+      () => this.#t.term('requiredValidity'),
+      this.renderRoot?.querySelector<HTMLElement>('[part~="drop-zone"]') ?? undefined,
+    );
   }
 
   #fail(error: EsignError): EsignError {
@@ -323,9 +330,11 @@ export class EsignUploader extends UploaderFormControl {
     return html`
       <div part="base" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#zone.render(label, this.#hint(), off)}
-        ${this.#configError
-          ? html`<p part="error" role="alert">${icon(alertIcon)}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
-          : nothing}
+        ${
+          this.#configError
+            ? html`<p part="error" role="alert">${icon(alertIcon)}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
+            : nothing
+        }
         ${this.#list ? this.#list.render() : nothing}
         <div class="visually-hidden" role="status" aria-live="polite">${this._live}</div>
       </div>

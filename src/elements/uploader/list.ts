@@ -25,7 +25,6 @@ import { listStyles, progressStyles } from './list.styles.js';
 const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
 const offlineIcon = svg`<path d="M3 3l18 18"/><path d="M8.5 16.5a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 4.2-2.4M19 12.9a10 10 0 0 0-3-2M2 8.8a15 15 0 0 1 4.3-2.6M22 8.8A15 15 0 0 0 11 5"/><path d="M12 20h.01"/>`;
 
-
 /** Live-region progress is announced at most this often; screen readers fall behind otherwise. */
 const LIVE_PROGRESS_INTERVAL_MS = 4000;
 const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
@@ -164,7 +163,10 @@ export class UploadList {
     let files: UploadedFile[] = [];
     try {
       const parsed: unknown = JSON.parse(state);
-      if (Array.isArray(parsed)) files = parsed.filter((f: Partial<Record<keyof UploadedFile, unknown>> | null): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string');
+      if (Array.isArray(parsed))
+        files = parsed.filter(
+          (f: Partial<Record<keyof UploadedFile, unknown>> | null): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string',
+        );
     } catch {
       return; // not a state this element saved
     }
@@ -187,15 +189,19 @@ export class UploadList {
   render(): TemplateResult {
     const items = this.queue.items;
     const t = this.#t;
-    return html`${!this.queue.online && items.some((i) => i.status === 'offline')
+    return html`${
+      !this.queue.online && items.some((i) => i.status === 'offline')
         ? html`<p part="offline">${icon(offlineIcon)}<span>${t.term('offlineNote')}</span></p>`
-        : nothing}
+        : nothing
+    }
       ${this.#renderSummary(items)}
-      ${items.length > 0
-        ? html`<ul part="list" aria-label=${t.term('filesLabel')}>
+      ${
+        items.length > 0
+          ? html`<ul part="list" aria-label=${t.term('filesLabel')}>
             ${items.map((item) => this.#renderItem(item))}
           </ul>`
-        : nothing}`;
+          : nothing
+      }`;
   }
 
   #renderSummary(items: readonly UploadItem[]) {
@@ -206,9 +212,11 @@ export class UploadList {
     const overall = this.queue.overall();
     const done = items.filter((i) => i.status === 'done' && !i.restored).length;
     return html`<div part="summary">
-      ${active.length > 0
-        ? html`<progress part="progress overall" aria-label=${t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
-        : html`<span></span>`}
+      ${
+        active.length > 0
+          ? html`<progress part="progress overall" aria-label=${t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
+          : html`<span></span>`
+      }
       <span class="actions">
         ${active.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => this.queue.cancel()}>${t.term('cancelAll')}</button>` : nothing}
         ${failed.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => void this.queue.retry()}>${t.term('retryAll')}</button>` : nothing}
@@ -239,21 +247,27 @@ export class UploadList {
         <span part="file-status">${sent ? t.term('sent') : this.#statusText(item, percent)}</span>
       </span>
       <span class="actions">
-        ${active
-          ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('cancelFile', { name })} @click=${() => this.queue.cancel(item.key)}>
+        ${
+          active
+            ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('cancelFile', { name })} @click=${() => this.queue.cancel(item.key)}>
               ${t.term('cancel')}
             </button>`
-          : nothing}
-        ${retryable
-          ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('retryFile', { name })} @click=${() => void this.queue.retry(item.key)}>
+            : nothing
+        }
+        ${
+          retryable
+            ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('retryFile', { name })} @click=${() => void this.queue.retry(item.key)}>
               ${t.term('retry')}
             </button>`
-          : nothing}
-        ${!active
-          ? html`<button part="button" class="quiet small" type="button" aria-label=${t.term('removeFile', { name })} @click=${() => this.queue.remove(item.key)}>
+            : nothing
+        }
+        ${
+          !active
+            ? html`<button part="button" class="quiet small" type="button" aria-label=${t.term('removeFile', { name })} @click=${() => this.queue.remove(item.key)}>
               ${t.term('remove')}
             </button>`
-          : nothing}
+            : nothing
+        }
       </span>
     </li>`;
   }
@@ -268,9 +282,9 @@ export class UploadList {
       case 'rejected':
         return t.term('rejected', { reason: item.error ? this.#reason(item.error) : '' });
       case 'failed':
-        return html`${t.term('failed', { reason: item.error ? this.#reason(item.error) : t.term('upload_failed') })}${item.error?.requestId
-          ? html` <span class="meta">${t.term('requestId', { id: item.error.requestId })}</span>`
-          : nothing}`;
+        return html`${t.term('failed', { reason: item.error ? this.#reason(item.error) : t.term('upload_failed') })}${
+          item.error?.requestId ? html` <span class="meta">${t.term('requestId', { id: item.error.requestId })}</span>` : nothing
+        }`;
       default:
         return t.term(item.status);
     }

@@ -20,7 +20,7 @@ const chunks = await bundleForBrowser({
   sourcemap: true,
   legalComments: true,
 });
-// a second pass of terser over the bundler's output (about -1.6 KB gzip over all files, docs/bundle-size.md); the
+// a second pass of terser over the bundler's output (about -1.6 KB gzip over all files, bench/SIZE-NOTES.md); the
 // source maps are carried through. The licence comments of the inlined packages move to one file beside the entry,
 // which each file names in its first line (as esbuild's legalComments: 'linked' does)
 const legal = new Set();

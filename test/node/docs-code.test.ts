@@ -98,7 +98,16 @@ function commands(text: string): Array<{ env: Record<string, string>; words: str
 describe('the code blocks of the README and the guides', () => {
   it('link only to files that exist', () => {
     const broken: string[] = [];
-    for (const doc of [...DOCS, 'CONTRIBUTING.md', 'docs/elements.md', 'bench/NOTES.md', 'docs/proxy.md', 'docs/uploader.md']) {
+    for (const doc of [
+      ...DOCS,
+      'CONTRIBUTING.md',
+      'docs/elements.md',
+      'bench/NOTES.md',
+      'bench/SIZE-NOTES.md',
+      'docs/bundle-size.md',
+      'docs/proxy.md',
+      'docs/uploader.md',
+    ]) {
       const text = readFileSync(join(ROOT, doc), 'utf8');
       for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         if (/^(https?:|mailto:|#)/.test(target!)) continue;

@@ -2,8 +2,7 @@
  * esign-elements: registers every tag and exports the element classes, their events and the error type.
  *
  * The programmatic API (EsignClient, SessionManager, PKCE helpers) is in `esign-elements/core`: re-exported here it
- * would be reachable from this entry, and bundlers (esbuild among them) then load it with the first render even
- * where the elements only need it after a user acts.
+ * would be part of this entry, and so of every page's first render, even where the elements only need it after a user acts.
  */
 import './esign-connect.js';
 import './esign-uploader.js';

@@ -1,7 +1,7 @@
 /**
- * Styles a lazily loaded part brings with it (the uploader's list, the embedded views' frame), added to the
- * element's shadow root when the part loads, so the first render does not carry them. Used by lazy modules only:
- * imported by the first render too, it would be a file of its own in a page's bundle (docs/bundle-size.md).
+ * Styles a lazily loaded part brings with it (the uploader's list, the embedded views' frame): the part adds them to
+ * the element's shadow root when it loads, so they arrive with the code that renders what they style, not at the
+ * first render.
  */
 import { supportsAdoptingStyleSheets, type CSSResult } from 'lit';
 

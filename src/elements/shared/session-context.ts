@@ -5,7 +5,7 @@
  * event and key of @lit/context. Its ContextProvider and ContextConsumer are not used: they keep subscriptions for a
  * value that changes (and a consumer registry to hand over to a nearer provider), and ours never changes, it is the
  * <esign-connect> element itself, whose own events say when its session changes. Answering the request is the
- * whole of it here, and it saves about 500 B gzip in every page's first render (docs/bundle-size.md).
+ * whole of it here.
  */
 import { ContextEvent, createContext, type ContextType } from '@lit/context';
 import type { SessionInfo } from '../../core/session/session-manager.js';

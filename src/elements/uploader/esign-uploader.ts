@@ -149,10 +149,9 @@ export class EsignUploader extends UploaderFormControl {
   readonly #listPart = new LazyPart(
     this,
     () => import('./list.js'),
-    ({ UploadList, uploadListMessages }) => {
+    ({ UploadList }) => {
       const list = new UploadList({
         host: this,
-        t: new CountingLocalizeController(this, uploadListMessages),
         session: () => {
           const provider = this.#session.provider;
           if (!provider?.session) throw noSession();

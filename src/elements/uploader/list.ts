@@ -14,12 +14,12 @@ import { validateFiles } from '../../core/upload/check-files.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
 import { adoptStyles } from '../shared/adopt-styles.js';
 import type { UploadListTerms } from './esign-uploader.messages.js';
-export { uploadListMessages } from './list.messages.js';
+import { uploadListMessages } from './list.messages.js';
 import { emit, type EsignUploadCompleteDetail, type UploadFileRef } from '../shared/events.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import type { SessionProvider } from '../shared/session-context.js';
 import { alertIcon, checkIcon, icon } from '../shared/icons.js';
-import type { CountingLocalizeController } from './localize-counts.js';
+import { CountingLocalizeController } from './localize-counts.js';
 import { listStyles, progressStyles } from './list.styles.js';
 
 const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
@@ -36,11 +36,6 @@ export interface UploadListOptions {
   session(): UploadSession & { tokens: SessionProvider };
   /** The element's checked limits. */
   limits(): UploaderLimits | undefined;
-  /**
-   * The list's words (`uploadListMessages`, exported here) in the element's language. The element makes it: the
-   * localize code is in its first render, and a module imported by both would be a file of its own.
-   */
-  t: CountingLocalizeController<UploadListTerms>;
   /** Says something in the element's live region. */
   announce(text: string): void;
   /** The list changed (form value and validity follow it). */
@@ -61,13 +56,13 @@ export class UploadList {
   lastResult: EsignUploadCompleteDetail | undefined;
   /** Keeps the completed FileIds under the uploader's record as the list changes. */
   readonly #kept: KeptUploads;
-  /** The list's words (loaded with it), in the element's language. */
+  /** The list's words (loaded with it), in the element's language: a controller of the host, so it follows its `lang`. */
   readonly #t: CountingLocalizeController<UploadListTerms>;
 
   constructor(options: UploadListOptions) {
     this.#o = options;
     const { host } = options;
-    const t = (this.#t = options.t);
+    const t = (this.#t = new CountingLocalizeController<UploadListTerms>(host, uploadListMessages));
     adoptStyles(host.shadowRoot, progressStyles, listStyles);
     const kept = (this.#kept = new KeptUploads(options.kept.store, () => options.kept.key));
     this.queue = new UploadQueue({

@@ -127,12 +127,25 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       await page.bringToFront();
     },
     async frameSend({ subject, signers }, timeoutMs) {
-      const frame = await embeddedFrame('/compose', timeoutMs);
-      if (subject !== undefined) await frame.type('#subject', subject);
-      for (const [i, signer] of signers.entries()) {
-        if (i > 0) await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#add-signer')]);
-        await frame.type(`#signer-name-${i}`, signer.name);
-        await frame.type(`#signer-email-${i}`, signer.email);
+      let frame = await embeddedFrame('/compose', timeoutMs);
+      const fill = async (): Promise<void> => {
+        if (subject !== undefined) await frame.type('#subject', subject);
+        for (const [i, signer] of signers.entries()) {
+          if (i > 0) await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#add-signer')]);
+          await frame.type(`#signer-name-${i}`, signer.name);
+          await frame.type(`#signer-email-${i}`, signer.email);
+        }
+      };
+      try {
+        await fill();
+      } catch (error) {
+        // once seen in Chromium on a loaded machine (three engines at once): the compose page's document was replaced
+        // while the person typed (cause not found). A person types again in the page they now see; a second failure fails
+        if (!/detached|navigat|context/i.test(String(error))) throw error;
+        console.warn(`frameSend: the compose page changed while typing (${String(error)}); typing again`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        frame = await embeddedFrame('/compose', timeoutMs);
+        await fill();
       }
       await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#send')]).catch((error: unknown) => {
         // the element may take the frame away as soon as the envelope page reports the envelope sent

@@ -200,7 +200,8 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   }
 
   async function command(name: string, payload: Record<string, unknown> | undefined, target: CommandTarget): Promise<unknown> {
-    const timeoutMs = Number(payload?.['timeoutMs'] ?? 10_000);
+    // a person's steps in other windows (consent popup, embedded pages): 20 s, as the three engines run at once
+    const timeoutMs = Number(payload?.['timeoutMs'] ?? 20_000);
     switch (name) {
       case 'esign-engine':
         return target.engine;

@@ -134,7 +134,8 @@ async function wholeFlow(mode: Mode): Promise<void> {
     tab.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
     tab.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
     context.on('response', (response) => {
-      if (response.url().includes('/token'))
+      // token answers (the proxy's or the server's), not a script whose file name holds "token"
+      if (new URL(response.url()).pathname.endsWith('/token'))
         void response.text().then(
           (text) => seen.push(`response ${response.url()} ${text}`),
           () => undefined,

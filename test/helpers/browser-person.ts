@@ -152,7 +152,8 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
         if (!/detached|navigat|context/i.test(String(error))) throw error;
       });
       try {
-        const id = await frame.waitForSelector('#envelope-id', { timeout: timeoutMs });
+        // the envelope's page, where the frame stays (a popup, or before the element makes way for its sent state)
+        const id = await frame.waitForSelector('#envelope-id', { timeout: Math.min(timeoutMs, 3_000) });
         return (id ? await id.evaluate((el) => el.textContent) : '') ?? '';
       } catch {
         return '';
@@ -349,7 +350,7 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
         await click('#send', timeoutMs, true);
         // the element may take the frame away as soon as the envelope page reports the envelope sent
         try {
-          return await driver.getElementText(await element('#envelope-id', timeoutMs));
+          return await driver.getElementText(await element('#envelope-id', Math.min(timeoutMs, 3_000)));
         } catch {
           return '';
         }

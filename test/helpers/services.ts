@@ -200,8 +200,9 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   }
 
   async function command(name: string, payload: Record<string, unknown> | undefined, target: CommandTarget): Promise<unknown> {
-    // a person's steps in other windows (consent popup, embedded pages): 20 s, as the three engines run at once
-    const timeoutMs = Number(payload?.['timeoutMs'] ?? 20_000);
+    // a person's steps in other windows (consent popup, embedded pages): 15 s each, as the three engines run at once;
+    // a whole command must answer within web-test-runner's 20 s for a command
+    const timeoutMs = Number(payload?.['timeoutMs'] ?? 15_000);
     switch (name) {
       case 'esign-engine':
         return target.engine;

@@ -24,7 +24,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { build } from 'esbuild';
+import { bundleForBrowser } from '../scripts/cdn-options.mjs';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { createEmulator } from '../src/emulator/index.js';
@@ -155,21 +155,11 @@ async function main(): Promise<void> {
   });
   const files = ((await uploadRes.json()) as { Response: { Data: { Files: Array<{ FileId: string; FileName: string }> } } }).Response.Data.Files;
 
-  // as a page gets the package: an entry and the chunks it loads when first needed (the view's controller among them)
-  const bundle = await build({
-    stdin: { contents: pageScript, resolveDir: process.cwd(), loader: 'js' },
-    bundle: true,
-    splitting: true,
-    outdir: '/frame',
-    format: 'esm',
-    write: false,
-    minify: true,
-    target: 'es2022',
-    conditions: ['production'],
-    tsconfig: 'tsconfig.json',
-  });
-  const scripts = new Map(bundle.outputFiles.map((f) => [f.path.replace('/frame', ''), f.text]));
-  const entry = [...scripts.keys()].find((path) => path.includes('stdin'))!;
+  // as a page gets the package, bundled as the CDN build and the size budgets are (scripts/cdn-options.mjs): an entry
+  // and the chunks it loads when first needed (the view's controller among them)
+  const output = await bundleForBrowser({ page: pageScript });
+  const scripts = new Map(output.map((chunk) => [`/${chunk.fileName}`, chunk.code]));
+  const entry = '/page.js';
   const config = { baseUrl: emulator.baseUrl, accessToken, files, fileIds: files.map((f) => f.FileId) };
   const site = createServer((req, res) => {
     const script = scripts.get(req.url ?? '');

@@ -115,7 +115,9 @@ test('a 64 MiB file streams from disk to the file-management domain; the FileId 
   );
   console.log(`upload of ${FILE_BYTES / MiB} MiB: peak live heap + ArrayBuffer growth ${(growth / MiB).toFixed(1)} MiB (${samples} samples)`);
   assert.ok(samples >= 3, 'memory was sampled while the upload ran');
-  assert.ok(growth < FILE_BYTES / 4, `memory grew by ${(growth / MiB).toFixed(1)} MiB for a ${FILE_BYTES / MiB} MiB file`);
+  // streaming keeps the chunks in flight only: 0.4-17.5 MiB measured in runs on 2 CPUs (socket buffers and the sample's
+  // moment decide), against the whole file (64 MiB: the control above, and Node's built-in fetch below)
+  assert.ok(growth < FILE_BYTES / 3, `memory grew by ${(growth / MiB).toFixed(1)} MiB for a ${FILE_BYTES / MiB} MiB file`);
   assert.equal(result.status, 200);
   assert.match(result.requestId, /\S/);
   const [file] = result.data.Files;

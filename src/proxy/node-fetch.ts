@@ -10,7 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RAW_LIMIT, RAW_TEXT } from './upstream-read.js';
+import { RAW_HEADERS, RAW_LIMIT, RAW_TEXT } from './upstream-read.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;
@@ -63,6 +63,7 @@ export function createNodeFetch(): NodeFetch {
           }
           const made = new Response(null, { status: response.statusCode ?? 502, headers: out });
           Object.defineProperty(made, RAW_TEXT, { value: text });
+          Object.defineProperty(made, RAW_HEADERS, { value: out });
           return made;
         };
         response.on('data', (chunk: Buffer) => {

@@ -10,6 +10,18 @@
  */
 export const RAW_TEXT = Symbol.for('esign-elements.proxy.rawText');
 
+/**
+ * Beside RAW_TEXT: the answer's headers as a plain record (lower-case names), read without building a Headers
+ * object (see headerOf).
+ */
+export const RAW_HEADERS = Symbol.for('esign-elements.proxy.rawHeaders');
+
+/** One header of an answer: from RAW_HEADERS when the fetch gave them, else from its Headers. */
+export function headerOf(response: Response, name: string): string | null {
+  const raw = (response as Response & { [RAW_HEADERS]?: Record<string, string> })[RAW_HEADERS];
+  return raw ? (raw[name] ?? null) : response.headers.get(name);
+}
+
 /** On every request's init: the answer's size limit in bytes, for a fetch that reads the answer itself. */
 export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
 
@@ -31,7 +43,8 @@ export async function fetchWithin(
 async function readLimited(response: Response, max: number): Promise<string | undefined> {
   const raw = (response as Response & { [RAW_TEXT]?: string | null })[RAW_TEXT];
   if (raw === null) return undefined;
-  if (typeof raw === 'string') return new TextEncoder().encode(raw).byteLength > max ? undefined : raw;
+  // the fetch that gives RAW_TEXT stopped at RAW_LIMIT itself (null above)
+  if (typeof raw === 'string') return raw;
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) {
     await response.body?.cancel().catch(() => undefined);

@@ -9,7 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { isRecord } from '../core/service-types.js';
 import { isAllowedServiceUrl } from '../core/url.js';
 import { sanitizeTokenResponse, serviceError, unavailable, type Answer, type TokenResult } from './upstream-answer.js';
-import { fetchWithin } from './upstream-read.js';
+import { fetchWithin, headerOf } from './upstream-read.js';
 
 export interface UpstreamConfig {
   clientId: string;
@@ -51,6 +51,30 @@ type Failure = 'timeout' | 'unreachable' | 'oversized';
 
 /** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
 let neutralAnswer: Response | undefined;
+
+/**
+ * A token answer already read and parsed (within the limits, by #call), handed to oauth4webapi's check as the
+ * Response it expects: its JSON is the parsed object (a copy: the check normalizes fields in place), so no body
+ * stream is built to serialize and parse it again. Status 200, `application/json`; the check reads nothing else.
+ */
+let ReadAnswer: new (json: Record<string, unknown>) => Response;
+function readAnswer(json: Record<string, unknown>): Response {
+  // defined on first use: under @hono/node-server the global Response is replaced when the server starts
+  ReadAnswer ??= class extends Response {
+    readonly #json: Record<string, unknown>;
+    constructor(parsed: Record<string, unknown>) {
+      super(null, { status: 200, headers: { 'content-type': 'application/json' } });
+      this.#json = parsed;
+    }
+    override get bodyUsed(): boolean {
+      return false;
+    }
+    override json(): Promise<Record<string, unknown>> {
+      return Promise.resolve(this.#json);
+    }
+  };
+  return new ReadAnswer(json);
+}
 
 interface Server {
   as: oauth.AuthorizationServer;
@@ -218,7 +242,7 @@ export class Upstream {
       const checkedCopy: Record<string, unknown> = { ...json };
       delete checkedCopy.id_token;
       try {
-        await process(new Response(JSON.stringify(checkedCopy), { status: 200, headers: { 'content-type': 'application/json' } }));
+        await process(readAnswer(checkedCopy));
       } catch {
         return { ok: false, answer: unavailable(502, 'The service answered the token request without a valid token.') };
       }
@@ -252,8 +276,8 @@ export class Upstream {
         } else {
           outcome.raw = {
             status: response.status,
-            contentType: response.headers.get('content-type') ?? '',
-            retryAfter: response.headers.get('retry-after'),
+            contentType: headerOf(response, 'content-type') ?? '',
+            retryAfter: headerOf(response, 'retry-after'),
             text,
           };
         }

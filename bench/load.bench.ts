@@ -14,7 +14,6 @@
  * so their heaps hold nothing of autocannon's.
  */
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
 import { cannon, mintRefreshTokens, percentile, poolEmpty, refreshRequest, startChild, type AutocannonRequest, type AutocannonResult } from './proxy.bench.js';
 import { printTable, recordResults } from './results.js';
@@ -36,8 +35,6 @@ const MIB = 1024 * 1024;
  * near the start, which is the leak check.
  */
 const BOUNDS = { emulatorLoaded: 50 * MIB, emulatorAfterReset: 10 * MIB, proxy: 10 * MIB };
-
-const proxyBenchFile = fileURLToPath(new URL('./proxy.bench.ts', import.meta.url));
 
 async function tokenCall(baseUrl: string, form: URLSearchParams): Promise<{ access_token: string; refresh_token: string }> {
   form.set('client_id', DEMO_LOGIN.clientId);
@@ -91,8 +88,8 @@ function statuses(result: AutocannonResult): Record<string, number> {
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
-  const emulator = await startChild(proxyBenchFile, 'emulator', { BENCH_RPM: String(RATE_LIMIT_PER_MINUTE) });
-  const proxy = await startChild(proxyBenchFile, 'proxy', { BENCH_UPSTREAM: emulator.url });
+  const emulator = await startChild('emulator', { BENCH_RPM: String(RATE_LIMIT_PER_MINUTE) });
+  const proxy = await startChild('proxy', { BENCH_UPSTREAM: emulator.url });
   try {
     const tokens = await mintAccessTokens(emulator.url, BUSINESS_TOKENS);
     const hotToken = tokens.pop()!;

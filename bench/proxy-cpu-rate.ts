@@ -4,10 +4,10 @@
  * fixed overall rate (RATE req/s over 10 connections) with the emulator's token endpoint delayed 0 ms or RTT_MS ms,
  * the two alternated for ROUNDS rounds (SECONDS each), plus an idle segment per round (no requests: the proxy's
  * fixed CPU per second). Prints the proxy's CPU µs per request for each. Not part of `npm run bench`; run it as
- * `node --import tsx bench/proxy-cpu-rate.ts` (RATE, RTT_MS, ROUNDS, SECONDS, STORE=redis, RATES=a,b,max for several rates, DELAYS).
+ * `node --import tsx bench/proxy-cpu-rate.ts` (RATE, RTT_MS, ROUNDS, SECONDS, STORE=redis, RATES=a,b,max for several rates, DELAYS;
+ * PROFILE=<dir>: a CPU profile of the proxy for each measured segment, the warm-up left out).
  */
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { cannon, mintSessionCookies, percentile, sessionRefreshRequest, startChild, type ChildServer } from './proxy.bench.js';
 import { printTable } from './results.js';
 
@@ -20,11 +20,10 @@ const CONNECTIONS = 10;
 /** The delays to alternate (default 0 and RTT_MS); one only, e.g. DELAYS=30, to profile one case (BENCH_CHILD_ARGS='--cpu-prof ...'). */
 const DELAYS = (process.env.DELAYS ?? `0,${RTT_MS}`).split(',').map(Number);
 
-const benchFile = fileURLToPath(new URL('./proxy.bench.ts', import.meta.url));
 const { generateCookieKey } = await import('../src/proxy/index.js');
 const redis = process.env.STORE === 'redis' ? await (await import('../test/node/proxy-redis-server.js')).startRedisServer() : undefined;
-const emulator = await startChild(benchFile, 'emulator');
-const proxy: ChildServer = await startChild(benchFile, 'proxy', {
+const emulator = await startChild('emulator');
+const proxy: ChildServer = await startChild('proxy', {
   BENCH_UPSTREAM: emulator.url,
   BENCH_COOKIE_KEY: generateCookieKey(),
   ...(redis ? { BENCH_STORE: redis.url } : {}),
@@ -50,6 +49,8 @@ try {
   };
   const segment = async (rate: number, delayMs: number, seconds: number) => {
     await setDelay(delayMs);
+    const profiling = process.env.PROFILE && rate !== 0 ? await proxy.profile() : undefined;
+    const systemBefore = await proxy.systemCpu();
     const before = await proxy.cpu();
     const slicesBefore = await slices();
     const started = process.hrtime.bigint();
@@ -66,8 +67,10 @@ try {
     if (rate === 0) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     const used = (await proxy.cpu()) - before;
+    const system = (await proxy.systemCpu()) - systemBefore;
     const woken = (await slices()) - slicesBefore;
-    return { result, latencies: latencies.sort((a, b) => a - b), used, elapsed, woken };
+    if (profiling) console.log(`profile of the proxy (rate ${rate}, delay ${delayMs} ms): ${await profiling.stop(process.env.PROFILE!)}`);
+    return { result, latencies: latencies.sort((a, b) => a - b), used, system, elapsed, woken };
   };
   // warm-up at both delays
   for (const d of DELAYS) await segment(RATES[0]!, d, 3);
@@ -81,6 +84,7 @@ try {
       'p99 ms': '-',
       'proxy CPU µs/s': Math.round(idle.used / idle.elapsed),
       'proxy CPU µs/req': '-',
+      'of it kernel': '-',
       'wake-ups/req': '-',
       'non-2xx': 0,
       load: loadavg()[0]!.toFixed(2),
@@ -88,7 +92,7 @@ try {
     console.log(JSON.stringify(rows.at(-1)));
     for (const rate of RATES) {
       for (const delayMs of round % 2 ? DELAYS : [...DELAYS].reverse()) {
-        const { result, latencies, used, elapsed, woken } = await segment(rate, delayMs, SECONDS);
+        const { result, latencies, used, system, elapsed, woken } = await segment(rate, delayMs, SECONDS);
         const requests = result!.requests.total;
         rows.push({
           round,
@@ -98,6 +102,7 @@ try {
           'p99 ms': percentile(latencies, 99).toFixed(2),
           'proxy CPU µs/s': Math.round(used / elapsed),
           'proxy CPU µs/req': Math.round(used / Math.max(1, requests)),
+          'of it kernel': Math.round(system / Math.max(1, requests)),
           'wake-ups/req': (woken / Math.max(1, requests)).toFixed(2),
           'non-2xx': result!.non2xx + result!.errors,
           load: loadavg()[0]!.toFixed(2),

@@ -7,7 +7,6 @@
  * Three proxies on memory stores do not share a refresh in flight (each session here is refreshed by one request at a
  * time, so nothing needs sharing): they show what three processes cost, apart from what the store costs.
  */
-import { fileURLToPath } from 'node:url';
 import { cannon, mintSessionCookies, percentile, sessionRefreshRequest, startChild, type ChildServer } from './proxy.bench.js';
 import { printTable } from './results.js';
 
@@ -23,11 +22,10 @@ const SETUPS = [
   { name: '3 proxies, Redis store', replicas: 3, redis: true },
 ] as const;
 
-const benchFile = fileURLToPath(new URL('./proxy.bench.ts', import.meta.url));
 const { startRedisServer } = await import('../test/node/proxy-redis-server.js');
 const { generateCookieKey } = await import('../src/proxy/index.js');
 const redis = await startRedisServer();
-const emulator = await startChild(benchFile, 'emulator');
+const emulator = await startChild('emulator');
 const rows: Array<Record<string, string | number>> = [];
 try {
   const delay = await fetch(`${emulator.url}/__emulator/faults`, {
@@ -39,7 +37,7 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const setup of SETUPS) {
       const env = { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: generateCookieKey(), ...(setup.redis ? { BENCH_STORE: redis.url } : {}) };
-      const proxies: ChildServer[] = await Promise.all(Array.from({ length: setup.replicas }, () => startChild(benchFile, 'proxy', env)));
+      const proxies: ChildServer[] = await Promise.all(Array.from({ length: setup.replicas }, () => startChild('proxy', env)));
       try {
         const session = sessionRefreshRequest(await mintSessionCookies(emulator, proxies[0]!, CONNECTIONS * 6), '/token');
         const run = (seconds: number) =>

@@ -12,15 +12,16 @@
  * server), autocannon in this one; all on 127.0.0.1. Segments run direct, proxy, proxy, direct (ABBA) so
  * the emulator's growing token store does not favour one side.
  *
- * BENCH_CHILD_ARGS adds Node flags to both children, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a
- * refresh spends its CPU (this session's profile of the proxy: a third of its CPU is the two writev calls per
- * request, its own code about 6%).
+ * The children run the built proxy and emulator (dist/, built at the start: `npm run build:lib` and `build:server`)
+ * under plain Node, as an operator runs them (bench/serve-child.mjs); BENCH_FROM_SOURCE=1 runs src/ through tsx
+ * instead. BENCH_CHILD_ARGS adds Node flags to both children; bench/proxy-cpu-rate.ts PROFILE=<dir> takes CPU
+ * profiles of the proxy's steady state.
  *
  * Besides req/s it reports the CPU time (user + system, all threads) each process spent per request,
  * read from the children over IPC between segments: req/s on a shared 2-core machine moves with whatever
  * else runs, CPU per request much less, so it shows where the proxy's cost is and whether a change helped.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -63,70 +64,17 @@ const ADDED_LATENCY_TARGETS = { memory: { p50: 1, p99: 5 }, redis3: { p50: 2, p9
 /** How long the proxies are watched with no requests at all: their CPU per second that no request causes. */
 const IDLE_SECONDS = 5;
 
-// --- the child roles -------------------------------------------------------------------------------
+// --- the child processes ----------------------------------------------------------------------------
 
-/**
- * Child: runs a server, tells its URL (a proxy: and its callback URL) over IPC, answers {cmd:'mem'} (after GC),
- * {cmd:'cpu'}, {cmd:'stop'} and, the emulator, {cmd:'register'} (a redirect URI of the demo app).
- */
-async function serveChild(role: string): Promise<void> {
-  let close: () => Promise<void>;
-  let url: string;
-  let callbackUrl: string | undefined;
-  let register: ((redirectUri: string) => void) | undefined;
-  if (role === 'emulator') {
-    const { createEmulator } = await import('../src/emulator/index.js');
-    const emu = await createEmulator({ port: 0, filePort: 0, limits: { requestsPerMinute: Number(process.env.BENCH_RPM ?? 60) } });
-    url = emu.baseUrl;
-    close = () => emu.close();
-    register = (redirectUri) => emu.registerRedirectUri(DEMO_LOGIN.clientId, redirectUri);
-  } else {
-    const { serveTokenProxy } = await import('../src/proxy/node.js');
-    const { generateCookieKey } = await import('../src/proxy/index.js');
-    const served = await serveTokenProxy({
-      port: 0,
-      clientId: DEMO_LOGIN.clientId,
-      clientSecret: DEMO_LOGIN.clientSecret,
-      baseUrl: process.env.BENCH_UPSTREAM!,
-      // the page origin the sign-ins that make the cookie pool come from (the refreshes themselves send no Origin)
-      allowedOrigins: [ORIGIN],
-      // browser-held mode only (load.bench.ts); the default mode's redirect URI is the proxy's callback
-      redirectUris: [DEMO_LOGIN.redirectUri],
-      // the limiter stays in the path, with a ceiling this load never reaches
-      rateLimit: { windowMs: 60_000, max: 1e9 },
-      cookieKeys: [process.env.BENCH_COOKIE_KEY ?? generateCookieKey()],
-      ...(process.env.BENCH_STORE ? { store: await (await import('../src/proxy/redis.js')).RedisStore.connect(process.env.BENCH_STORE) } : {}),
-      // load.bench.ts refreshes with tokens in the form (the opt-in mode); this bench with session cookies
-      browserHeldRefreshTokens: true,
-    });
-    url = served.url;
-    // on 127.0.0.1 the public origin defaults to http://localhost:<port>; the callback must be registered at the emulator
-    callbackUrl = served.callbackUrl;
-    close = () => served.close();
+/** The children run the published build (bench/serve-child.mjs): built once per bench process, before the first child. */
+let built = false;
+function ensureServerBuild(): void {
+  if (built || process.env.BENCH_FROM_SOURCE === '1') return;
+  for (const script of ['build:lib', 'build:server']) {
+    const run = spawnSync('npm', ['run', '--silent', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (run.status !== 0) throw new Error(`npm run ${script} failed (exit ${run.status ?? run.signal}): the benches run the built proxy`);
   }
-  process.on('message', (message: { cmd: string; redirectUri?: string }) => {
-    if (message.cmd === 'mem') {
-      globalThis.gc?.();
-      globalThis.gc?.();
-      process.send!({ mem: process.memoryUsage() });
-    } else if (message.cmd === 'cpu') {
-      // user + system time of this process so far, in µs: robust to other load on the machine, unlike req/s
-      const { user, system } = process.cpuUsage();
-      process.send!({ cpu: user + system });
-    } else if (message.cmd === 'register') {
-      register!(message.redirectUri!);
-      process.send!({ registered: true });
-    } else if (message.cmd === 'stop') {
-      close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error(error);
-          process.exit(1);
-        },
-      );
-    }
-  });
-  process.send!({ url, callbackUrl });
+  built = true;
 }
 
 export interface ChildServer {
@@ -139,14 +87,27 @@ export interface ChildServer {
   memory(): Promise<NodeJS.MemoryUsage>;
   /** CPU time (user + system) the child has used so far, in µs. */
   cpu(): Promise<number>;
+  /** Of it, the time in the kernel (system calls: sockets, wake-ups), in µs. */
+  systemCpu(): Promise<number>;
+  /** Starts a CPU profile of the child (sampled every 100 µs); `stop` writes it into `dir` and gives its path. */
+  profile(): Promise<{ stop(dir: string): Promise<string> }>;
   stop(): Promise<void>;
 }
 
-/** Starts this file in a child process in the given role. */
-export function startChild(file: string, role: 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = fork(file, [`--serve-${role}`], {
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])],
-    env: { ...process.env, ...env },
+/** Starts the emulator or a token proxy in a child process (bench/serve-child.mjs, the built code under plain Node). */
+export function startChild(role: 'emulator' | 'proxy', env: Record<string, string> = {}): Promise<ChildServer> {
+  ensureServerBuild();
+  const fromSource = process.env.BENCH_FROM_SOURCE === '1';
+  const child = fork(fileURLToPath(new URL('./serve-child.mjs', import.meta.url)), [`--serve-${role}`], {
+    execArgv: [...(fromSource ? ['--import', 'tsx'] : []), '--expose-gc', ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : [])],
+    env: {
+      ...process.env,
+      BENCH_CLIENT_ID: DEMO_LOGIN.clientId,
+      BENCH_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
+      BENCH_REDIRECT_URI: DEMO_LOGIN.redirectUri,
+      BENCH_ORIGIN: ORIGIN,
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const message = (key: string): Promise<Record<string, unknown>> =>
@@ -179,6 +140,23 @@ export function startChild(file: string, role: 'emulator' | 'proxy', env: Record
     },
     cpu: () => {
       const answer = next<number>('cpu');
+      child.send({ cmd: 'cpu' });
+      return answer;
+    },
+    profile: async () => {
+      const started = next<boolean>('profiling');
+      child.send({ cmd: 'profile-start' });
+      await started;
+      return {
+        stop: (dir: string) => {
+          const written = next<string>('profiled');
+          child.send({ cmd: 'profile-stop', dir });
+          return written;
+        },
+      };
+    },
+    systemCpu: () => {
+      const answer = next<number>('system');
       child.send({ cmd: 'cpu' });
       return answer;
     },
@@ -583,17 +561,16 @@ function printScenario(title: string, summary: Record<SideName, Summary>): void 
 }
 
 async function main(): Promise<void> {
-  const file = fileURLToPath(import.meta.url);
   const loadBefore = loadavg()[0]!;
   const { startRedisServer } = await import('../test/node/proxy-redis-server.js');
   const { generateCookieKey } = await import('../src/proxy/index.js');
   const redis = await startRedisServer();
   const redisPid = redis.pid();
   const key = generateCookieKey();
-  const emulator = await startChild(file, 'emulator');
+  const emulator = await startChild('emulator');
   const proxyEnv = { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: key };
-  const memory = await startChild(file, 'proxy', proxyEnv);
-  const replicas = await Promise.all([0, 1, 2].map(() => startChild(file, 'proxy', { ...proxyEnv, BENCH_STORE: redis.url })));
+  const memory = await startChild('proxy', proxyEnv);
+  const replicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: redis.url })));
   try {
     const pool = await mintRefreshTokens(emulator.url, POOL_GRANTS);
     const cookies = await mintSessionCookies(emulator, memory, POOL_GRANTS);
@@ -710,6 +687,4 @@ async function main(): Promise<void> {
   }
 }
 
-const role = process.argv.find((a) => a.startsWith('--serve-'))?.slice('--serve-'.length);
-if (role) await serveChild(role);
-else if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -106,6 +106,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
       for (const [name, value] of Object.entries(COMMON_HEADERS)) headers.set(name, value);
       if (!/\borigin\b/i.test(headers.get('Vary') ?? '')) headers.append('Vary', 'Origin');
       headers.set(REQUEST_ID_HEADER, requestId);
+      for (const line of state.cookies ?? []) headers.append('Set-Cookie', line);
     }
     // shutting down: the connection ends with this answer, so the client's next request goes to another replica
     if (hooks.draining?.()) c.res.headers.set('Connection', 'close');

@@ -47,6 +47,8 @@ export interface RequestState {
   upstreamMs?: number;
   /** The headers every answer to this request carries (common, request id, Vary, CORS): `reply` builds its answer with them. */
   headers?: Record<string, string>;
+  /** The Set-Cookie lines of this request's answer (session-cookie.ts), in the order written. */
+  cookies?: string[];
   /** The answer `reply` built, complete: nothing to add to it afterwards. */
   answered?: Response;
 }
@@ -77,8 +79,18 @@ export function reply(c: C, answer: Answer, extra?: Record<string, string>): Res
     if ((answer as Answer & { [LIMITED]?: true })[LIMITED]) state.limited = true;
   }
   // one Response, built with all its headers at once: adding one afterwards would make @hono/node-server build a
-  // whole WHATWG Response and stream its body (a tenth of a refresh's CPU)
-  const response = c.json(answer.body, answer.status as 200, { ...(state?.headers ?? COMMON_HEADERS), ...answer.headers, ...extra });
+  // whole WHATWG Response and stream its body (a tenth of a refresh's CPU). Its headers are a plain record, which
+  // that adapter hands to Node's writeHead as it is (a Headers object, as c.json makes of more than one header,
+  // costs a validation per header and a sorted copy); only two cookies or more need a Headers object
+  const headers: Record<string, string> = { ...(state?.headers ?? COMMON_HEADERS), ...answer.headers, ...extra, 'Content-Type': 'application/json' };
+  const cookies = state?.cookies ?? [];
+  let init: Record<string, string> | Headers = headers;
+  if (cookies.length === 1) headers['Set-Cookie'] = cookies[0]!;
+  else if (cookies.length > 1) {
+    init = new Headers(headers);
+    for (const line of cookies) init.append('Set-Cookie', line);
+  }
+  const response = new Response(JSON.stringify(answer.body), { status: answer.status, headers: init });
   if (state) state.answered = response;
   return response;
 }

@@ -10,7 +10,8 @@
  * - Two cookies of one name in a request are refused (`CookieConflict`), never resolved by their order.
  */
 import type { Context } from 'hono';
-import { deleteCookie, setCookie } from 'hono/cookie';
+import { generateCookie } from 'hono/cookie';
+import type { RequestState } from './context.js';
 import type { ResolvedConfig } from './config.js';
 import type { Sealer } from './seal.js';
 import { isRecord } from '../core/service-types.js';
@@ -150,11 +151,11 @@ export class CookieSessions {
       value = await this.#sealer.seal(JSON.stringify(rest), aad);
     }
     const maxAge = Math.max(0, session.iat + this.#config.sessionMaxAgeSeconds - Math.floor(Date.now() / 1000));
-    setCookie(c, name, value, { ...this.#attributes(), sameSite: 'Strict', maxAge });
+    sendCookie(c, generateCookie(name, value, { ...this.#attributes(), sameSite: 'Strict', maxAge }));
   }
 
   clear(c: Context, name: string, sameSite: 'Strict' | 'Lax' = 'Strict'): void {
-    deleteCookie(c, name, { ...this.#attributes(), sameSite });
+    sendCookie(c, generateCookie(name, '', { ...this.#attributes(), sameSite, maxAge: 0 }));
   }
 
   /** Whether Disconnect (or a sign-in that replaced it) ended this session: a sealed mark in the store, so a writer of the shared store cannot forge one. */
@@ -174,7 +175,7 @@ export class CookieSessions {
   /** The pre-login cookie: SameSite=Lax, so it comes back on the authorization server's redirect to the callback. */
   async writeLogin(c: Context, name: string, login: PendingLogin, maxAgeSeconds: number): Promise<void> {
     const value = await this.#sealer.seal(JSON.stringify(login), this.#aad(name));
-    setCookie(c, name, value, { ...this.#attributes(), sameSite: 'Lax', maxAge: maxAgeSeconds });
+    sendCookie(c, generateCookie(name, value, { ...this.#attributes(), sameSite: 'Lax', maxAge: maxAgeSeconds }));
   }
 
   async readLogin(c: Context, name: string): Promise<PendingLogin | 'missing' | 'invalid' | CookieConflict> {
@@ -206,6 +207,17 @@ export class CookieSessions {
     const base = cookieBase(this.#config);
     return { httpOnly: true, secure: base.secure, path: '/', ...(base.domain ? { domain: base.domain } : {}) };
   }
+}
+
+/**
+ * A Set-Cookie line for this request's answer: kept in the request state, where `reply` builds its one answer with it
+ * and the routes' finishing middleware adds it to any other answer (a redirect, a page); outside the routes, on Hono's
+ * context.
+ */
+function sendCookie(c: Context, line: string): void {
+  const state = c.get('st') as RequestState | undefined;
+  if (state) (state.cookies ??= []).push(line);
+  else c.header('Set-Cookie', line, { append: true });
 }
 
 function revokedKey(session: Session): string {

@@ -2,7 +2,7 @@
  * A small `fetch` for the proxy's calls to the service under Node: keep-alive `node:http`/`node:https`
  * agents, the body read into one Buffer up to the proxy's limit (RAW_LIMIT on the init; past it the
  * request is destroyed and RAW_TEXT is null), redirects never followed (node:http does not), abort by
- * signal. It replaces global `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's
+ * signal or by a time limit on the init (RAW_TIMEOUT: no AbortController per call). It replaces global `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's
  * CPU on loopback; the proxy's own limits (timeout, size) still apply around it (upstream.ts). TLS uses
  * Node's defaults (certificate checks on). Only what oauth4webapi's calls through upstream.ts need: POST
  * with string or URLSearchParams bodies and plain-object headers; the answer's text is on RAW_TEXT (the
@@ -10,7 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { RAW_HEADERS, RAW_LIMIT, RAW_TEXT } from './upstream-read.js';
+import { KEEPS_TIME_LIMIT, RAW_HEADERS, RAW_LIMIT, RAW_TEXT, RAW_TIMEOUT } from './upstream-read.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;
@@ -21,31 +21,60 @@ export interface NodeFetch {
 export function createNodeFetch(): NodeFetch {
   const httpAgent = new HttpAgent({ keepAlive: true });
   const httpsAgent = new HttpsAgent({ keepAlive: true });
-  const fetchFn = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
-    new Promise<Response>((resolve, reject) => {
-      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      const secure = url.protocol === 'https:';
-      const body = init.body === undefined || init.body === null ? undefined : Buffer.from(String(init.body as string | URLSearchParams), 'utf8');
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries((init.headers ?? {}) as Record<string, string>)) headers[name] = value;
-      if (body) headers['content-length'] = String(body.length);
-      const options = {
-        method: init.method ?? 'GET',
+  // the service's endpoints are a few URLs, parsed once each
+  const targets = new Map<string, { secure: boolean; hostname: string; port: string | undefined; path: string }>();
+  const targetOf = (href: string) => {
+    let target = targets.get(href);
+    if (!target) {
+      const url = new URL(href);
+      target = {
+        secure: url.protocol === 'https:',
         hostname: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
-        headers,
       };
+      if (targets.size >= 32) targets.clear();
+      targets.set(href, target);
+    }
+    return target;
+  };
+  const fetchFn = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
+    new Promise<Response>((resolve, reject) => {
+      const target = targetOf(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      const body = init.body === undefined || init.body === null ? undefined : Buffer.from(String(init.body as string | URLSearchParams), 'utf8');
+      const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
+      if (body) headers['content-length'] = String(body.length);
       const signal = init.signal ?? undefined;
       const limit = (init as RequestInit & { [RAW_LIMIT]?: number })[RAW_LIMIT] ?? Number.POSITIVE_INFINITY;
+      const timeoutMs = (init as RequestInit & { [RAW_TIMEOUT]?: number })[RAW_TIMEOUT];
       if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-      const outgoing = secure ? httpsRequest({ ...options, agent: httpsAgent }) : httpRequest({ ...options, agent: httpAgent });
+      const outgoing = (target.secure ? httpsRequest : httpRequest)({
+        method: init.method ?? 'GET',
+        hostname: target.hostname,
+        port: target.port,
+        path: target.path,
+        headers,
+        agent: target.secure ? httpsAgent : httpAgent,
+      });
       const onAbort = (): void => {
         outgoing.destroy();
         reject(signal?.reason ?? new Error('aborted'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      // RAW_TIMEOUT: the whole call, answer read included (upstream.ts gives it in place of a signal)
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              outgoing.destroy();
+              const error = new Error(`The service did not answer within ${timeoutMs} ms.`);
+              error.name = 'TimeoutError';
+              reject(error);
+            }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       outgoing.on('error', (error) => {
         done();
         reject(error);
@@ -97,6 +126,8 @@ export function createNodeFetch(): NodeFetch {
       });
       outgoing.end(body);
     });
+  // it honors RAW_TIMEOUT (upstream-read.ts)
+  Object.defineProperty(fetchFn, KEEPS_TIME_LIMIT, { value: true });
   return {
     fetch: fetchFn as typeof fetch,
     close: () => {

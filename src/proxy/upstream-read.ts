@@ -22,6 +22,19 @@ export function headerOf(response: Response, name: string): string | null {
   return raw ? (raw[name] ?? null) : response.headers.get(name);
 }
 
+/**
+ * On a request's init, for a fetch that keeps the time limit itself (keepsTimeLimit): the whole call's limit in ms,
+ * answer read included, in place of an abort signal; past it the call fails with an Error named `TimeoutError`.
+ */
+export const RAW_TIMEOUT = Symbol.for('esign-elements.proxy.rawTimeout');
+
+/** Marks a fetch (node-fetch.ts) that honors RAW_TIMEOUT. */
+export const KEEPS_TIME_LIMIT = Symbol.for('esign-elements.proxy.keepsTimeLimit');
+
+export function keepsTimeLimit(fetchFn: typeof fetch): boolean {
+  return (fetchFn as typeof fetch & { [KEEPS_TIME_LIMIT]?: boolean })[KEEPS_TIME_LIMIT] === true;
+}
+
 /** On every request's init: the answer's size limit in bytes, for a fetch that reads the answer itself. */
 export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
 

@@ -638,6 +638,26 @@ async function main(): Promise<void> {
         `${remote.memory.cpuMicrosPerRequest.proxies} µs with ${SERVICE_ROUND_TRIP_MS} ms at ${remote.memory.rps.toFixed(0)} req/s (CPU per request falls as the rate rises: compare at one rate)`,
     );
     console.log(`information: proxy CPU with no requests: ${idle.memory} µs/s (1 proxy), ${idle.redis3} µs/s (3 replicas on Redis, summed)`);
+    // what a low rate costs on this machine whatever the code: the same process, per request, at the fixed rate over as
+    // fast as it goes (at the fixed rate each request wakes the process on its own; the emulator's work per call is the same)
+    const lowRate = {
+      emulator: {
+        fixedRate: loopbackFixed.direct.cpuMicrosPerRequest.emulator,
+        asFastAsItGoes: loopback.direct.cpuMicrosPerRequest.emulator,
+        factor: Number((loopbackFixed.direct.cpuMicrosPerRequest.emulator / loopback.direct.cpuMicrosPerRequest.emulator).toFixed(2)),
+      },
+      proxy: {
+        fixedRate: loopbackFixed.memory.cpuMicrosPerRequest.proxies,
+        asFastAsItGoes: loopback.memory.cpuMicrosPerRequest.proxies,
+        factor: Number((loopbackFixed.memory.cpuMicrosPerRequest.proxies / loopback.memory.cpuMicrosPerRequest.proxies).toFixed(2)),
+      },
+    };
+    console.log(
+      `information: CPU per request at ${FIXED_RATE} req/s over as fast as it goes, on loopback (the machine's price of waking for each request): ` +
+        `emulator token endpoint ${lowRate.emulator.factor}× (${lowRate.emulator.fixedRate} / ${lowRate.emulator.asFastAsItGoes} µs), ` +
+        `1 proxy ${lowRate.proxy.factor}× (${lowRate.proxy.fixedRate} / ${lowRate.proxy.asFastAsItGoes} µs); ` +
+        `1 proxy's two segments at ${FIXED_RATE} req/s: ${loopbackFixed.memory.proxyCpuMicrosPerSegment.join(' and ')} µs on loopback, ${remoteFixed.memory.proxyCpuMicrosPerSegment.join(' and ')} µs with ${SERVICE_ROUND_TRIP_MS} ms`,
+    );
     console.log(
       `emulator counted ${counters['grant:refresh_token'] ?? 0} refresh grants; token pool ${pool.length}, cookie pool ${cookies.length} of ${POOL_GRANTS}; found empty ${poolEmpty.count} times`,
     );
@@ -674,6 +694,7 @@ async function main(): Promise<void> {
         asFastAsTheyGoRoundTrip: remote.memory.cpuMicrosPerRequest.proxies,
       },
       proxyIdleCpuMicrosPerSecond: idle,
+      lowRateCpuPerRequest: lowRate,
       cpuTarget: CPU_TARGET_MICROS,
       emulatorRefreshGrants: counters['grant:refresh_token'] ?? 0,
       poolFoundEmpty: poolEmpty.count,

@@ -65,14 +65,8 @@ beforeEach(async () => {
 });
 
 /** A form post through the shared helper, plus what every answer of the proxy carries: no caching. */
-async function post(
-  url: string,
-  fields: Record<string, string> | URLSearchParams,
-  jar?: Jar,
-  headers: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Answer> {
-  const answer = await postForm(url, fields, jar, headers, signal);
+async function post(...args: Parameters<typeof postForm>): Promise<Answer> {
+  const answer = await postForm(...args);
   assert.equal(answer.headers.get('cache-control'), 'no-store');
   return answer;
 }

@@ -2,15 +2,16 @@
  * A small `fetch` for the proxy's calls to the service under Node: keep-alive `node:http`/`node:https`
  * agents, the body read into one Buffer up to the proxy's limit (RAW_LIMIT on the init; past it the
  * request is destroyed and RAW_TEXT is null), redirects never followed (node:http does not), abort by
- * signal or by a time limit on the init (RAW_TIMEOUT: no AbortController per call). It replaces global `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's
- * CPU on loopback; the proxy's own limits (timeout, size) still apply around it (upstream.ts). TLS uses
- * Node's defaults (certificate checks on). Only what oauth4webapi's calls through upstream.ts need: POST
- * with string or URLSearchParams bodies and plain-object headers; the answer's text is on RAW_TEXT (the
- * Response has no body of its own), so this is not a general-purpose fetch.
+ * signal or by a time limit on the init (RAW_TIMEOUT: no AbortController per call). It replaces global
+ * `fetch` (undici) under `serveTokenProxy`, where that cost most of a refresh's CPU on loopback; the
+ * proxy's limits (time, size) are given by fetchWithin (upstream-read.ts). TLS uses Node's defaults
+ * (certificate checks on). Only what oauth4webapi's calls through upstream.ts need: POST with string or
+ * URLSearchParams bodies and plain-object headers; the answer's text is on RAW_TEXT (the Response has no
+ * body of its own), so this is not a general-purpose fetch.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { KEEPS_TIME_LIMIT, RAW_HEADERS, RAW_LIMIT, RAW_TEXT, RAW_TIMEOUT } from './upstream-read.js';
+import { KEEPS_TIME_LIMIT, RAW_HEADERS, RAW_LIMIT, RAW_TEXT, RAW_TIMEOUT, timeoutError } from './upstream-read.js';
 
 export interface NodeFetch {
   fetch: typeof fetch;
@@ -61,15 +62,13 @@ export function createNodeFetch(): NodeFetch {
         reject(signal?.reason ?? new Error('aborted'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      // RAW_TIMEOUT: the whole call, answer read included (upstream.ts gives it in place of a signal)
+      // RAW_TIMEOUT: the whole call, answer read included (fetchWithin gives it in place of a signal of its own)
       const timer =
         timeoutMs === undefined
           ? undefined
           : setTimeout(() => {
               outgoing.destroy();
-              const error = new Error(`The service did not answer within ${timeoutMs} ms.`);
-              error.name = 'TimeoutError';
-              reject(error);
+              reject(timeoutError(timeoutMs));
             }, timeoutMs);
       const done = (): void => {
         clearTimeout(timer);

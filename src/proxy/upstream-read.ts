@@ -40,16 +40,47 @@ export const RAW_LIMIT = Symbol.for('esign-elements.proxy.rawLimit');
 
 /**
  * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
- * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled).
+ * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled). With `timeoutMs`
+ * the whole call, answer read included, fails past it with `timeoutError` (a fetch that keeps the limit itself
+ * gets RAW_TIMEOUT; any other an abort signal of its own, which also follows `init.signal`).
  */
 export async function fetchWithin(
   baseFetch: typeof fetch,
   url: string,
   init: RequestInit,
   max: number,
+  timeoutMs?: number,
 ): Promise<{ response: Response; text: string | undefined }> {
-  const response = await baseFetch(url, { ...init, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
-  return { response, text: await readLimited(response, max) };
+  const call = async (sent: RequestInit): Promise<{ response: Response; text: string | undefined }> => {
+    const response = await baseFetch(url, { ...sent, redirect: 'manual', [RAW_LIMIT]: max } as RequestInit);
+    return { response, text: await readLimited(response, max) };
+  };
+  if (timeoutMs === undefined) return call(init);
+  if (keepsTimeLimit(baseFetch)) return call({ ...init, [RAW_TIMEOUT]: timeoutMs } as RequestInit);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const outer = init.signal ?? undefined;
+  const onAbort = (): void => controller.abort();
+  outer?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await call({ ...init, signal: controller.signal });
+  } catch (error) {
+    throw timedOut ? timeoutError(timeoutMs) : error;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The failure of a call past its time limit (fetchWithin, node-fetch.ts). */
+export function timeoutError(timeoutMs: number): Error {
+  const error = new Error(`The service did not answer within ${timeoutMs} ms.`);
+  error.name = 'TimeoutError';
+  return error;
 }
 
 /** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */

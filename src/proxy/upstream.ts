@@ -9,7 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { isRecord } from '../core/service-types.js';
 import { isAllowedServiceUrl } from '../core/url.js';
 import { sanitizeTokenResponse, serviceError, unavailable, type Answer, type TokenResult } from './upstream-answer.js';
-import { fetchWithin, headerOf, keepsTimeLimit, RAW_TIMEOUT } from './upstream-read.js';
+import { fetchWithin, headerOf } from './upstream-read.js';
 
 export interface UpstreamConfig {
   clientId: string;
@@ -260,38 +260,16 @@ export class Upstream {
     const outcome: { raw?: Raw; failure?: Failure } = {};
     const config = this.#config;
     const baseFetch = config.fetch ?? globalThis.fetch;
-    const keep = ({ response, text }: { response: Response; text: string | undefined }): void => {
-      if (text === undefined) {
-        outcome.failure = 'oversized';
-      } else {
-        outcome.raw = { status: response.status, contentType: headerOf(response, 'content-type') ?? '', retryAfter: headerOf(response, 'retry-after'), text };
-      }
-    };
     const capture = async (url: string, init: RequestInit): Promise<Response> => {
-      if (!signal && keepsTimeLimit(baseFetch)) {
-        // a fetch that keeps the time limit itself (node-fetch.ts) and no browser that could cancel: no AbortController
-        try {
-          keep(await fetchWithin(baseFetch, url, { ...init, [RAW_TIMEOUT]: config.timeoutMs } as RequestInit, config.maxUpstreamBytes));
-        } catch (error) {
-          outcome.failure = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable';
-        }
-        return (neutralAnswer ??= new Response(null, { status: 400 }));
-      }
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, config.timeoutMs);
-      const onAbort = (): void => controller.abort();
-      signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        keep(await fetchWithin(baseFetch, url, { ...init, signal: controller.signal }, config.maxUpstreamBytes));
-      } catch {
-        outcome.failure = timedOut ? 'timeout' : 'unreachable';
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        const { response, text } = await fetchWithin(baseFetch, url, signal ? { ...init, signal } : init, config.maxUpstreamBytes, config.timeoutMs);
+        if (text === undefined) {
+          outcome.failure = 'oversized';
+        } else {
+          outcome.raw = { status: response.status, contentType: headerOf(response, 'content-type') ?? '', retryAfter: headerOf(response, 'retry-after'), text };
+        }
+      } catch (error) {
+        outcome.failure = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable';
       }
       // oauth4webapi gets a neutral answer (never read); the raw one is judged by #check
       return (neutralAnswer ??= new Response(null, { status: 400 }));

@@ -610,6 +610,43 @@ describe('token proxy: upstream failures', () => {
     });
   }
 
+  // serveTokenProxy's node-fetch keeps the time limit itself (RAW_TIMEOUT); any other fetch (Workers, Deno, Bun: the
+  // runtime's own) gets an abort signal from fetchWithin: the same 504, a refresh and a code exchange alike
+  for (const [name, fields] of [
+    ['refresh', { grant_type: 'refresh_token', refresh_token: 'rt-1' }],
+    ['code exchange', codeGrant],
+  ] as const) {
+    test(`timeout through the Fetch handler and the runtime's fetch (${name}) is a 504`, async () => {
+      behaviour = () => {
+        /* never answers */
+      };
+      const handler = createTokenProxy({
+        clientId: 'demo-client',
+        clientSecret: SECRET,
+        baseUrl: upstreamUrl,
+        allowedOrigins: [ORIGIN],
+        redirectUris: [REDIRECT],
+        timeoutMs: 1_000,
+        browserHeldRefreshTokens: true,
+        clientAddress: () => '127.0.0.1',
+      });
+      const started = Date.now();
+      const answer = await read(
+        await handler(
+          new Request('http://proxy.example/token', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN },
+            body: form(fields),
+          }),
+        ),
+      );
+      assert.equal(answer.status, 504);
+      assert.equal(answer.json.error, 'temporarily_unavailable');
+      assert.match(String(answer.json.error_description), /within 1000 ms/);
+      assert.ok(Date.now() - started < 5_000, 'answered at the time limit, not at the service');
+    });
+  }
+
   test('an unreachable service is a 502', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -8,7 +8,19 @@ import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
 import type { Answer, TokenResult } from './upstream-answer.js';
 
-const TOKEN_FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'session', 'space_id', 'force', 'request_id'] as const;
+const TOKEN_FIELDS = [
+  'grant_type',
+  'code',
+  'code_verifier',
+  'redirect_uri',
+  'refresh_token',
+  'scope',
+  'session',
+  'space_id',
+  'force',
+  'request_id',
+  'iss',
+] as const;
 const REVOKE_FIELDS = ['token', 'token_type_hint', 'session'] as const;
 const BROWSER_HELD_OFF =
   'This token proxy keeps refresh tokens itself (token-mediating mode): send the session field. Returning refresh tokens to the browser needs the proxy option browserHeldRefreshTokens (CLI --browser-held-refresh-tokens).';
@@ -63,7 +75,11 @@ async function browserHeldCode(ctx: Ctx, c: C, values: Map<string, string>): Pro
   if (!ctx.config.redirectUris.has(values.get('redirect_uri')!)) {
     return oauthError(400, 'invalid_request', 'redirect_uri is not one of the redirect URIs configured on the token proxy.');
   }
-  const result = await timed(c, ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal));
+  // RFC 9207: the page checked the authorization response's `iss` and sends it along; checked here again
+  const result = await timed(
+    c,
+    ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal, values.get('iss')),
+  );
   return result.ok ? { status: 200, body: result.tokens } : result.answer;
 }
 

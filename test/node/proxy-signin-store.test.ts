@@ -24,7 +24,7 @@ let emulator: RunningEmulator;
 let redis: RedisServer;
 const started: ServedTokenProxy[] = [];
 const stores: ProxyStore[] = [];
-const clients: Array<ReturnType<typeof createClient>> = [];
+const clients: Array<{ destroy(): void }> = [];
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });

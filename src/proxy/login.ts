@@ -101,7 +101,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   const server = await authorization(ctx);
   if ('status' in server) return fail('temporarily_unavailable');
 
-  login.st = randomId(32);
+  login.st = await ctx.states.issue();
   login.cv = randomId(64);
   login.sl = slot;
   if (spaceId !== undefined) login.sp = spaceId;
@@ -136,25 +136,38 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   if (config.callbackUrl === undefined) return page(c, 400, 'This token proxy runs no sign-in (its token-mediating mode is off: no cookie keys).');
   const query = single(new URL(c.req.url).searchParams, CALLBACK_FIELDS);
   const state = query?.get('state');
-  const once = async (): Promise<boolean> =>
-    guard(config.store.claim(`ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`, '1', config.loginTimeoutSeconds * 1000));
+  // counted like /login: whatever the state, each request is a hit against the caller's address
+  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
+  // a state this proxy issued (its MAC), checked without the store: one it never issued is refused with nothing written
+  const issued = state && state.length <= 200 ? await ctx.states.check(state) : undefined;
+  const once = async (issuedAt: number): Promise<boolean> =>
+    guard(
+      config.store.claim(
+        `ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`,
+        '1',
+        // as long as the state could be redeemed (its MAC holds the issue time), not longer
+        Math.max(1_000, issuedAt + config.loginTimeoutSeconds * 1000 + 60_000 - Date.now()),
+      ),
+    );
   // never a page at this URL: the code in it would be readable by a script of the same origin (popup.location)
-  const unknown = (): Response =>
-    redirect(c, `${config.publicOrigin}${config.basePath}/login/done#${new URLSearchParams({ outcome: 'error', error: 'state_mismatch' })}`);
-  if (!query || !state || state.length > 200) return unknown();
+  const unknown = (error = 'state_mismatch'): Response =>
+    redirect(c, `${config.publicOrigin}${config.basePath}/login/done#${new URLSearchParams({ outcome: 'error', error })}`);
+  if (!query || !state || !issued || (!issued.ok && issued.reason === 'unknown')) return unknown(limited ? 'rate_limited' : 'state_mismatch');
   const name = await ctx.cookies.loginName(state);
   const login = await ctx.cookies.readLogin(c, name);
   // single use: the pre-login cookie goes whatever happens next
   ctx.cookies.clear(c, name, 'Lax');
   if (login instanceof CookieConflict || typeof login === 'string' || login.st !== state) {
-    // this browser did not start that sign-in: the state is burnt, so that whoever holds its pre-login cookie (the
-    // server that asked for it) cannot redeem the code later either
-    await once();
-    return unknown();
+    // this browser did not start that sign-in: the state is burnt (issued by this proxy, under the login route's
+    // rate limit), so that whoever holds its pre-login cookie (the server that asked for it) cannot redeem the code
+    // later either. An expired state can be redeemed by no one: nothing to burn
+    if (issued.ok) await once(issued.issuedAt);
+    return unknown(limited ? 'rate_limited' : 'state_mismatch');
   }
-  if (login.exp < Date.now()) return outcome(ctx, c, login, 'login_expired');
+  if (!issued.ok || login.exp < Date.now()) return outcome(ctx, c, login, 'login_expired');
   // once across replicas too: a second request with the same cookie (a copy) redeems nothing
-  if (!(await once())) return outcome(ctx, c, login, 'state_mismatch');
+  if (!(await once(issued.issuedAt))) return outcome(ctx, c, login, 'state_mismatch');
+  if (limited) return outcome(ctx, c, login, 'rate_limited');
 
   const server = await authorization(ctx);
   if ('status' in server) return outcome(ctx, c, login, 'temporarily_unavailable');

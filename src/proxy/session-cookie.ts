@@ -14,6 +14,7 @@ import { generateCookie } from 'hono/cookie';
 import type { RequestState } from './context.js';
 import type { ResolvedConfig } from './config.js';
 import type { Sealer } from './seal.js';
+import { REVOKED_MARK_PREFIX } from './store.js';
 import { isRecord } from '../core/service-types.js';
 
 /** The session cookie's payload (sealed). Short field names keep the cookie small. */
@@ -221,7 +222,7 @@ function sendCookie(c: Context, line: string): void {
 }
 
 function revokedKey(session: Session): string {
-  return `rv:${session.sid}`;
+  return `${REVOKED_MARK_PREFIX}${session.sid}`;
 }
 
 /** Every value of the cookie `name` in a Cookie header, in the order sent (RFC 6265 section 5.4 pairs). */

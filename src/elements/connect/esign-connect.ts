@@ -297,7 +297,9 @@ export class EsignConnect extends EsignElement implements SessionProvider {
   /** The technical detail under a localized error: the address a refused redirect used, or a setup mistake's exact reason. */
   #errorDetail(): string {
     const error = this._error;
-    return error?.serviceCode === 'invalid_redirect_uri' || error?.directive ? error.message : '';
+    // the settings to change, with this page's values (the proxy's own words, as its refusal page says them)
+    const technical = error?.code === 'origin_not_allowed' || error?.code === 'cookie_blocked';
+    return error?.serviceCode === 'invalid_redirect_uri' || error?.directive || technical ? error!.message : '';
   }
 }
 

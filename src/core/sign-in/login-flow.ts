@@ -73,13 +73,15 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
     };
     const onMessage = (event: MessageEvent): void => {
       if (event.source !== popup) return;
+      const unknown = unknownToProxy(event.data, state);
+      if (unknown) return accept(unknown);
       if (event.origin !== messageOrigin) {
         // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
         const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
         if (refusal) giveUp(refusal);
         return;
       }
-      accept(fromOwnPopup(event.data, state));
+      accept(event.data);
     };
     // the consent page may sever window.opener: the proxy's done page also tells the pages of its origin
     const channel = messageOrigin !== location.origin || typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel('esign-login');
@@ -161,11 +163,15 @@ export async function handlePageCallback(manager: SessionManager): Promise<Callb
 
 /**
  * The token proxy's outcome after a callback that did not know this browser's sign-in (no pre-login cookie came back:
- * another host name, an old link) names no attempt: coming from this sign-in's own popup, it is this sign-in's error.
+ * the sign-in started at another host name than the proxy's public one, an old link) names no attempt, and comes from
+ * the proxy's public origin, which may not be the origin the sign-in started at: from this sign-in's own popup, it is
+ * this sign-in's error (an error only: no session is taken from it). Else undefined.
  */
-function fromOwnPopup(data: unknown, state: string): unknown {
-  const m = data as { source?: unknown; attempt?: unknown; outcome?: unknown } | null;
-  return typeof m === 'object' && m !== null && m.source === 'esign-token-proxy' && m.attempt === '' && m.outcome === 'error' ? { ...m, attempt: state } : data;
+function unknownToProxy(data: unknown, state: string): unknown {
+  const m = data as { source?: unknown; type?: unknown; attempt?: unknown; outcome?: unknown } | null;
+  const attemptless =
+    typeof m === 'object' && m !== null && m.source === 'esign-token-proxy' && m.type === 'login' && m.attempt === '' && m.outcome === 'error';
+  return attemptless ? { ...m, attempt: state } : undefined;
 }
 
 function safeOpener(): Window | null {

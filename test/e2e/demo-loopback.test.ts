@@ -4,7 +4,7 @@
  * stories/demo-config.ts as the stories do (bundled with Storybook's `import.meta.env` values). A person opens it at
  * `http://localhost:<port>` and at `http://127.0.0.1:<port>` and connects from both. And the arrangement the demo had
  * before (one proxy whose callback is on localhost, the page on 127.0.0.1): the callback cannot know that sign-in, and
- * the page says so (state mismatch), not that a window was closed.
+ * the page says so (state mismatch) in its language, not that a window was closed.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -140,6 +140,11 @@ describe("npm start's demo from either loopback name", () => {
         await page.person.consent({ email: PEOPLE.alice.email, password: PEOPLE.alice.password, spaceId: SPACES.acme.spaceId }, 20_000);
         await page.waitForText('does not match a sign-in started here', 20_000);
         assert.deepEqual(await heard(page), ['esign-error:state_mismatch']);
+        // in the page's language: the same reason in Malay and in Chinese
+        await page.run("document.documentElement.setAttribute('lang', 'ms'); return true");
+        await page.waitForText('tidak sepadan dengan log masuk yang dimulakan di sini', 10_000);
+        await page.run("document.documentElement.setAttribute('lang', 'zh-CN'); return true");
+        await page.waitForText('此登录响应与此处发起的登录不匹配', 10_000);
       } finally {
         await page.close();
       }

@@ -15,6 +15,7 @@ import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { LazyPart } from '../shared/lazy.js';
 import { EsignElement } from '../shared/element.js';
+import { FocusKeeper } from '../shared/a11y.js';
 import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
 import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
 import { legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
@@ -138,6 +139,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
     this.#own = new LocalizeController(this, ownMessages);
     // the view resumes by itself when the connection returns (its controller decides whether it should)
     new OnlineController(this, (online) => this.#view?.networkChanged(online));
+    // a state or frame that replaces the focused one takes the focus: its heading (Send → "Envelope sent"), else the page
+    new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('.state [data-focus-target], [part~="frame"], [part~="button"]'));
   }
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */

@@ -179,6 +179,15 @@ export const stateStyles = css`
     font-weight: 600;
     font-size: 1.0625em;
   }
+  /* a state's heading takes the focus when the control that had it goes (tabindex="-1") */
+  .state .title:focus-visible {
+    outline: 2px solid var(--_accent);
+    outline-offset: 2px;
+    border-radius: 2px;
+  }
+  .state .title:focus:not(:focus-visible) {
+    outline: none;
+  }
   .state .text {
     margin: 0;
     max-width: 42ch;

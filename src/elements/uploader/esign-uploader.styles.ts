@@ -41,18 +41,23 @@ export const uploaderStyles = css`
     width: 1.25rem;
     height: 1.25rem;
   }
-  [part~='drop-zone']:hover:not([aria-disabled='true']),
-  [part~='drop-zone'].dragging {
+  /* its own tint, under the ordinary text: as specific as the button family's hover (button:hover:not(…):not(:disabled)), and later */
+  button[part~='drop-zone']:hover:not([aria-disabled='true']):not(:disabled),
+  button[part~='drop-zone'].dragging {
     border-color: var(--_accent);
     border-style: solid;
     background: var(--_accent-tint);
+    color: var(--_text);
   }
   [part~='drop-zone']:focus-visible {
     outline: 2px solid var(--_accent);
     outline-offset: 2px;
   }
-  [part~='drop-zone'][aria-disabled='true'] {
+  /* taking no files, it stays legible (no faded opacity): the muted text keeps 4.5:1 */
+  button[part~='drop-zone'][aria-disabled='true'],
+  button[part~='drop-zone']:disabled {
     cursor: not-allowed;
+    opacity: 1;
   }
   [part~='drop-zone'][aria-disabled='true'] .badge {
     background: var(--_tint);

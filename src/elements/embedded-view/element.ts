@@ -64,7 +64,7 @@ export interface OwnTerms extends Record<string, string> {
  * @cssprop [--esign-sheet-breakpoint=640px] - With `sheet`: the viewport width below which the page is a full-screen sheet (a CSS length).
  * @cssprop [--esign-sheet-z-index=2147483000] - With `sheet`: the sheet's z-index where the browser has no popover top layer.
  * @cssprop [--esign-sheet-background=var(--esign-surface)] - With `sheet`: the sheet's background (around the page, behind the safe areas).
- * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
+ * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. The signing frame's states (empty, loading, sent) keep it too, so the page opening does not move what is below; the contract list's states need less and take less.
  */
 export abstract class EmbeddedViewElement extends EsignElement {
   static override properties: PropertyDeclarations = {

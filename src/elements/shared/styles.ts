@@ -100,13 +100,17 @@ export const buttonStyles = css`
     outline: 2px solid var(--_accent);
     outline-offset: 2px;
   }
+  /* a busy button (Connecting…) keeps the focus and its look: only the cursor says to wait */
   button[aria-busy='true'] {
     cursor: progress;
   }
+  /* a disabled one is quiet but legible (no faded opacity): muted text, 4.5:1, on the tint */
   button:disabled,
-  button[aria-disabled='true'] {
+  button[aria-disabled='true']:not([aria-busy='true']) {
     cursor: not-allowed;
-    opacity: 0.72;
+    background: var(--_tint);
+    color: var(--_muted);
+    border-color: var(--_border-strong);
   }
   svg.icon {
     width: 1.25em;

@@ -37,6 +37,13 @@ export const uploaderStyles = css`
     background: var(--_accent-tint);
     color: var(--_accent);
   }
+  /* with files listed below, the zone gives up its badge and some padding for the first row: the uploader hardly grows */
+  [part~='drop-zone'].compact {
+    padding-block: calc(var(--_space) * 1.5);
+  }
+  [part~='drop-zone'].compact .badge {
+    display: none;
+  }
   [part~='drop-zone'] .badge svg {
     width: 1.25rem;
     height: 1.25rem;
@@ -53,11 +60,8 @@ export const uploaderStyles = css`
     outline: 2px solid var(--_accent);
     outline-offset: 2px;
   }
-  /* taking no files, it stays legible (no faded opacity): the muted text keeps 4.5:1 */
-  button[part~='drop-zone'][aria-disabled='true'],
-  button[part~='drop-zone']:disabled {
+  [part~='drop-zone'][aria-disabled='true'] {
     cursor: not-allowed;
-    opacity: 1;
   }
   [part~='drop-zone'][aria-disabled='true'] .badge {
     background: var(--_tint);
@@ -65,6 +69,15 @@ export const uploaderStyles = css`
   }
   [part~='label'] {
     font-weight: 600;
+  }
+  /* narrow, the label takes two lines either way: "connect first" turning into "choose files" does not move the page */
+  [part~='base'] {
+    container-type: inline-size;
+  }
+  @container (max-width: 30rem) {
+    [part~='label'] {
+      min-height: 2lh;
+    }
   }
   [part~='hint'] {
     color: var(--_muted);

@@ -342,7 +342,7 @@ export class EsignUploader extends UploaderFormControl {
             : this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne');
     return html`
       <div part="base" role="group" aria-label=${this.#t.term('groupLabel')}>
-        ${this.#zone.render(label, this.#hint(), off)}
+        ${this.#zone.render(label, this.#hint(), off, (this.#list?.queue.items.length ?? 0) > 0)}
         ${this.#configError ? html`<p part="error">${icon(alertIcon)}<span>${this.#misconfigured(this.#configError)}</span></p>` : nothing}
         ${this.#list ? this.#list.render() : nothing}
         ${liveRegions(this._live, this.#configError ? this.#misconfigured(this.#configError) : this._alert)}

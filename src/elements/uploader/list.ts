@@ -204,6 +204,8 @@ export class UploadList {
   #renderSummary(items: readonly UploadItem[]) {
     const active = items.filter((i) => ACTIVE.has(i.status));
     const failed = items.filter((i) => i.status === 'failed' || i.status === 'cancelled');
+    // one file's row has its own progress: a summary that came and went with it would move the page below
+    if (active.length + failed.length < 2 && items.length < 2) return nothing;
     if (active.length === 0 && failed.length === 0) return nothing;
     const t = this.#t;
     const overall = this.queue.overall();

@@ -11,6 +11,7 @@ import { icon, alertIcon, checkIcon, linkIcon } from '../shared/icons.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { EsignElement } from '../shared/element.js';
+import { FocusKeeper, liveRegions } from '../shared/a11y.js';
 
 export type { ConnectStatus } from './session-host.js';
 
@@ -156,6 +157,8 @@ export class EsignConnect extends EsignElement implements SessionProvider {
     super();
     // offers this element as the session of the elements inside it (context)
     answerSessionRequests(this);
+    // a replaced button's focus goes to the one that took its place (Connect → Connecting… → Disconnect → Connect)
+    new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('[part~="button"]'));
   }
 
   /** The current session (scope, Space id, expiry), never a token; undefined when not connected. */
@@ -213,7 +216,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
       <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
         ${!this.#session.online ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
-        <span role="status" aria-live="polite" class="visually-hidden">${this.#liveText()}</span>
+        ${liveRegions(this.#liveText(), this.status === 'error' ? this.#errorText() : '')}
       </div>
       <slot></slot>
     `;
@@ -236,10 +239,8 @@ export class EsignConnect extends EsignElement implements SessionProvider {
         return this.#t.term('connectingLive');
       case 'connected':
         return this.#t.term('connectedLive');
-      case 'error':
-        return this.#errorText();
       default:
-        return '';
+        return ''; // an error is said in the assertive region
     }
   }
 
@@ -260,7 +261,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
       case 'error': {
         const detail = this.#errorDetail();
         return html`
-          <p part="error" role="alert">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
+          <p part="error">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
           <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
           ${
             this._popupBlocked

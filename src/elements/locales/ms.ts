@@ -70,7 +70,7 @@ export const tables: LocaleTables = {
     retryAll: 'Cuba lagi yang gagal',
     remove: 'Buang',
     removeFile: 'Buang {name}',
-    liveProgress: 'Memuat naik, {percent}% selesai',
+    liveProgress: 'Memuat naik: {done} daripada {count} fail selesai, {percent}%',
     liveDone_other: '{count} fail dimuat naik',
     liveSent_other: '{count} fail dihantar untuk ditandatangani',
     liveFileError: '{name}: {reason}',

@@ -69,7 +69,7 @@ export const tables: LocaleTables = {
     retryAll: '重试失败项',
     remove: '移除',
     removeFile: '移除 {name}',
-    liveProgress: '上传中，已完成 {percent}%',
+    liveProgress: '上传中：{count} 个文件已完成 {done} 个，{percent}%',
     liveDone_other: '已上传 {count} 个文件',
     liveSent_other: '已发送 {count} 个文件供签署',
     liveFileError: '{name}：{reason}',

@@ -1,4 +1,4 @@
-import { html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { html, nothing, type PropertyDeclarations } from 'lit';
 import type { EsignError } from '../../core/errors.js';
 import type { ConnectMode, RefreshTokenHolder, SessionInfo } from '../../core/session/session-manager.js';
 import type { StorageKind } from '../../core/kv.js';
@@ -164,26 +164,6 @@ export class EsignConnect extends EsignElement implements SessionProvider {
   /** The current session (scope, Space id, expiry), never a token; undefined when not connected. */
   get session(): SessionInfo | undefined {
     return this.#session.session;
-  }
-
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    const configKeys = [
-      'clientId',
-      'baseUrl',
-      'tokenEndpoint',
-      'revocationEndpoint',
-      'loginEndpoint',
-      'authorizationEndpoint',
-      'issuer',
-      'redirectUri',
-      'scope',
-      'spaceId',
-      'loginHint',
-      'storage',
-      'mode',
-      'refreshTokens',
-    ] as const;
-    if (this.isConnected && this.hasUpdated && configKeys.some((key) => changed.has(key))) void this.#session.init();
   }
 
   /**

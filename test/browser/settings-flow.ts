@@ -89,7 +89,10 @@ export async function runFlow(root: ParentNode, errors: ReadonlyArray<{ detail: 
   expect((await sent).detail.envelopeId).to.match(/\S/);
 
   // the list, loaded again, shows the envelope
+  const reloaded = once(app.list, 'esign-view-loaded');
   await app.list.refresh();
+  // (its new frame: the one before is gone)
+  await reloaded;
   const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: subject })) as string;
   expect(text).to.contain(subject);
 

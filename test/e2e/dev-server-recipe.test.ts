@@ -119,10 +119,17 @@ describe("the token-proxy guide's Vite recipe, as written", () => {
     const tab = await context.newPage();
     const problems: string[] = [];
     tab.on('pageerror', (error) => problems.push(error.message));
+    // the events a page that reports them would see: one outcome per sign-in
+    await tab.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      for (const type of ['esign-connected', 'esign-error']) document.addEventListener(type, () => seen.push(type));
+    });
     await tab.goto(pageUrl);
     await tab.getByRole('button', { name: 'Connect e-signature account' }).waitFor({ timeout: 30_000 });
     await signInWithPopup(tab);
     await tab.getByText('Connected as Alice Tan').waitFor();
+    assert.deepEqual(await tab.evaluate(() => (window as unknown as { seen: string[] }).seen), ['esign-connected']);
     await tab.locator('esign-uploader').getByRole('button').first().waitFor();
     await tab.reload();
     await tab.getByText('Connected as Alice Tan').waitFor({ timeout: 30_000 });

@@ -221,7 +221,8 @@ function sendCookie(c: Context, line: string): void {
 }
 
 function revokedKey(session: Session): string {
-  return `rv:${session.sid}`;
+  // the session's Redis Cluster hash tag, as its rate counter and refresh claims: all its keys on one node
+  return `rv:{session:${session.sid}}`;
 }
 
 /** Every value of the cookie `name` in a Cookie header, in the order sent (RFC 6265 section 5.4 pairs). */

@@ -4,6 +4,7 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { webdriverLauncher } from '@web/test-runner-webdriver';
+import { build } from 'esbuild';
 import puppeteer from 'puppeteer-core';
 import { puppeteerLaunchOptions, selectedEngines, startWebKitDriver, assertInstalled } from './test/helpers/engines.ts';
 import { startTestServices } from './test/helpers/services.ts';
@@ -40,6 +41,28 @@ async function freshPages(ctx, next) {
   }
   ctx.url = ctx.url.slice('/fresh'.length);
   return next();
+}
+
+/**
+ * test/browser/fixtures/react-app.ts with React and its own copy of the library, as one module: React is CommonJS,
+ * which the dev server does not serve as modules (settings-react.test.ts imports it by this URL).
+ */
+function reactBundle() {
+  return {
+    name: 'esign-react-bundle',
+    async serve(context) {
+      if (context.path !== '/test/browser/fixtures/react-app.bundle.js') return undefined;
+      const result = await build({
+        entryPoints: ['test/browser/fixtures/react-app.ts'],
+        bundle: true,
+        format: 'esm',
+        write: false,
+        target: 'es2022',
+        define: { 'process.env.NODE_ENV': '"development"' },
+      });
+      return { body: result.outputFiles[0].text, type: 'js' };
+    },
+  };
 }
 
 /** Commands the browser tests call with `executeServerCommand`: they act as a person would in windows a test cannot script. */
@@ -89,7 +112,7 @@ export default {
   testsFinishTimeout: 180_000,
   browserStartTimeout: 60_000,
   testFramework: { config: { timeout: 30_000 } },
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), esignCommands()],
+  plugins: [reactBundle(), esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), esignCommands()],
   browsers: engines.map((engine) => launchers[engine]()),
   testRunnerHtml: (testFramework) => `<!doctype html>
 <html lang="en">

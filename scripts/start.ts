@@ -3,9 +3,7 @@
  * no account and no configuration. Ctrl+C stops all three.
  */
 import { spawn } from 'node:child_process';
-import { createEmulator } from '../src/emulator/index.js';
-import { generateCookieKey } from '../src/proxy/index.js';
-import { serveTokenProxy } from '../src/proxy/node.js';
+import { startDemoServices } from './demo-services.js';
 
 const STORYBOOK_PORT = Number(process.env['STORYBOOK_PORT'] ?? 6006);
 const EMULATOR_PORT = Number(process.env['ESIGN_EMULATOR_PORT'] ?? 4010);
@@ -13,37 +11,22 @@ const FILE_PORT = Number(process.env['ESIGN_EMULATOR_FILE_PORT'] ?? 4011);
 const PROXY_PORT = Number(process.env['ESIGN_PROXY_PORT'] ?? 4020);
 
 async function main(): Promise<void> {
-  const emulator = await createEmulator({ port: EMULATOR_PORT, filePort: FILE_PORT, devRedirects: true });
-  const app = emulator.seed.apps.find((a) => a.clientId === 'demo-client') ?? emulator.seed.apps[0];
-  if (!app) throw new Error('the emulator seed has no app');
-  const storybookOrigins = [`http://localhost:${STORYBOOK_PORT}`, `http://127.0.0.1:${STORYBOOK_PORT}`];
-  // Listens on 127.0.0.1; the stories reach it as http://localhost:<port>, the same site as Storybook on
-  // http://localhost:6006, so the proxy's SameSite=Strict session cookie comes back (Chromium resolves
-  // localhost to loopback). An ephemeral cookie key: sessions end when npm start stops.
-  const served = await serveTokenProxy({
-    port: PROXY_PORT,
-    host: '127.0.0.1',
-    clientId: app.clientId,
-    clientSecret: app.clientSecret,
-    baseUrl: emulator.baseUrl,
-    allowedOrigins: storybookOrigins,
-    redirectUris: app.redirectUris,
-    cookieKeys: [generateCookieKey()],
-    // the opt-in mode's story (BrowserHeld) redeems its code here too
-    browserHeldRefreshTokens: true,
-  });
-  // the default mode's redirect URI: the proxy's own callback (the emulator's --dev-redirects would accept it anyway)
-  emulator.registerRedirectUri(app.clientId, served.callbackUrl!);
-  const proxy = { url: served.url.replace('//127.0.0.1:', '//localhost:'), close: () => served.close() };
+  // Storybook opened as localhost or as 127.0.0.1 (two sites to a browser): the proxy answers each by the name it was
+  // reached at, with its callback on that name, so the sign-in works from either (scripts/demo-services.ts)
+  const services = await startDemoServices({ emulator: EMULATOR_PORT, files: FILE_PORT, proxy: PROXY_PORT }, [
+    `http://localhost:${STORYBOOK_PORT}`,
+    `http://127.0.0.1:${STORYBOOK_PORT}`,
+  ]);
+  const { emulator } = services;
 
   console.log(`
 esign-elements demo services
   emulator (business API)   ${emulator.baseUrl}
   emulator (file domain)    ${emulator.fileUrl}
   emulator outbox           ${emulator.baseUrl}/__emulator/outbox.html
-  token proxy               ${proxy.url}   (runs the sign-in at /login and ${served.callbackUrl}; holds ${app.clientId}'s client_secret and each session's refresh token; ephemeral cookie key)
+  token proxy               ${services.proxyUrl}   (runs the sign-in at /login and ${services.callbackUrls.join(' or ')}; holds ${services.clientId}'s client_secret and each session's refresh token; ephemeral cookie key)
   demo users                ${emulator.seed.users.map((u) => `${u.email} / ${u.password}`).join(', ')}
-  Storybook                 http://localhost:${STORYBOOK_PORT}
+  Storybook                 http://localhost:${STORYBOOK_PORT} (or http://127.0.0.1:${STORYBOOK_PORT})
 `);
 
   const storybook = spawn(process.execPath, ['node_modules/storybook/dist/bin/dispatcher.js', 'dev', '-p', String(STORYBOOK_PORT), '--no-open', '--ci'], {
@@ -51,8 +34,8 @@ esign-elements demo services
     env: {
       ...process.env,
       STORYBOOK_ESIGN_BASE_URL: emulator.baseUrl,
-      STORYBOOK_ESIGN_TOKEN_ENDPOINT: `${proxy.url}/token`,
-      STORYBOOK_ESIGN_CLIENT_ID: app.clientId,
+      STORYBOOK_ESIGN_TOKEN_ENDPOINT: `${services.proxyUrl}/token`,
+      STORYBOOK_ESIGN_CLIENT_ID: services.clientId,
       STORYBOOK_DISABLE_TELEMETRY: '1',
     },
   });
@@ -62,7 +45,7 @@ esign-elements demo services
     if (stopping) return;
     stopping = true;
     storybook.kill('SIGTERM');
-    await Promise.allSettled([emulator.close(), proxy.close()]);
+    await services.close();
     process.exit(code);
   };
   storybook.on('exit', (code) => void stop(code ?? 0));

@@ -6,7 +6,8 @@ const env = (import.meta as unknown as { env?: Record<string, string | undefined
 /**
  * The token proxy on the same site as this page, whichever loopback name the page was opened with: its session
  * cookie is SameSite=Strict, and localhost and 127.0.0.1 are different sites (Storybook prints 127.0.0.1, `npm start`
- * prints localhost). The proxy listens on 127.0.0.1, which both names reach.
+ * prints localhost). The proxy listens on 127.0.0.1, which both names reach, and `npm start` runs it under each name with
+ * its callback on that name (scripts/demo-services.ts), so the sign-in starts and ends on the page's own host.
  */
 function sameSiteLoopback(url: string): string {
   const parsed = new URL(url);

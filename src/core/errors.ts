@@ -22,6 +22,11 @@ export type EsignErrorCode =
   | 'session_expired'
   /** The token proxy's session cookie did not come back (proxy on another site, third-party cookies blocked). */
   | 'cookie_blocked'
+  /**
+   * The token proxy refused to start a sign-in for this page's origin: add it to the proxy's allowed origins, or set its
+   * public origin (behind a dev server that forwards to it). `serviceCode`: `origin_not_allowed` or `public_origin_mismatch`.
+   */
+  | 'origin_not_allowed'
   // transport / service
   | 'network_error'
   | 'timeout'

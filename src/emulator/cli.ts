@@ -10,8 +10,8 @@ const HELP = `esign-emulator: a local stand-in for the hosted e-signature servic
 Usage: esign-emulator [options]
 
 Options:
-  --port N          business API port (default 4010)
-  --file-port N     file-management domain port (default 4011)
+  --port N          business API port (default 4010); the file domain follows on N+1 (0: both free ports)
+  --file-port N     file-management domain port (default: --port + 1, so 4011)
   --host HOST       address to listen on (default 127.0.0.1)
   --config FILE     JSON seed: {"replace"?, "apps", "users", "spaces", "limits"?}; extends the demo seed unless
                     "replace": true; "limits" as the library's (e.g. {"refreshReuseGraceSeconds": 30})
@@ -37,7 +37,7 @@ function port(value: string | undefined, fallback: number, flag: string): number
   return Number(value);
 }
 
-export function describe(emu: RunningEmulator, seed: EmulatorSeed, publicUrl: string): string {
+export function describe(emu: RunningEmulator, seed: EmulatorSeed, publicUrl: string, devRedirects = false): string {
   const lines: string[] = [];
   lines.push('esign emulator is running (development only; never use these credentials anywhere real)');
   lines.push(`  business API   ${emu.baseUrl}  (paths /openapi/v1/...)`);
@@ -45,6 +45,14 @@ export function describe(emu: RunningEmulator, seed: EmulatorSeed, publicUrl: st
   if (publicUrl !== emu.baseUrl) lines.push(`  public URL     ${publicUrl}`);
   lines.push(`  outbox         ${publicUrl}/__emulator/outbox.html`);
   lines.push('');
+  const app = seed.apps[0];
+  if (app) {
+    lines.push('Point the page and the token proxy here (paste):');
+    lines.push(`  <esign-connect>     base-url="${publicUrl}" client-id="${app.clientId}"`);
+    lines.push(`  esign-token-proxy   --base-url ${publicUrl} --client-id ${app.clientId}  (ESIGN_CLIENT_SECRET=${app.clientSecret})`);
+    if (!devRedirects) lines.push("  the proxy's <public origin><base path>/callback must be a redirect URI below, or start the emulator with --dev");
+    lines.push('');
+  }
   lines.push('Apps:');
   for (const a of seed.apps) {
     lines.push(`  ${a.name}`);
@@ -113,11 +121,14 @@ async function main(): Promise<void> {
   }
   const publicUrl = values['public-url'];
   if (typeof publicUrl === 'string' && !/^https?:\/\/[^/?#]+/.test(publicUrl)) usageError('--public-url must be an http(s) URL');
+  const businessPort = port(values.port as string | undefined, 4010, '--port');
+  if (businessPort === 65535 && values['file-port'] === undefined) usageError('--port 65535 leaves no port for the file domain: add --file-port');
   let emu: RunningEmulator;
   try {
     emu = await createEmulator({
-      port: port(values.port as string | undefined, 4010, '--port'),
-      filePort: port(values['file-port'] as string | undefined, 4011, '--file-port'),
+      port: businessPort,
+      // one option moves both: the file domain sits beside the business API unless told otherwise
+      filePort: port(values['file-port'] as string | undefined, businessPort === 0 ? 0 : businessPort + 1, '--file-port'),
       host: (values.host as string | undefined) ?? '127.0.0.1',
       ...(typeof publicUrl === 'string' ? { publicUrl } : {}),
       ...(seed ? { seed } : {}),
@@ -142,7 +153,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   // printed after the handlers exist, so a supervisor that reacts to the banner can stop us cleanly
-  process.stdout.write(describe(emu, emu.seed, typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : emu.baseUrl) + '\n');
+  const shownUrl = typeof publicUrl === 'string' ? publicUrl.replace(/\/+$/, '') : emu.baseUrl;
+  process.stdout.write(describe(emu, emu.seed, shownUrl, values.dev === true) + '\n');
 }
 
 await main();

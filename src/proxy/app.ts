@@ -10,6 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
 import { COMMON_HEADERS, oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
+import { LoginStates } from './login-state.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
@@ -57,7 +58,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const config = resolveConfig(options);
   const upstream = new Upstream({ ...config, fetch: config.fetch });
   // without cookie keys (browser-held mode only) an ephemeral one seals the replay entries
-  const sealer = (hooks.sealer ?? webCryptoSealer)(config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))]);
+  const keys = config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))];
+  const sealer = (hooks.sealer ?? webCryptoSealer)(keys);
   const coordinator = new RefreshCoordinator({
     store: config.store,
     sealer,
@@ -65,7 +67,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     callMs: config.timeoutMs,
     ...(hooks.background ? { background: hooks.background } : {}),
   });
-  const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, hooks };
+  const states = new LoginStates(keys, { clientId: config.clientId, basePath: config.basePath, lifetimeMs: config.loginTimeoutSeconds * 1000 });
+  const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, states, hooks };
 
   const root = new Hono<Env>({ strict: true });
   root.notFound((c) =>

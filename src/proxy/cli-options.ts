@@ -110,7 +110,7 @@ Example (local emulator):
     esign-token-proxy --client-id demo-client --base-url http://127.0.0.1:4010 \\
     --allowed-origin http://localhost:6006
   (register http://localhost:4020/callback as a redirect URI of the app; the emulator started with
-  --dev-redirects accepts any loopback one)
+  --dev accepts any loopback one)
 `;
 
 export function list(values: string[] | undefined, env: string | undefined): string[] {

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { normalizeAddress, type ResolvedConfig, type TokenProxyEventType } from './config.js';
+import type { LoginStates } from './login-state.js';
 import type { RefreshCoordinator } from './refresh.js';
 import { base64url } from '../core/base64url.js';
 import type { Sealer } from './seal.js';
@@ -63,6 +64,8 @@ export interface Ctx {
   sealer: Sealer;
   cookies: CookieSessions;
   refreshes: RefreshCoordinator;
+  /** The sign-in's `state`: issued and checked without the store. */
+  states: LoginStates;
   hooks: AdapterHooks;
 }
 

@@ -21,6 +21,7 @@ import { callerAddress, guard, randomId, rateLimited, timed, type C, type Ctx } 
 import { CookieConflict, type PendingLogin, type Session } from './session-cookie.js';
 import type { AuthorizationInfo } from './upstream.js';
 import type { Answer } from './upstream-answer.js';
+import { escapeHtml, PAGE_HEADERS, proxyPage } from './pages.js';
 
 /** The outcome's error codes the page knows; another code from the service passes through as it is (RFC 6749 characters), one that is not one becomes `oauth_error`. */
 const OUTCOME_ERRORS = new Set([
@@ -47,15 +48,6 @@ const MAX_PENDING_LOGINS = 5;
 const LOGIN_FIELDS = ['session', 'origin', 'display', 'return', 'attempt', 'scope', 'space_id', 'login_hint', 'client_id'] as const;
 const CALLBACK_FIELDS = ['state', 'code', 'error', 'iss'] as const;
 
-/** Headers of every page these routes answer with: never cached, framed, sniffed or sent on as a referrer. */
-const PAGE_HEADERS: Record<string, string> = {
-  'Cache-Control': 'no-store',
-  Pragma: 'no-cache',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-};
-
 // --- GET /login ----------------------------------------------------------------------------------------------
 
 export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
@@ -66,9 +58,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   const query = single(new URL(c.req.url).searchParams, LOGIN_FIELDS);
   if (!query) return page(c, 400, 'This sign-in link is malformed (a repeated parameter). Close this window and try again.');
   const origin = query.get('origin') ?? '';
-  if (!(config.allowedOrigins.has(origin) || origin === config.publicOrigin)) {
-    return page(c, 403, 'This page is not allowed to start a sign-in with this token proxy.');
-  }
+  if (!(config.allowedOrigins.has(origin) || origin === config.publicOrigin)) return refused(ctx, c, origin, query.get('attempt') ?? '');
   const attempt = query.get('attempt') ?? '';
   const display = query.get('display') === 'page' ? 'page' : 'popup';
   let back: string | undefined;
@@ -101,7 +91,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   const server = await authorization(ctx);
   if ('status' in server) return fail('temporarily_unavailable');
 
-  login.st = randomId(32);
+  login.st = await ctx.states.issue();
   login.cv = randomId(64);
   login.sl = slot;
   if (spaceId !== undefined) login.sp = spaceId;
@@ -136,25 +126,38 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   if (config.callbackUrl === undefined) return page(c, 400, 'This token proxy runs no sign-in (its token-mediating mode is off: no cookie keys).');
   const query = single(new URL(c.req.url).searchParams, CALLBACK_FIELDS);
   const state = query?.get('state');
-  const once = async (): Promise<boolean> =>
-    guard(config.store.claim(`ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`, '1', config.loginTimeoutSeconds * 1000));
+  // counted like /login: whatever the state, each request is a hit against the caller's address
+  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
+  // a state this proxy issued (its MAC), checked without the store: one it never issued is refused with nothing written
+  const issued = state && state.length <= 200 ? await ctx.states.check(state) : undefined;
+  const once = async (issuedAt: number): Promise<boolean> =>
+    guard(
+      config.store.claim(
+        `ls:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}`,
+        '1',
+        // as long as the state could be redeemed (its MAC holds the issue time), not longer
+        Math.max(1_000, issuedAt + config.loginTimeoutSeconds * 1000 + 60_000 - Date.now()),
+      ),
+    );
   // never a page at this URL: the code in it would be readable by a script of the same origin (popup.location)
-  const unknown = (): Response =>
-    redirect(c, `${config.publicOrigin}${config.basePath}/login/done#${new URLSearchParams({ outcome: 'error', error: 'state_mismatch' })}`);
-  if (!query || !state || state.length > 200) return unknown();
+  const unknown = (error = 'state_mismatch'): Response =>
+    redirect(c, `${config.publicOrigin}${config.basePath}/login/done#${new URLSearchParams({ outcome: 'error', error })}`);
+  if (!query || !state || !issued || (!issued.ok && issued.reason === 'unknown')) return unknown(limited ? 'rate_limited' : 'state_mismatch');
   const name = await ctx.cookies.loginName(state);
   const login = await ctx.cookies.readLogin(c, name);
   // single use: the pre-login cookie goes whatever happens next
   ctx.cookies.clear(c, name, 'Lax');
   if (login instanceof CookieConflict || typeof login === 'string' || login.st !== state) {
-    // this browser did not start that sign-in: the state is burnt, so that whoever holds its pre-login cookie (the
-    // server that asked for it) cannot redeem the code later either
-    await once();
-    return unknown();
+    // this browser did not start that sign-in: the state is burnt (issued by this proxy, under the login route's
+    // rate limit), so that whoever holds its pre-login cookie (the server that asked for it) cannot redeem the code
+    // later either. An expired state can be redeemed by no one: nothing to burn
+    if (issued.ok) await once(issued.issuedAt);
+    return unknown(limited ? 'rate_limited' : 'state_mismatch');
   }
-  if (login.exp < Date.now()) return outcome(ctx, c, login, 'login_expired');
+  if (!issued.ok || login.exp < Date.now()) return outcome(ctx, c, login, 'login_expired');
   // once across replicas too: a second request with the same cookie (a copy) redeems nothing
-  if (!(await once())) return outcome(ctx, c, login, 'state_mismatch');
+  if (!(await once(issued.issuedAt))) return outcome(ctx, c, login, 'state_mismatch');
+  if (limited) return outcome(ctx, c, login, 'rate_limited');
 
   const server = await authorization(ctx);
   if ('status' in server) return outcome(ctx, c, login, 'temporarily_unavailable');
@@ -248,24 +251,22 @@ function outcome(ctx: Ctx, c: C, login: PendingLogin, error: string | undefined)
 
 // --- GET /login/done -----------------------------------------------------------------------------------------
 
-/** The done page's only script: the outcome to the opener (its origin from the fragment) and to same-origin pages. */
+/**
+ * The done page's only script: the outcome to the opener (its origin from the fragment; any opener when there is none,
+ * as after a state this browser did not start: the outcome holds no secret), or, when there is no opener to tell, to
+ * same-origin pages. One path, so that a page on the proxy's own origin hears one outcome.
+ */
 const DONE_SCRIPT = `(function(){var p=new URLSearchParams(location.hash.slice(1));history.replaceState(null,'',location.pathname);
 var m={source:'esign-token-proxy',type:'login',attempt:p.get('attempt')||'',outcome:p.get('outcome')==='connected'?'connected':'error',error:p.get('error')||''};
-var sent=false;try{var o=p.get('origin');if(window.opener&&o){window.opener.postMessage(m,o);sent=true}}catch(e){}
-try{var b=new BroadcastChannel('esign-login');b.postMessage(m);b.close()}catch(e){}
+var sent=false;try{if(window.opener){window.opener.postMessage(m,p.get('origin')||'*');sent=true}}catch(e){}
+if(!sent)try{var b=new BroadcastChannel('esign-login');b.postMessage(m);b.close()}catch(e){}
 document.getElementById('m').textContent=m.outcome==='connected'?'Connected. You can close this window.':'The sign-in did not complete. Close this window and try again.';
 setTimeout(function(){window.close()},sent?50:1500)})();`;
 
-let doneHash: Promise<string> | undefined;
-
 export async function handleDone(c: C): Promise<Response> {
   c.get('st').type = 'login';
-  doneHash ??= crypto.subtle.digest('SHA-256', new TextEncoder().encode(DONE_SCRIPT)).then((digest) => btoa(String.fromCharCode(...new Uint8Array(digest))));
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Connecting</title></head><body><p id="m">Finishing the sign-in. You can close this window.</p><script>${DONE_SCRIPT}</script></body></html>`;
-  return c.html(html, 200, {
-    ...PAGE_HEADERS,
-    'Content-Security-Policy': `default-src 'none'; script-src 'sha256-${await doneHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-  });
+  const { html, headers } = await proxyPage('Connecting', '<p id="m">Finishing the sign-in. You can close this window.</p>', { script: DONE_SCRIPT });
+  return c.html(html, 200, headers);
 }
 
 // --- helpers -------------------------------------------------------------------------------------------------
@@ -306,7 +307,46 @@ function redirect(c: C, location: string): Response {
 }
 
 /** A page a person reads when there is no page to send the outcome to (no script, nothing echoed). */
-function page(c: C, status: 400 | 403, text: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Sign-in</title></head><body><p>${text}</p></body></html>`;
-  return c.html(html, status, { ...PAGE_HEADERS, 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'" });
+async function page(c: C, status: 400 | 403, text: string): Promise<Response> {
+  const { html, headers } = await proxyPage('Sign-in', `<h1>The sign-in cannot start</h1><p class="error">${text}</p>`);
+  return c.html(html, status, headers);
+}
+
+/** The refusal page's only script: the refusal to the opener, at the origin the page gave (the refusal holds no secret). */
+const REFUSED_SCRIPT = `(function(){var d=document.body.dataset;try{if(window.opener&&d.origin)window.opener.postMessage({source:'esign-token-proxy',type:'login',attempt:d.attempt||'',outcome:'error',error:d.error},d.origin)}catch(e){}})();`;
+
+/**
+ * The login route's refusal of a page whose origin it does not serve, with its reason, as a page that names the setting
+ * to change (it stays open for the person to read) and as an outcome for the page that opened it, so that the page
+ * leaves "Connecting…": `public_origin_mismatch` when the request came through the page's own origin (a dev server that
+ * forwards to the proxy: `publicOrigin`), else `origin_not_allowed` (`allowedOrigins`). The reason is the log's `error`.
+ */
+async function refused(ctx: Ctx, c: C, origin: string, attempt: string): Promise<Response> {
+  const { config } = ctx;
+  // a value of the request is shown only when it is an origin, and escaped
+  let shown: string | undefined;
+  try {
+    shown = new URL(origin).origin === origin ? origin : undefined;
+  } catch {
+    shown = undefined;
+  }
+  const through = new URL(c.req.url).origin === origin;
+  const reason = through ? 'public_origin_mismatch' : 'origin_not_allowed';
+  c.get('st').error = reason;
+  const page = escapeHtml(shown ?? "this page's origin");
+  const text = through
+    ? `<p class="error">This sign-in came through ${page}, but the token proxy's public origin is ${escapeHtml(config.publicOrigin ?? '(not set)')}.</p>` +
+      `<p>When the proxy is reached through the page's own server (a dev server that forwards to it), set its public origin to that origin: ` +
+      `<code>--public-origin ${page}</code> (<code>publicOrigin</code>, <code>ESIGN_PUBLIC_ORIGIN</code>), and register its callback at the service.</p>`
+    : `<p class="error">This token proxy does not accept sign-ins from ${page}.</p>` +
+      `<p>Add the page's origin to the proxy's allowed origins: <code>--allowed-origin ${page}</code> (<code>allowedOrigins</code>, <code>ESIGN_ALLOWED_ORIGINS</code>).</p>`;
+  const { html, headers } = await proxyPage(
+    'Sign-in refused',
+    `<h1>This page cannot sign in here</h1>${text}<p class="muted">Close this window, change the setting and try again.</p>`,
+    {
+      script: REFUSED_SCRIPT,
+      data: { error: reason, ...(shown ? { origin: shown } : {}), ...(ATTEMPT.test(attempt) ? { attempt } : {}) },
+    },
+  );
+  return c.html(html, 403, headers);
 }

@@ -7,9 +7,11 @@
  * others wait on), and for `replayMs` after a success the retry of the same request (its answer was lost) gets
  * the same new tokens. The entry is keyed by a SHA-256 of the refresh token and bound to its owner (the session
  * id; in browser-held mode the client address and Origin) and, for a session, to the request's retry id (a random
- * id the page keeps in memory for the retries of one refresh): a copy of the cookie presented within the window
- * without that id gets nothing (`{reuse}`: a racing tab sends again with the new cookie it holds by then); after the
- * window an old token goes to the service, which sees reuse and ends the grant.
+ * id the page keeps in memory for the retries of one refresh): only that retry gets the new refresh token (the new
+ * cookie). Any other request of the session presenting the old token within the window (a page that lost the race,
+ * through any replica) gets the new access token only (`latecomer`: no cookie, so no copy of an old cookie ever gets
+ * the rotated refresh token) and nothing goes to the service: one refresh per session for any number of pages.
+ * After the window an old token goes to the service, which sees reuse and ends the grant.
  *
  * Store entries: `p:<owner>` while a call is in flight (its TTL bounds a replica that died mid-call),
  * `d:<owner>:<retry tag>:<sealed>` after a success, the tokens sealed with the cookie key (only this process's
@@ -48,6 +50,11 @@ export interface RefreshRun {
   result: TokenResult;
   /** Answered from another request's call (shared in flight, or replayed), not a call of its own. */
   replayed: boolean;
+  /**
+   * Replayed to a request of the session that neither shared the call nor is its retry (it came just after): the
+   * caller hands out the access token only, never the refresh token, and writes no cookie.
+   */
+  latecomer?: true;
 }
 
 /** The caller's rate-limit hit put the counter over its max: nothing was claimed or called. */
@@ -55,18 +62,10 @@ export interface RateLimitedRun {
   limitedMs: number;
 }
 
-/**
- * The same session presented this (already rotated) refresh token again within the replay window, but not as the
- * retry of the request that rotated it: a request that raced it, or a copy of the cookie. It gets no tokens.
- */
-export interface ReuseRun {
-  reuse: true;
-}
-
 export class RefreshCoordinator {
   readonly #o: Required<Omit<RefreshCoordinatorOptions, 'background'>>;
   readonly #track: ((write: Promise<unknown>) => void) | undefined;
-  readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun | ReuseRun> }>();
+  readonly #local = new Map<string, { owner: string; promise: Promise<RefreshRun | RateLimitedRun> }>();
   /** The store is this process's memory: replay entries need no sealing. */
   readonly #local_: boolean;
 
@@ -90,7 +89,7 @@ export class RefreshCoordinator {
     hit?: RateHit,
     retryId?: string,
     track?: (write: Promise<unknown>) => void,
-  ): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
+  ): Promise<RefreshRun | RateLimitedRun> {
     // the hash tag: the owner's rate-limit key (`session:<sid>`, or in browser-held mode `addr:<address>`), so the
     // claim, its waiters' flag and the caller's counter are one Redis Cluster slot, one script on one node
     const key = `${this.#o.prefix}{${owner.split('|')[0]}}:${await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`)}`;
@@ -108,8 +107,7 @@ export class RefreshCoordinator {
       const shared = await local.promise;
       // the request this one waited for was turned away by its own rate limit: this one goes on by itself
       if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call, undefined, retryId, track);
-      if ('reuse' in shared) return shared;
-      return { result: shared.result, replayed: true };
+      return { ...shared, replayed: true };
     }
     const promise = this.#coordinate(key, ownerId, tag, call, hit, track);
     this.#local.set(key, { owner: ownerId, promise });
@@ -127,7 +125,7 @@ export class RefreshCoordinator {
     call: () => Promise<TokenResult>,
     hit: RateHit | undefined,
     track: ((write: Promise<unknown>) => void) | undefined,
-  ): Promise<RefreshRun | RateLimitedRun | ReuseRun> {
+  ): Promise<RefreshRun | RateLimitedRun> {
     const { store, replayMs, callMs } = this.#o;
     // a claim outlives the longest call by a margin; a replica that died mid-call frees it at that point
     const claimMs = callMs + 1_000;
@@ -165,9 +163,9 @@ export class RefreshCoordinator {
                 ? await this.#o.sealer.open(stored.slice(1), key)
                 : undefined;
         if (text === undefined) return { result: await call(), replayed: false };
-        if (waited || (entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-'))
-          return { result: { ok: true, tokens: JSON.parse(text) as Record<string, unknown> }, replayed: true };
-        return { reuse: true };
+        const result: TokenResult = { ok: true, tokens: JSON.parse(text) as Record<string, unknown> };
+        if (waited || (entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-')) return { result, replayed: true };
+        return { result, replayed: true, latecomer: true };
       }
       waited = true;
       if (Date.now() > deadline) {

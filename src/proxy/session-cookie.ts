@@ -14,6 +14,7 @@ import { generateCookie } from 'hono/cookie';
 import type { RequestState } from './context.js';
 import type { ResolvedConfig } from './config.js';
 import type { Sealer } from './seal.js';
+import { REVOKED_MARK_PREFIX } from './store.js';
 import { isRecord } from '../core/service-types.js';
 
 /** The session cookie's payload (sealed). Short field names keep the cookie small. */
@@ -221,8 +222,9 @@ function sendCookie(c: Context, line: string): void {
 }
 
 function revokedKey(session: Session): string {
-  // the session's Redis Cluster hash tag, as its rate counter and refresh claims: all its keys on one node
-  return `rv:{session:${session.sid}}`;
+  // the session's Redis Cluster hash tag, as its rate counter and refresh claims: all its keys on one node; the
+  // prefix keeps it in MemoryStore's own map of marks
+  return `${REVOKED_MARK_PREFIX}{session:${session.sid}}`;
 }
 
 /** Every value of the cookie `name` in a Cookie header, in the order sent (RFC 6265 section 5.4 pairs). */

@@ -17,6 +17,12 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * Keys of revoked-session marks (Disconnect, or a sign-in that replaced a session): long-lived, and what ends every
+ * copy of a disconnected cookie. A store must never drop one to make room for other entries (see MemoryStore).
+ */
+export const REVOKED_MARK_PREFIX = 'rv:';
+
 export interface ProxyStore {
   /**
    * Adds one to `key`'s counter, creating it with a time to live of `windowMs` (a fixed window); returns
@@ -105,23 +111,29 @@ interface Entry {
 const DEFAULT_MAX_KEYS = 100_000;
 
 /**
- * One process's store: a Map with expiry times, swept as it is used; at most `maxKeys` entries (past it
- * the oldest entry is dropped, so a flood of distinct keys cannot grow memory without bound).
+ * One process's store: Maps with expiry times, swept as they are used. Three of them, each of at most its own cap,
+ * so that a flood of one kind cannot push out another: rate-limit counters and short-lived entries (refresh claims
+ * and replay entries, burnt sign-in states) at most `maxKeys` each (100 000), past which the oldest goes; and
+ * revoked-session marks (keys `rv:`) at most `maxMarks` (100 000), past which the oldest mark goes (only another
+ * Disconnect, never a flood of short-lived entries, can push one out).
  */
 export class MemoryStore implements ProxyStore {
   readonly #entries = new Map<string, Entry>();
+  readonly #marks = new Map<string, Entry>();
   readonly #counters = new Map<string, { count: number; expiresAt: number }>();
   readonly #maxKeys: number;
+  readonly #maxMarks: number;
   readonly #now: () => number;
 
-  constructor(options: { maxKeys?: number; now?: () => number } = {}) {
+  constructor(options: { maxKeys?: number; maxMarks?: number; now?: () => number } = {}) {
     this.#maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+    this.#maxMarks = options.maxMarks ?? DEFAULT_MAX_KEYS;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Keys held (counters and entries), for tests. */
+  /** Keys held (counters, entries and marks), for tests. */
   get size(): number {
-    return this.#entries.size + this.#counters.size;
+    return this.#entries.size + this.#marks.size + this.#counters.size;
   }
 
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
@@ -158,7 +170,7 @@ export class MemoryStore implements ProxyStore {
   }
 
   delete(key: string): Promise<void> {
-    this.#entries.delete(key);
+    this.#map(key).delete(key);
     return Promise.resolve();
   }
 
@@ -168,28 +180,36 @@ export class MemoryStore implements ProxyStore {
 
   close(): Promise<void> {
     this.#entries.clear();
+    this.#marks.clear();
     this.#counters.clear();
     return Promise.resolve();
   }
 
+  #map(key: string): Map<string, Entry> {
+    return key.startsWith(REVOKED_MARK_PREFIX) ? this.#marks : this.#entries;
+  }
+
   #live(key: string): Entry | undefined {
-    const entry = this.#entries.get(key);
+    const entries = this.#map(key);
+    const entry = entries.get(key);
     if (entry && entry.expiresAt <= this.#now()) {
-      this.#entries.delete(key);
+      entries.delete(key);
       return undefined;
     }
     return entry;
   }
 
   #put(key: string, value: string, ttlMs: number): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt: this.#now() + ttlMs });
-    if (this.#entries.size > this.#maxKeys) {
+    const entries = this.#map(key);
+    const max = entries === this.#marks ? this.#maxMarks : this.#maxKeys;
+    entries.delete(key);
+    entries.set(key, { value, expiresAt: this.#now() + ttlMs });
+    if (entries.size > max) {
       const now = this.#now();
-      for (const [k, e] of this.#entries) {
-        if (e.expiresAt <= now) this.#entries.delete(k);
+      for (const [k, e] of entries) {
+        if (e.expiresAt <= now) entries.delete(k);
       }
-      if (this.#entries.size > this.#maxKeys) this.#entries.delete(this.#entries.keys().next().value!);
+      if (entries.size > max) entries.delete(entries.keys().next().value!);
     }
   }
 }

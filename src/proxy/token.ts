@@ -8,7 +8,19 @@ import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
 import type { Answer, TokenResult } from './upstream-answer.js';
 
-const TOKEN_FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'scope', 'session', 'space_id', 'force', 'request_id'] as const;
+const TOKEN_FIELDS = [
+  'grant_type',
+  'code',
+  'code_verifier',
+  'redirect_uri',
+  'refresh_token',
+  'scope',
+  'session',
+  'space_id',
+  'force',
+  'request_id',
+  'iss',
+] as const;
 const REVOKE_FIELDS = ['token', 'token_type_hint', 'session'] as const;
 const BROWSER_HELD_OFF =
   'This token proxy keeps refresh tokens itself (token-mediating mode): send the session field. Returning refresh tokens to the browser needs the proxy option browserHeldRefreshTokens (CLI --browser-held-refresh-tokens).';
@@ -63,7 +75,11 @@ async function browserHeldCode(ctx: Ctx, c: C, values: Map<string, string>): Pro
   if (!ctx.config.redirectUris.has(values.get('redirect_uri')!)) {
     return oauthError(400, 'invalid_request', 'redirect_uri is not one of the redirect URIs configured on the token proxy.');
   }
-  const result = await timed(c, ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal));
+  // RFC 9207: the page checked the authorization response's `iss` and sends it along; checked here again
+  const result = await timed(
+    c,
+    ctx.upstream.exchangeCode(values.get('code')!, values.get('code_verifier')!, values.get('redirect_uri')!, c.req.raw.signal, values.get('iss')),
+  );
   return result.ok ? { status: 200, body: result.tokens } : result.answer;
 }
 
@@ -81,7 +97,6 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
     ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(ctx, c)),
   );
   if ('limitedMs' in run) return tooMany(run.limitedMs);
-  if ('reuse' in run) return oauthError(400, 'invalid_grant', 'This refresh token was already used.');
   if (run.replayed) c.get('st').replayed = true;
   return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
 }
@@ -170,15 +185,12 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   ]);
   if (isRevoked) return endSession(ctx, c, name, valid, 'revoked');
   if ('limitedMs' in run) return tooMany(run.limitedMs);
-  if ('reuse' in run) {
-    // this refresh token was rotated a moment ago by another request of the session: its tokens are only for the
-    // retry of that request. A tab that raced it holds the new cookie by now; a copy of the old cookie gets nothing
-    return {
-      ...oauthError(409, 'refresh_conflict', 'This session was refreshed by another request a moment ago; send the request again.'),
-      headers: { 'Retry-After': '1' },
-    };
-  }
   if (run.replayed) state.replayed = true;
+  // this refresh token was rotated a moment ago by another request of the session (a page that won the race, maybe
+  // through another replica): this page gets that refresh's access token, with no new refresh at the service. The
+  // new refresh token is only for the retry of that request: no cookie here (a tab of the same browser holds the new
+  // one already; a copy of the old cookie never gets it, and its old refresh token is reuse after the window)
+  if (run.latecomer && run.result.ok) return sessionAnswer(nextSession(valid, run.result.tokens));
   return afterRefresh(ctx, c, name, valid, run.result);
 }
 
@@ -230,7 +242,13 @@ async function afterRefresh(ctx: Ctx, c: C, name: string, session: Session, resu
     if (result.answer.body.error === 'invalid_grant') ctx.cookies.clear(c, name);
     return result.answer;
   }
-  const tokens = result.tokens;
+  const next = nextSession(session, result.tokens);
+  await ctx.cookies.write(c, name, next);
+  return sessionAnswer(next);
+}
+
+/** The session after a refresh answered `tokens`. */
+function nextSession(session: Session, tokens: Record<string, unknown>): Session {
   const next: Session = {
     v: 1,
     sid: session.sid,
@@ -244,8 +262,7 @@ async function afterRefresh(ctx: Ctx, c: C, name: string, session: Session, resu
   if (session.la !== undefined) next.la = session.la;
   next.rt = typeof tokens.refresh_token === 'string' ? tokens.refresh_token : session.rt;
   if (typeof tokens.space_id === 'string' && session.sp === '') next.sp = tokens.space_id;
-  await ctx.cookies.write(c, name, next);
-  return sessionAnswer(next);
+  return next;
 }
 
 /** What the browser gets for a session: the access token and plain fields, never the refresh token. */

@@ -176,18 +176,30 @@ export class Upstream {
     }
   }
 
-  /** authorization_code grant. `signal`: the browser went away. */
+  /**
+   * authorization_code grant. `iss`: the authorization response's (RFC 9207), checked here against the issuer (and
+   * required when its metadata says it always sends one): wrong or missing is 400 `invalid_issuer`, nothing sent.
+   * `signal`: the browser went away.
+   */
   async exchangeCode(code: string, codeVerifier: string, redirectUri: string, signal?: AbortSignal, iss?: string): Promise<TokenResult> {
     const server = await this.#authorizationServer();
     if ('status' in server) return { ok: false, answer: server };
     const { as } = server;
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(as, this.#client, new URLSearchParams(iss === undefined ? { code } : { code, iss }), oauth.skipStateCheck);
+    } catch {
+      return {
+        ok: false,
+        answer: {
+          status: 400,
+          body: { error: 'invalid_issuer', error_description: "The authorization response's iss (RFC 9207) is missing or names another issuer." },
+        },
+      };
+    }
     return this.#token(
       server,
-      (options) => {
-        // the callback checked `iss` (RFC 9207) already; oauth4webapi checks it again when the server says it sends one
-        const params = oauth.validateAuthResponse(as, this.#client, new URLSearchParams(iss === undefined ? { code } : { code, iss }), oauth.skipStateCheck);
-        return oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, params, redirectUri, codeVerifier, options);
-      },
+      (options) => oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, params, redirectUri, codeVerifier, options),
       (response) => oauth.processAuthorizationCodeResponse(as, this.#client, response),
       signal,
     );
@@ -244,7 +256,14 @@ export class Upstream {
       try {
         await process(readAnswer(checkedCopy));
       } catch {
-        return { ok: false, answer: unavailable(502, 'The service answered the token request without a valid token.') };
+        // the service answered, and its answer was wrong: not an outage
+        return {
+          ok: false,
+          answer: {
+            status: 502,
+            body: { error: 'invalid_token_response', error_description: 'The service answered the token request without a valid token.' },
+          },
+        };
       }
       return { ok: true, tokens: sanitizeTokenResponse(json, this.#config.clientSecret) };
     }

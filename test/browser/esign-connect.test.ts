@@ -57,7 +57,7 @@ describe('<esign-connect>', () => {
     expect(detail.error.code).to.equal('access_denied');
     await el.updateComplete;
     expect(el.status).to.equal('error');
-    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/declined|denied/i);
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.match(/declined|denied/i);
   });
 
   it('keeps its outcome as state for code that listens late: status, error and session', async () => {
@@ -234,7 +234,7 @@ describe('<esign-connect>', () => {
     expect(detail.error.code).to.equal('invalid_config');
     await el.updateComplete;
     expect(el.status).to.equal('error');
-    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('mode');
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('mode');
   });
 
   it('refuses a plain-http token endpoint that is not loopback', async () => {
@@ -292,6 +292,6 @@ describe('<esign-connect>', () => {
     expect(detail.error.message).to.contain(cfg.callbackUrl);
     await el.updateComplete;
     expect(el.status).to.equal('error');
-    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain(refused);
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain(refused);
   });
 });

@@ -425,7 +425,7 @@ describe('<esign-uploader>', function () {
     await until(() => errors.length > 0, 'invalid_config reported');
     expect(errors[0]!.detail.error.code).to.equal('invalid_config');
     expect(errors[0]!.detail.error.message).to.contain('max-size');
-    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('max-size');
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('max-size');
     expect(((await el.upload([pdf('x.pdf')]).catch((e: EsignError) => e)) as EsignError).code).to.equal('invalid_config');
     el.removeAttribute('max-size');
     (el as unknown as { maxFiles: unknown }).maxFiles = 'abc';
@@ -433,7 +433,7 @@ describe('<esign-uploader>', function () {
     await until(() => errors.some((e) => e.detail.error.message.includes('max-files')), 'max-files reported');
     el.maxFiles = 2;
     await el.updateComplete;
-    expect(el.shadowRoot!.querySelector('[role="alert"]')).to.equal(null);
+    expect(el.shadowRoot!.querySelector('[part~="error"]')).to.equal(null);
     await ready(el);
     await expect(el).shadowDom.to.be.accessible();
   });

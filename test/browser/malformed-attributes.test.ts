@@ -44,7 +44,7 @@ describe('malformed attributes', () => {
       expect(detail.error.code).to.equal('invalid_config');
       expect(detail.error.message).to.match(mention);
       await el.updateComplete;
-      const alert = () => el.shadowRoot!.querySelector('[role="alert"]');
+      const alert = () => el.shadowRoot!.querySelector('[part~="error"]');
       await until(() => alert() !== null, 'an error is visible');
       expect(alert()!.textContent).to.match(mention);
       await expect(el).shadowDom.to.be.accessible();

@@ -27,7 +27,7 @@ describe('offline and back online', () => {
     void list.refresh().catch(() => undefined);
     expect((await failed).detail.error.code).to.equal('network_error');
     await list.updateComplete;
-    expect(list.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.contain('You are offline');
+    expect(list.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.contain('You are offline');
     expect(connect.status).to.equal('connected');
 
     const loaded = once(list, 'esign-view-loaded');

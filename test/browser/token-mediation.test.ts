@@ -177,7 +177,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
     expect(detail.error.message).to.contain('refresh-tokens="browser"');
     await el.updateComplete;
     expect(el.status).to.equal('error');
-    expect(el.shadowRoot!.querySelector('[role="alert"]')!.textContent).to.match(/cookie/i);
+    expect(el.shadowRoot!.querySelector('[part~="error"]')!.textContent).to.match(/cookie/i);
     expect(el.session).to.equal(undefined);
     // the proxy saw the browser call it cross-site and refused before redeeming: no grant left behind at the service
     expect((await emulatorCounters())['grant:authorization_code'] ?? 0).to.equal(exchangesBefore);

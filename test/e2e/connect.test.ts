@@ -164,7 +164,8 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     const tab = await context.newPage();
     refuseNext = /\/session-manager-/;
     await tab.goto(siteOrigin);
-    const alert = tab.getByRole('alert');
+    // the error as shown (it is said in the element's assertive live region)
+    const alert = tab.locator('esign-connect [part~="error"]');
     await alert.waitFor();
     assert.equal(refuseNext, undefined, `the session manager's code was asked for and refused: ${cdnRequests.join(' ')}`);
     assert.match((await alert.textContent()) ?? '', /Could not reach the sign-in service/);
@@ -180,7 +181,8 @@ describe('<esign-connect> on a plain page, as a person uses it', () => {
     const tab = await context.newPage();
     await tab.goto(siteOrigin);
     await signInWithPopup(tab, PEOPLE.bob, { decision: 'deny' });
-    const alert = tab.getByRole('alert');
+    // the error as shown (it is said in the element's assertive live region)
+    const alert = tab.locator('esign-connect [part~="error"]');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /declined|denied/i);
     assert.ok(await tab.getByRole('button', { name: 'Try again' }).isVisible(), 'a Try again button is shown');

@@ -56,7 +56,7 @@ before(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
   redirectUri = `${siteOrigin}/`;
-  for (let i = 0; i < 3; i++) proxyPorts.push(await freePort());
+  for (let i = 0; i < 4; i++) proxyPorts.push(await freePort());
   const callbacks = proxyPorts.map((port) => `http://localhost:${port}/callback`);
   server = await startStandardsServer({ clientId: CLIENT_ID, clientSecret: SECRET, redirectUris: [redirectUri, ...callbacks] });
   browser = await chromium.launch(chromiumLaunchOptions());
@@ -122,6 +122,15 @@ describe('<esign-connect> and the token proxy against oidc-provider (a standards
 
   it('browser-held mode: the page is the PKCE client and the redirect URI, the proxy adds the secret', async () => {
     await pointAtProxy({ tokenEndpoint: `${server.issuer}/token`, revocationEndpoint: `${server.issuer}/token/revocation` }, 'browser');
+    await wholeFlow('browser');
+  });
+
+  it('browser-held mode with the proxy given only the issuer (RFC 9207 metadata: iss always sent): the page passes its checked iss on', async () => {
+    // the provider's metadata says every authorization response carries iss: the proxy's check of the code exchange
+    // requires it, and the page sends the one it checked (issue 35: this was a 502 "could not be reached")
+    const metadata = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    assert.equal(metadata.authorization_response_iss_parameter_supported, true);
+    await pointAtProxy({ issuer: server.issuer }, 'browser');
     await wholeFlow('browser');
   });
 });

@@ -1,4 +1,10 @@
-/** The generated React wrappers in a real React app in Chromium: props reach the element, typed event props fire. */
+/**
+ * A React 19 app (test/e2e/fixtures/react-app.ts, bundled with esbuild for production) runs the whole flow as a
+ * person does in Chromium, against the real emulator and token proxy: once with the generated wrappers
+ * (esign-elements/react), once with the plain tags. Connect through the consent popup, pick a PDF, send the envelope
+ * in the signing frame that React renders with the FileIds from the uploader's event, and find it in the contract
+ * list, with no esign-error on the way. Like test/e2e/vue.test.ts.
+ */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,10 +12,14 @@ import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { signInWithPopup } from '../../src/testing/person.js';
+import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
 
+const SECRET = 'react-e2e-secret-must-never-reach-the-browser';
+let services: EsignServices;
 let browser: Browser;
 let site: Server;
-let origin: string;
+let siteOrigin: string;
 
 before(async () => {
   const bundle = await build({
@@ -17,49 +27,89 @@ before(async () => {
     bundle: true,
     format: 'esm',
     write: false,
+    minify: true,
     target: 'es2022',
     define: { 'process.env.NODE_ENV': '"production"' },
   });
   const script = bundle.outputFiles[0]!.text;
+  let configScript = '';
   site = createServer((req, res) => {
-    if (req.url === '/app.js') {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/app.js' || path === '/config.js') {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
-      res.end(script);
+      res.end(path === '/app.js' ? script : configScript);
+      return;
+    }
+    if (path !== '/') {
+      res.writeHead(404).end();
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>React app</title><link rel="icon" href="data:,">
-<script>window.config = { baseUrl: 'http://127.0.0.1:9', tokenEndpoint: 'http://127.0.0.1:9/token' };</script>
-<script type="module" src="/app.js"></script></head><body><div id="root"></div></body></html>`);
+<script src="/config.js"></script><script type="module" src="/app.js"></script></head><body><div id="root"></div></body></html>`);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  origin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  // the page on localhost, the service on 127.0.0.1 (cross-origin), the proxy on localhost (the page's site)
+  siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
+  services = await startEsignServices({ clientId: 'react-app', clientSecret: SECRET, appName: 'React integrator', siteOrigins: [siteOrigin] });
+  configScript = `window.config = ${JSON.stringify({ clientId: 'react-app', baseUrl: services.emulator.baseUrl, tokenEndpoint: services.tokenEndpoint })};`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });
 
 after(async () => {
   await browser?.close();
+  await services?.close();
   await new Promise((resolve) => site?.close(resolve));
 });
 
-describe('esign-elements/react', () => {
-  it('passes props as element properties and calls the typed onEsign… handlers', async () => {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(origin);
-    // a plain-http, non-loopback token endpoint is refused: the wrapper's onEsignError sees invalid_config
-    await page.waitForFunction(() => window.seen.length > 0, undefined, { timeout: 10_000 });
-    assert.deepEqual(await page.evaluate(() => window.seen[0]), { event: 'esign-error', code: 'invalid_config' });
-    const props = await page.evaluate(() => {
-      const el = document.querySelector('esign-connect') as HTMLElement & { clientId: string; storage: string; status: string };
-      return { clientId: el.clientId, storage: el.storage, status: el.status };
+describe('a React 19 app', () => {
+  for (const { name, query } of [
+    { name: 'with the @lit/react wrappers', query: '' },
+    { name: 'with the plain tags', query: '?tags' },
+  ]) {
+    it(`${name}: connects, uploads a PDF, sends it from the signing frame and lists it`, async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const seen: string[] = [];
+      page.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
+      page.on('console', (msg) => seen.push(msg.text()));
+      page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+      // every esign-error the page hears, from before the app starts
+      await page.addInitScript(() => {
+        const errors: string[] = [];
+        (window as unknown as { esignErrors: string[] }).esignErrors = errors;
+        document.addEventListener('esign-error', (e) => errors.push((e as CustomEvent<{ error: { code: string } }>).detail.error.code));
+      });
+      await page.goto(`${siteOrigin}/${query}`);
+
+      await signInWithPopup(page);
+      await page.getByText('Connected as Alice Tan').waitFor();
+      // React's handler got the typed detail
+      await page.getByRole('status').filter({ hasText: 'React sees Space space_acme' }).waitFor();
+
+      // a person clicks the drop zone and picks a PDF
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.locator('esign-uploader [part~="drop-zone"]').click()]);
+      await chooser.setFiles({ name: 'react-lease.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n% a React test document\n%%EOF\n') });
+      await page.getByText('1 file ready to send').waitFor({ timeout: 20_000 });
+
+      // React rendered the frame with the FileIds as a property; the person adds a signer and sends
+      const subject = `Lease signed from React ${query ? 'tags' : 'wrappers'}`;
+      const frame = page.frameLocator('esign-signing-frame iframe');
+      await frame.getByText('react-lease.pdf').waitFor({ timeout: 20_000 });
+      await frame.getByLabel('Subject').fill(subject);
+      await frame.getByLabel('Name').fill('Bob Lim');
+      await frame.getByLabel('Email').fill('bob@example.com');
+      await frame.getByRole('button', { name: 'Send' }).click();
+      await page.getByText('Envelope sent', { exact: true }).waitFor();
+      await page.getByText('React saw the envelope sent').waitFor();
+
+      // the contract list, loaded again by the app once sent, shows the envelope
+      await page.frameLocator('esign-contract-list iframe').getByText(subject).waitFor({ timeout: 20_000 });
+
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { esignErrors: string[] }).esignErrors), []);
+      assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
+      assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
+      await context.close();
     });
-    assert.deepEqual(props, { clientId: 'react-app', storage: 'memory', status: 'error' });
-    // React state flows into the element: a fixed endpoint clears the configuration error
-    await page.getByRole('button', { name: 'Fix endpoint' }).click();
-    await page.getByRole('button', { name: 'Connect e-signature account' }).waitFor();
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
+  }
 });

@@ -35,7 +35,7 @@ const installed = (name: string): string => JSON.parse(readFileSync(join(ROOT, '
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'esign-kit-pack-'));
-  // prepare (the full build) prints to stdout before npm's JSON
+  // prepack (the full build) prints to stdout before npm's JSON
   const out = npm(['pack', '--json', '--pack-destination', work], ROOT);
   const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
   folder = join(work, 'my-app');

@@ -1,8 +1,9 @@
 /**
  * A Vue 3 app (test/e2e/fixtures/vue-app, built with vite and @vitejs/plugin-vue as an integrator's app is) uses the
  * tags directly and runs the whole flow as a person does in Chromium: connect through the consent popup, pick a PDF,
- * then send the envelope in the signing frame that Vue renders with the FileIds from the uploader's event, against
- * the real emulator and token proxy.
+ * send the envelope in the signing frame that Vue renders with the FileIds from the uploader's event, and find it in
+ * the contract list, with no esign-error on the way, against the real emulator and token proxy. Like
+ * test/e2e/react.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -71,13 +72,19 @@ after(async () => {
 });
 
 describe('a Vue 3 app with the tags', () => {
-  it('connects, uploads a PDF and sends it from the signing frame that Vue renders', async () => {
+  it('connects, uploads a PDF, sends it from the signing frame that Vue renders and lists it', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const seen: string[] = [];
     page.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
     page.on('console', (msg) => seen.push(msg.text()));
     page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
+    // every esign-error the page hears, from before the app starts
+    await page.addInitScript(() => {
+      const errors: string[] = [];
+      (window as unknown as { esignErrors: string[] }).esignErrors = errors;
+      document.addEventListener('esign-error', (e) => errors.push((e as CustomEvent<{ error: { code: string } }>).detail.error.code));
+    });
     await page.goto(siteOrigin);
 
     await signInWithPopup(page);
@@ -108,6 +115,11 @@ describe('a Vue 3 app with the tags', () => {
     assert.ok(envelopeId.length > 0, 'the service answered with an EnvelopeId');
     await page.getByText('Envelope sent').waitFor();
     await page.getByRole('button', { name: 'Start another envelope' }).waitFor();
+
+    // the contract list, loaded again by the app once sent, shows the envelope
+    await page.frameLocator('esign-contract-list iframe').getByText('Lease signed from Vue').waitFor({ timeout: 20_000 });
+
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { esignErrors: string[] }).esignErrors), []);
 
     assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
     assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');

@@ -38,6 +38,8 @@ export interface BrowserPerson {
   consent(choice: ConsentChoice, timeoutMs: number): Promise<void>;
   /** Closes the consent window unanswered. */
   closeConsent(timeoutMs: number): Promise<void>;
+  /** What a person reads in another window (a popup) whose address starts with `prefix`, once it shows `contains`. */
+  windowText(prefix: string, contains: string, timeoutMs: number): Promise<string>;
   /** Comes back to the test page's window after another window (a tab the page opened) took the focus. */
   returnToPage(): Promise<void>;
   /** Fills the envelope page in the page's embedded frame and clicks Send; the envelope id shown, or '' when the frame went first. */
@@ -122,6 +124,13 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
     },
     async closeConsent(timeoutMs) {
       await (await consentPage(timeoutMs)).close();
+    },
+    async windowText(prefix, contains, timeoutMs) {
+      const target = await page.browser().waitForTarget((t) => t.type() === 'page' && t.url().startsWith(prefix), { timeout: timeoutMs });
+      const other = await target.page();
+      if (!other) throw new Error(`no page at ${prefix}`);
+      await other.waitForFunction((text) => document.body?.innerText.includes(text), { timeout: timeoutMs }, contains);
+      return other.evaluate(() => document.body.innerText);
     },
     async returnToPage() {
       await page.bringToFront();
@@ -335,6 +344,18 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
     },
     closeConsent(timeoutMs) {
       return inWindow(isConsent, 'the consent window', timeoutMs, () => driver.closeWindow().then(() => undefined));
+    },
+    windowText(prefix, contains, timeoutMs) {
+      const read = async (): Promise<string | undefined> => {
+        const text = (await driver.execute('return document.body ? document.body.innerText : ""')) as string;
+        return text.includes(contains) ? text : undefined;
+      };
+      return inWindow(
+        (url) => url.startsWith(prefix),
+        `a window at ${prefix}`,
+        timeoutMs,
+        () => poll(read, `"${contains}" in the window at ${prefix}`, timeoutMs),
+      );
     },
     async returnToPage() {
       // WebDriver classic acts in the window it is switched to, which stays the test page's: nothing to do

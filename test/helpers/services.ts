@@ -2,7 +2,7 @@
  * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
  * page on localhost), plus commands that act as a person in windows a test page cannot script.
  */
-import type { Page } from 'puppeteer-core';
+import type { CDPSession, Page } from 'puppeteer-core';
 import type { Browser as WebDriverBrowser } from 'webdriverio';
 import { createEmulator } from '../../src/emulator/index.js';
 import { generateCookieKey } from '../../src/proxy/index.js';
@@ -163,6 +163,22 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     return target.engine === 'webkit' ? webdriverPerson(target.driver, emulator.baseUrl) : puppeteerPerson(target.engine, target.page, emulator.baseUrl);
   }
 
+  /** One devtools session per Chromium page, kept open: forced pseudo-classes last as long as their session. */
+  const cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
+  function cdpFor(page: Page): Promise<CDPSession> {
+    let session = cdpSessions.get(page);
+    if (!session) {
+      session = page.createCDPSession().then(async (cdp) => {
+        await cdp.send('DOM.enable');
+        await cdp.send('CSS.enable');
+        await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+        return cdp;
+      });
+      cdpSessions.set(page, session);
+    }
+    return session;
+  }
+
   /** The viewport before a test changed it, per page (Chromium, Firefox) or window (WebKit). */
   const viewports = new WeakMap<object, { width: number; height: number } | null>();
 
@@ -288,6 +304,17 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       case 'esign-viewport':
         // the page's viewport (CSS px) as a phone's, or back as it was with `{reset: true}`
         return setViewport(target, payload);
+      case 'esign-force-pseudo': {
+        // Chromium's devtools forcing :hover, :focus-visible, :active… on the element the page put in
+        // window.__esignForceTarget (CSS.forcePseudoState); `states: []` lets it go
+        if (target.engine !== 'chromium') return false;
+        const cdp = await cdpFor(target.page);
+        const { result } = (await cdp.send('Runtime.evaluate', { expression: 'window.__esignForceTarget' })) as { result: { objectId?: string } };
+        if (!result.objectId) return false;
+        const { nodeId } = (await cdp.send('DOM.requestNode', { objectId: result.objectId })) as { nodeId: number };
+        await cdp.send('CSS.forcePseudoState', { nodeId, forcedPseudoClasses: (payload?.['states'] as string[] | undefined) ?? [] });
+        return true;
+      }
       case 'esign-advance-clock':
         emulator.advanceClock(Number(payload?.['seconds'] ?? 0));
         return emulator.now().toISOString();

@@ -7,7 +7,8 @@
  * emulator's own parser, editor settings against package.json), node:test examples run, shell commands run with their flags parsed by the
  * CLIs (`--print-csp`, `--help`: nothing starts), and the emulator's curl lines sent to a running emulator.
  * The blocks a test runs as a whole are also run there: the README's static page (test/e2e/readme-static-page.test.ts)
- * and test-kit example (test/e2e/testing-kit-pack.test.ts).
+ * and test-kit example (test/e2e/testing-kit-pack.test.ts), and the token-proxy guide's Vite recipe
+ * (test/e2e/dev-server-recipe.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -240,6 +241,7 @@ describe('the code blocks of the README and the guides', () => {
           continue;
         }
         if (program === 'npx' && first === 'playwright') continue; // test/e2e/testing-kit-pack.test.ts runs it
+        if (program === 'npx' && first === 'vite' && rest.length === 0) continue; // test/e2e/dev-server-recipe.test.ts runs it
         if (program === 'npx' && first === 'esign-token-proxy') {
           const args = rest.includes('--generate-cookie-key') ? rest : [...rest, '--print-csp'];
           const result = cli('src/proxy/cli.ts', args, env);

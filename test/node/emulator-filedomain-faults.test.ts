@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -286,6 +287,46 @@ describe('CLI', () => {
     });
   }
 
+  /** The CLI started and its banner printed; stop() sends SIGTERM and waits for the exit. */
+  function startCli(args: string[]): Promise<{ out: string; stop: () => Promise<void> }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts', ...args], { cwd: process.cwd() });
+      let out = '';
+      let err = '';
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      const stop = async (): Promise<void> => {
+        child.kill('SIGTERM');
+        await exited;
+      };
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (/Spaces:/.test(out)) resolve({ out, stop });
+      });
+      child.stderr.on('data', (d) => (err += d));
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}${err}`)));
+    });
+  }
+
+  /** A port N such that N and N + 1 are both free at the time of asking. */
+  async function twoFreePorts(): Promise<number> {
+    const listen = (port: number) =>
+      new Promise<import('node:net').Server | undefined>((resolve) => {
+        const server = createServer();
+        server.once('error', () => resolve(undefined));
+        server.listen(port, '127.0.0.1', () => resolve(server));
+      });
+    for (;;) {
+      const first = (await listen(0))!;
+      const port = (first.address() as { port: number }).port;
+      const second = port < 65535 ? await listen(port + 1) : undefined;
+      await new Promise((done) => first.close(done));
+      if (second) {
+        await new Promise((done) => second.close(done));
+        return port;
+      }
+    }
+  }
+
   it('--help prints usage and exits 0', async () => {
     const r = await run(['--help']);
     assert.equal(r.code, 0);
@@ -319,6 +360,44 @@ describe('CLI', () => {
       'http://localhost:8000/test/browser/callback.html',
     ])
       assert.ok(r.out.includes(text), text);
+  });
+
+  it('prints the attribute values and the proxy flags that point at it', async () => {
+    const r = await run(['--port', '0', '--dev'], /Spaces:[\s\S]*space_integrator/);
+    assert.equal(r.code, 0, r.err);
+    const baseUrl = r.out.match(/business API +(http:\/\/127\.0\.0\.1:\d+) /)![1]!;
+    assert.ok(r.out.includes(`base-url="${baseUrl}" client-id="demo-client"`), r.out);
+    assert.ok(r.out.includes(`--base-url ${baseUrl} --client-id demo-client  (ESIGN_CLIENT_SECRET=demo-secret)`), r.out);
+    assert.doesNotMatch(r.out, /start the emulator with --dev/, 'with --dev there is no redirect URI to register');
+    // with --public-url, the page and the proxy are pointed at the public URL
+    const withoutDev = await run(['--port', '0', '--public-url', 'http://localhost:9999/'], /Spaces:/);
+    assert.ok(withoutDev.out.includes('base-url="http://localhost:9999" client-id="demo-client"'), 'the public URL is what the page and proxy use');
+    assert.match(withoutDev.out, /must be a redirect URI below, or start the emulator with --dev/);
+  });
+
+  it('--port moves both ports: the file domain follows on the next one unless --file-port names it', async () => {
+    const business = await twoFreePorts();
+    const moved = await startCli(['--port', String(business)]);
+    try {
+      assert.match(moved.out, new RegExp(`business API +http://127\\.0\\.0\\.1:${business} `));
+      assert.match(moved.out, new RegExp(`file domain +http://127\\.0\\.0\\.1:${business + 1}\\n`));
+      // both answer over HTTP where it says
+      assert.equal((await fetch(`http://127.0.0.1:${business}/__emulator/seed`)).status, 200);
+      const file = await fetch(`http://127.0.0.1:${business + 1}/`, { method: 'POST' });
+      assert.match(await file.text(), /X-TC-Action header is required/, 'the file domain answers on the next port');
+    } finally {
+      await moved.stop();
+    }
+    const [other, file] = [await twoFreePorts(), await twoFreePorts()];
+    const apart = await startCli(['--port', String(other), '--file-port', String(file)]);
+    try {
+      assert.match(apart.out, new RegExp(`file domain +http://127\\.0\\.0\\.1:${file}\\n`));
+    } finally {
+      await apart.stop();
+    }
+    const last = await run(['--port', '65535']);
+    assert.equal(last.code, 2);
+    assert.match(last.err, /--file-port/);
   });
 
   it('a broken config file exits 2', async () => {

@@ -216,20 +216,21 @@ describe('token-mediating mode: the session cookie', () => {
     assert.equal(await embeddedStatus(next.json.access_token), 200, 'the grant is alive');
   });
 
-  test('concurrent forced refreshes with one cookie: one call to the service; a request that came after the rotation gets 409 and no token', async () => {
+  test('concurrent forced refreshes with one cookie: one call to the service, one access token for all (one that came after the rotation too)', async () => {
     const { jar } = await connect(proxy.local);
     const answers = await Promise.all(Array.from({ length: 5 }, () => post(`${proxy.local}/token`, refreshFields({ force: '1' }), new Map(jar))));
-    const ok = answers.filter((a) => a.status === 200);
-    assert.ok(ok.length >= 1, answers.map((a) => a.status).join(','));
-    // those in flight together share the call; one that arrived after it rotated the token is told to send again
-    for (const late of answers.filter((a) => a.status !== 200)) {
-      assert.equal(late.status, 409, late.text);
-      assert.equal(late.json.error, 'refresh_conflict');
-      assert.equal(late.json.access_token, undefined);
-    }
-    assert.equal(new Set(ok.map((a) => a.json.access_token)).size, 1, 'one set of tokens');
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200, 200],
+      answers.map((a) => a.text).join('\n'),
+    );
+    // those in flight together share the call; one that arrived after it rotated the token gets its access token
+    const late = await post(`${proxy.local}/token`, refreshFields({ force: '1' }), new Map(jar));
+    assert.equal(late.status, 200, late.text);
+    assert.equal(late.setCookies.length, 0, 'no cookie for the late one');
+    assert.equal(new Set([...answers, late].map((a) => a.json.access_token)).size, 1, 'one set of tokens');
     assert.equal(await refreshCount(), 1, 'one refresh at the service');
-    assert.equal(await embeddedStatus(ok[0]!.json.access_token), 200);
+    assert.equal(await embeddedStatus(late.json.access_token), 200);
   });
 
   test('revoke: revoked at the service and the cookie cleared; again without a cookie is 200 {}', async () => {
@@ -469,10 +470,10 @@ describe('token-mediating mode: rate limit per caller', () => {
       });
       statuses.push(answer.status);
     }
-    // one sign-in (its login route) from 127.0.0.1 already counted: 4 more session_missing, then 429
-    assert.deepEqual(statuses.slice(0, 4), [401, 401, 401, 401]);
+    // one sign-in (its login and callback routes) from 127.0.0.1 already counted: 3 more session_missing, then 429
+    assert.deepEqual(statuses.slice(0, 3), [401, 401, 401]);
     assert.ok(
-      statuses.slice(4).every((s) => s === 429),
+      statuses.slice(3).every((s) => s === 429),
       statuses.join(','),
     );
     // another client address is not affected

@@ -492,7 +492,7 @@ describe('token proxy: upstream failures', () => {
     url = await startProxy({ rateLimit: false, timeoutMs: 300, maxUpstreamBytes: 4096 });
   });
 
-  const failures: Array<[string, UpstreamBehaviour, number]> = [
+  const failures: Array<[string, UpstreamBehaviour, number, string?]> = [
     [
       '503 with JSON',
       (_q, s) => {
@@ -540,6 +540,8 @@ describe('token proxy: upstream failures', () => {
         s.end('{"ok":true}');
       },
       502,
+      // the service answered, and its answer was wrong: not an outage
+      'invalid_token_response',
     ],
     [
       '400 JSON without error field',
@@ -598,12 +600,12 @@ describe('token proxy: upstream failures', () => {
     ],
   ];
 
-  for (const [name, fail, status] of failures) {
+  for (const [name, fail, status, error = 'temporarily_unavailable'] of failures) {
     test(name, async () => {
       behaviour = fail;
       const answer = await read(await post(`${url}/token`, form(codeGrant)));
       assert.equal(answer.status, status);
-      assert.equal(answer.json.error, 'temporarily_unavailable');
+      assert.equal(answer.json.error, error);
       assert.equal(typeof answer.json.error_description, 'string');
       assert.equal(answer.headers.get('location'), null);
       assert.equal(answer.headers.get('access-control-allow-origin'), ORIGIN, 'the browser can read the error');

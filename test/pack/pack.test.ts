@@ -1,11 +1,12 @@
 /**
  * The package as a consumer gets it: `npm pack` (its prepack runs the full build), then the tarball is checked with
  * publint and arethetypeswrong (ESM-only profile), its manifest paths and editor data are checked against its own
- * files, and it is installed into an empty project (production install, registry for the dependencies) to see what
- * a browser project pulls in and that `esign-emulator` / `esign-token-proxy` start from it.
+ * files, the links of its README against its own files, and it is installed into an empty project (production
+ * install, registry for the dependencies, scripts allowed as a consumer's install allows them) to see that npm has
+ * nothing to warn about, what a browser project pulls in and that `esign-emulator` / `esign-token-proxy` start from it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,11 +165,38 @@ describe('the packed tarball', () => {
     assert.deepEqual(broken, []);
   });
 
-  it('installs into an empty project without any server-only package, and the CLIs run from it', () => {
+  it("has no install script: a contributor's build step is not a consumer's", () => {
+    const scripts = pkgJson(unpacked).scripts ?? {};
+    const install = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => name in scripts);
+    assert.deepEqual(install, [], 'npm warns about (and, where allowed, runs) these on every install');
+  });
+
+  it('links from its README only to files it ships, or to absolute URLs', () => {
+    const readme = readFileSync(join(unpacked, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    assert.ok(links.length >= 10, `${links.length} links`);
+    const broken = links.filter((target) => !/^(https?:|mailto:|#)/.test(target) && !existsSync(join(unpacked, target.split('#')[0]!)));
+    assert.deepEqual(broken, [], 'every relative link of the shipped README resolves inside the tarball');
+    assert.ok(links.includes('docs/guides/token-proxy.md') && existsSync(join(unpacked, 'docs/guides/token-proxy.md')), 'the guides are shipped');
+  });
+
+  it('installs into an empty project with no npm warning and without any server-only package, and the CLIs run from it', () => {
     consumer = join(work, 'consumer');
     execFileSync('mkdir', ['-p', consumer]);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-    npm(['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'], consumer);
+    // as a consumer runs it: install scripts allowed, so npm reports any the package has
+    const install = spawnSync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], {
+      cwd: consumer,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    assert.equal(install.status, 0, install.stderr);
+    assert.doesNotMatch(install.stderr, /install-scripts|install script/i, 'npm warns about no install script');
+    assert.deepEqual(
+      install.stderr.split('\n').filter((line) => /^npm warn/.test(line) && /esign-elements/.test(line)),
+      [],
+      'npm warns about nothing of this package',
+    );
     const installed: string[] = [];
     const modules = join(consumer, 'node_modules');
     for (const name of readdirSync(modules)) {

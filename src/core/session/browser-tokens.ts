@@ -24,11 +24,11 @@ export class BrowserTokens implements TokenBackend {
   exchange({ params, redirectUri, codeVerifier }: ExchangeInput): Promise<TokenSet> {
     const code = params.get('code');
     if (!code) return Promise.reject(new EsignError('oauth_error', 'The authorization response has no code.'));
-    return callProxy(
-      this.#config.tokenEndpoint,
-      'token_exchange_failed',
-      this.#fields({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri }),
-    );
+    const form: Record<string, string> = { grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri };
+    // RFC 9207: the `iss` the sign-in checked goes along, so the proxy can redeem the code at a server that sends one
+    const iss = params.get('iss');
+    if (iss !== null) form['iss'] = iss;
+    return callProxy(this.#config.tokenEndpoint, 'token_exchange_failed', this.#fields(form));
   }
 
   refresh({ refreshToken }: { refreshToken?: string | undefined; force: boolean }): Promise<TokenSet> {

@@ -39,8 +39,9 @@ export class ProxyTokens implements TokenBackend {
   /**
    * An access token from the proxy's cookie session. Each refresh carries a random request id kept in memory for its
    * retries only: if the answer is lost after the proxy rotated the refresh token, the retry gets the same tokens (a
-   * copy of the cookie without the id gets nothing). A 409 means another request of this session rotated it a moment
-   * ago: the browser holds the new cookie now, so the same request goes again.
+   * copy of the cookie without the id gets only the access token). A request that lost a race with another page of
+   * the session gets that page's new access token from the proxy; a proxy before issue 35 answered 409 instead
+   * (the browser holds the new cookie by then, so the same request goes again).
    */
   async refresh({ force }: { force: boolean }): Promise<TokenSet> {
     const form: Record<string, string> = { grant_type: 'refresh_token', request_id: createState().slice(0, 32) };

@@ -50,12 +50,22 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
       if (session) resolve(session);
       else reject(error);
     };
-    const accept = (data: unknown): void => {
-      manager.acceptCallback(data, state).then(
-        (session) => session && settle(undefined, session),
-        (error: unknown) => settle(error),
-      );
+    // one outcome per sign-in: the answer may arrive twice (the opener's message and the BroadcastChannel of a proxy on
+    // this page's own origin) and the popup closes right after it; each is looked at only once the one before is
+    // settled, so a copy of an outcome already taken is ignored instead of read as a used sign-in (state_mismatch)
+    let heard: Promise<void> = Promise.resolve();
+    const inTurn = (look: () => Promise<SessionInfo | undefined>): void => {
+      heard = heard.then(async () => {
+        if (settled) return;
+        try {
+          const session = await look();
+          if (session) settle(undefined, session);
+        } catch (error) {
+          settle(error);
+        }
+      });
     };
+    const accept = (data: unknown): void => inTurn(() => manager.acceptCallback(data, state));
     const giveUp = (error: EsignError): void => {
       if (!popup.closed) popup.close();
       void manager.abandonLogin(state);
@@ -63,6 +73,8 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
     };
     const onMessage = (event: MessageEvent): void => {
       if (event.source !== popup) return;
+      const unknown = unknownToProxy(event.data, state);
+      if (unknown) return accept(unknown);
       if (event.origin !== messageOrigin) {
         // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
         const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
@@ -80,10 +92,7 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
       if (Date.now() - closedAt < POPUP_CLOSE_GRACE_MS) return;
       clearInterval(timer);
       // nothing heard: the mode's last look (the default mode asks the proxy whether this sign-in finished)
-      manager.loginAfterClose(state).then(
-        (session) => settle(undefined, session),
-        (error: unknown) => settle(error),
-      );
+      inTurn(() => manager.loginAfterClose(state));
     }, 250);
     window.addEventListener('message', onMessage);
     cancel = giveUp;
@@ -150,6 +159,19 @@ export async function handlePageCallback(manager: SessionManager): Promise<Callb
   entry.claimed = true;
   await manager.completeLogin(params);
   return 'completed';
+}
+
+/**
+ * The token proxy's outcome after a callback that did not know this browser's sign-in (no pre-login cookie came back:
+ * the sign-in started at another host name than the proxy's public one, an old link) names no attempt, and comes from
+ * the proxy's public origin, which may not be the origin the sign-in started at: from this sign-in's own popup, it is
+ * this sign-in's error (an error only: no session is taken from it). Else undefined.
+ */
+function unknownToProxy(data: unknown, state: string): unknown {
+  const m = data as { source?: unknown; type?: unknown; attempt?: unknown; outcome?: unknown } | null;
+  const attemptless =
+    typeof m === 'object' && m !== null && m.source === 'esign-token-proxy' && m.type === 'login' && m.attempt === '' && m.outcome === 'error';
+  return attemptless ? { ...m, attempt: state } : undefined;
 }
 
 function safeOpener(): Window | null {

@@ -106,6 +106,7 @@ export class ProxyLogin implements LoginPart {
     if (params.get('outcome') !== 'connected') {
       const error = params.get('error') ?? 'oauth_error';
       if (error === 'cookie_blocked') throw this.#cookieBlocked();
+      if (error === 'origin_not_allowed' || error === 'public_origin_mismatch') throw this.#refused(error);
       const [code, message]: [EsignErrorCode, string] = OUTCOMES[error] ?? ['oauth_error', `The sign-in did not complete (${error.slice(0, 64)}).`];
       throw new EsignError(code, message, { serviceCode: error.slice(0, 64) });
     }
@@ -155,6 +156,17 @@ export class ProxyLogin implements LoginPart {
         'page\'s own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens="browser".',
       { ...(cause ? { status: cause.status, serviceCode: cause.serviceCode, cause } : { serviceCode: 'cookie_blocked' }) },
     );
+  }
+
+  /** The login route's refusal of this page's origin, naming the proxy's setting to change. */
+  #refused(reason: 'origin_not_allowed' | 'public_origin_mismatch'): EsignError {
+    const page = location.origin;
+    const message =
+      reason === 'public_origin_mismatch'
+        ? `The token proxy was reached through this page's origin (${page}), but its public origin is another. ` +
+          `Start it with --public-origin ${page} (publicOrigin), and register ${new URL('callback', this.#loginEndpoint).href} at the service.`
+        : `The token proxy at ${this.messageOrigin} does not accept sign-ins from ${page}. Start it with --allowed-origin ${page} (allowedOrigins).`;
+    return new EsignError('origin_not_allowed', message, { status: 403, serviceCode: reason });
   }
 
   #storageKey(): string {

@@ -25,6 +25,9 @@ export interface ConnectTerms extends Record<string, string> {
   login_expired: string;
   network_error: string;
   csp_blocked: string;
+  cookie_blocked: string;
+  token_exchange_failed: string;
+  origin_not_allowed: string;
   session_expired: string;
   offline: string;
 }
@@ -56,6 +59,9 @@ export const connectMessages: Messages<ConnectTerms> = {
     login_expired: 'The sign-in took too long and expired. Start again.',
     network_error: 'Could not reach the sign-in service. Check your connection and try again.',
     csp_blocked: 'The Content-Security-Policy connect-src blocks the sign-in service.',
+    cookie_blocked: 'This browser does not send the sign-in cookie back to the token proxy, so the sign-in cannot finish.',
+    token_exchange_failed: 'The service did not accept the sign-in. Start again.',
+    origin_not_allowed: 'The token proxy does not accept sign-ins from this page. Its settings must name this page’s origin.',
     session_expired: 'The session expired. Connect again to continue.',
     offline: 'You are offline.',
   },

@@ -1,4 +1,4 @@
-import { html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { html, nothing, type PropertyDeclarations } from 'lit';
 import type { EsignError } from '../../core/errors.js';
 import type { ConnectMode, RefreshTokenHolder, SessionInfo } from '../../core/session/session-manager.js';
 import type { StorageKind } from '../../core/kv.js';
@@ -11,6 +11,7 @@ import { icon, alertIcon, checkIcon, linkIcon } from '../shared/icons.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { EsignElement } from '../shared/element.js';
+import { FocusKeeper, liveRegions } from '../shared/a11y.js';
 
 export type { ConnectStatus } from './session-host.js';
 
@@ -30,7 +31,7 @@ export type { ConnectStatus } from './session-host.js';
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.
  * @fires esign-disconnected - The session ended: the user disconnected, it expired or was revoked, or another tab disconnected. `detail: {reason}`.
  * @fires esign-session-refreshed - The access token was renewed, here or by another tab. `detail: {session, byOtherTab}`.
- * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `session_expired`, `invalid_config`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the token proxy), …).
+ * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `origin_not_allowed` (the token proxy does not serve this page's origin), `session_expired`, `invalid_config`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the token proxy), …).
  *
  * @slot - Elements that use this session (an `<esign-uploader>`, `<esign-signing-frame>`, …).
  * @slot connected - Replaces the "connected" text, e.g. with your own account badge.
@@ -156,31 +157,13 @@ export class EsignConnect extends EsignElement implements SessionProvider {
     super();
     // offers this element as the session of the elements inside it (context)
     answerSessionRequests(this);
+    // a replaced button's focus goes to the one that took its place (Connect → Connecting… → Disconnect → Connect)
+    new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('[part~="button"]'));
   }
 
   /** The current session (scope, Space id, expiry), never a token; undefined when not connected. */
   get session(): SessionInfo | undefined {
     return this.#session.session;
-  }
-
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    const configKeys = [
-      'clientId',
-      'baseUrl',
-      'tokenEndpoint',
-      'revocationEndpoint',
-      'loginEndpoint',
-      'authorizationEndpoint',
-      'issuer',
-      'redirectUri',
-      'scope',
-      'spaceId',
-      'loginHint',
-      'storage',
-      'mode',
-      'refreshTokens',
-    ] as const;
-    if (this.isConnected && this.hasUpdated && configKeys.some((key) => changed.has(key))) void this.#session.init();
   }
 
   /**
@@ -213,7 +196,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
       <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
         ${!this.#session.online ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
-        <span role="status" aria-live="polite" class="visually-hidden">${this.#liveText()}</span>
+        ${liveRegions(this.#liveText(), this.status === 'error' ? this.#errorText() : '')}
       </div>
       <slot></slot>
     `;
@@ -236,10 +219,8 @@ export class EsignConnect extends EsignElement implements SessionProvider {
         return this.#t.term('connectingLive');
       case 'connected':
         return this.#t.term('connectedLive');
-      case 'error':
-        return this.#errorText();
       default:
-        return '';
+        return ''; // an error is said in the assertive region
     }
   }
 
@@ -260,7 +241,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
       case 'error': {
         const detail = this.#errorDetail();
         return html`
-          <p part="error" role="alert">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
+          <p part="error">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
           <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
           ${
             this._popupBlocked
@@ -297,7 +278,9 @@ export class EsignConnect extends EsignElement implements SessionProvider {
   /** The technical detail under a localized error: the address a refused redirect used, or a setup mistake's exact reason. */
   #errorDetail(): string {
     const error = this._error;
-    return error?.serviceCode === 'invalid_redirect_uri' || error?.directive ? error.message : '';
+    // the settings to change, with this page's values (the proxy's own words, as its refusal page says them)
+    const technical = error?.code === 'origin_not_allowed' || error?.code === 'cookie_blocked';
+    return error?.serviceCode === 'invalid_redirect_uri' || error?.directive || technical ? error!.message : '';
   }
 }
 

@@ -43,6 +43,25 @@ export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
 }
 
 export const DEFAULT_SCOPE = 'envelope:create envelope:read';
+
+/** The settings without which there is no session, and their attribute names. */
+const REQUIRED = [
+  ['clientId', 'client-id'],
+  ['baseUrl', 'base-url'],
+  ['tokenEndpoint', 'token-endpoint'],
+] as const;
+
+/** The settings read at one moment. */
+interface Settings {
+  /** Equal for equal settings: a new key sets the session up again. */
+  key: string;
+  /** Complete and valid settings. */
+  config?: SessionConfig;
+  /** Why Connect refuses them: a missing or refused setting (or one the session manager refused). */
+  refused?: EsignError;
+  /** A refused setting, shown and reported as it is read (a missing one is only said when Connect is asked). */
+  error?: EsignError;
+}
 const POPUP_FEATURES = 'popup,width=520,height=720';
 
 export class SessionHost implements ReactiveController {
@@ -102,13 +121,19 @@ export class SessionHost implements ReactiveController {
   }
 
   hostConnected(): void {
-    void this.init();
+    // the settings are read by the update this asks for (hostUpdate), with whatever arrived meanwhile
+    this.#host.requestUpdate();
+  }
+
+  hostUpdate(): void {
+    this.#apply();
   }
 
   hostDisconnected(): void {
     this.pending?.cancel(new EsignError('aborted', 'The element was removed.'));
     this.pending = undefined;
     this.#drop();
+    this.#applied = undefined;
   }
 
   /**
@@ -116,9 +141,12 @@ export class SessionHost implements ReactiveController {
    * Resolves with the session, or rejects with an EsignError (also sent as `esign-error`).
    */
   connect(options: { mode?: ConnectMode } = {}): Promise<SessionInfo> {
+    // the settings present now, even ones set in this task (the update that reads them has not run yet)
+    this.#apply();
+    const refused = this.#applied?.refused;
+    // settings that are missing or refused open no window: the error, visible as it is
+    if (refused) return Promise.reject(this.#fail(refused));
     const mode = options.mode ?? this.#host.mode;
-    // a configuration the element already refused opens no window: the same error, visible as it is
-    if (this.#host._error?.code === 'invalid_config') return Promise.reject(this.#fail(this.#host._error));
     // the popup must open synchronously in the click, before any await (even the login flow's module), or browsers block it
     const popup = mode === 'popup' ? openPopup('esign-connect', POPUP_FEATURES) : null;
     this.pending?.cancel(new EsignError('aborted', 'A new sign-in was started.'));
@@ -161,34 +189,82 @@ export class SessionHost implements ReactiveController {
 
   #readyPromise: Promise<SessionManager | undefined> = Promise.resolve(undefined);
 
-  /** The manager once set up; when its code could not be loaded, this loads it again (Try again, a token asked for). */
+  /**
+   * The manager for the settings present now, once set up; when its code could not be loaded, this loads it again
+   * (Try again, a token asked for).
+   */
   #ready(): Promise<SessionManager | undefined> {
-    if (this.#managerPart.status === 'failed' && this.#host.isConnected) return this.init();
+    this.#apply();
+    const config = this.#applied?.config;
+    if (config && this.#managerPart.status === 'failed' && this.#host.isConnected) return this.#init(config);
     return this.#readyPromise;
   }
 
-  init(): Promise<SessionManager | undefined> {
-    this.#readyPromise = this.#setup().catch((error: unknown) => {
-      this.#fail(EsignError.from(error, 'invalid_config'));
+  /** The settings last taken (read on every update and by every call that uses them), and what they made. */
+  #applied: Settings | undefined;
+
+  /**
+   * Takes the settings as they are now, whenever they arrived (attributes or properties, before or after insertion,
+   * in one task or several): a change sets the session up again, and clears the error that earlier settings caused.
+   * Settings still missing are waited for quietly (a framework may set them in a later task); Connect then says which
+   * one is missing. Refused settings are shown and reported once (each distinct problem), after the update.
+   */
+  #apply(): void {
+    if (!this.#host.isConnected) return;
+    const settings = this.#read();
+    if (settings.key === this.#applied?.key) return;
+    this.#applied = settings;
+    if (this.#host._error?.code === 'invalid_config') this.#host._error = undefined;
+    if (this.#host.status === 'error') this.#host._status = 'idle';
+    if (settings.config) {
+      void this.#init(settings.config);
+      return;
+    }
+    this.#drop();
+    this.#readyPromise = Promise.resolve(undefined);
+    // without a manager nothing is connected here (a stored session shows again once the settings are complete)
+    if (this.#host.status === 'connected') this.#host._status = 'idle';
+    const refused = settings.error;
+    if (refused) {
+      this.#host._error = refused;
+      this.#host._status = 'error';
+      // after this update: a listener that corrects the settings then starts the next one
+      queueMicrotask(() => {
+        if (this.#applied === settings) emit(this.#host, 'esign-error', { error: refused });
+      });
+    }
+  }
+
+  /** The settings as they are now: complete (a config), missing one, or refused (an invalid_config error). */
+  #read(): Settings {
+    const missing = REQUIRED.find(([property]) => !this.#host[property]);
+    if (missing) {
+      const refused = new EsignError('invalid_config', `${missing[1]} is required.`);
+      return { key: `missing ${missing[1]}`, refused };
+    }
+    try {
+      const config = this.#config();
+      return { key: JSON.stringify(config), config };
+    } catch (error) {
+      const refused = EsignError.from(error, 'invalid_config');
+      return { key: `refused ${refused.message}`, refused, error: refused };
+    }
+  }
+
+  #init(config: SessionConfig): Promise<SessionManager | undefined> {
+    const settings = this.#applied;
+    this.#readyPromise = this.#setup(config).catch((error: unknown) => {
+      const failed = EsignError.from(error, 'invalid_config');
+      // settings the session manager refused (validateConfig): Connect refuses them too, until they change
+      if (failed.code === 'invalid_config' && settings && this.#applied === settings) settings.refused = failed;
+      this.#fail(failed);
       return undefined;
     });
     return this.#readyPromise;
   }
 
-  async #setup(): Promise<SessionManager | undefined> {
-    const config = this.#config();
+  async #setup(config: SessionConfig): Promise<SessionManager | undefined> {
     const key = JSON.stringify(config);
-    if (this.#starting && key === this.#managerKey) {
-      const manager = await this.#starting;
-      // a corrected attribute clears the configuration error it caused
-      if (manager && manager === this.#manager && this.#host._error?.code === 'invalid_config') {
-        this.#host._error = undefined;
-        this.#host._status = manager.session ? 'connected' : 'idle';
-      }
-      return manager;
-    }
-    if (this.#host._error?.code === 'invalid_config') this.#host._error = undefined;
-    if (this.#host.status === 'error') this.#host._status = 'idle';
     this.#drop();
     this.#managerKey = key;
     const starting = this.#start(config, key);

@@ -15,6 +15,7 @@ import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { LazyPart } from '../shared/lazy.js';
 import { EsignElement } from '../shared/element.js';
+import { FocusKeeper } from '../shared/a11y.js';
 import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
 import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
 import { legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
@@ -63,7 +64,7 @@ export interface OwnTerms extends Record<string, string> {
  * @cssprop [--esign-sheet-breakpoint=640px] - With `sheet`: the viewport width below which the page is a full-screen sheet (a CSS length).
  * @cssprop [--esign-sheet-z-index=2147483000] - With `sheet`: the sheet's z-index where the browser has no popover top layer.
  * @cssprop [--esign-sheet-background=var(--esign-surface)] - With `sheet`: the sheet's background (around the page, behind the safe areas).
- * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. States need less and take less.
+ * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. The signing frame's states (empty, loading, sent) keep it too, so the page opening does not move what is below; the contract list's states need less and take less.
  */
 export abstract class EmbeddedViewElement extends EsignElement {
   static override properties: PropertyDeclarations = {
@@ -138,6 +139,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
     this.#own = new LocalizeController(this, ownMessages);
     // the view resumes by itself when the connection returns (its controller decides whether it should)
     new OnlineController(this, (online) => this.#view?.networkChanged(online));
+    // a state or frame that replaces the focused one takes the focus: its heading (Send → "Envelope sent"), else the page
+    new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('.state [data-focus-target], [part~="frame"], [part~="button"]'));
   }
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */

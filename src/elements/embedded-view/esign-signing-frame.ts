@@ -1,5 +1,6 @@
-import { svg, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { css, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
+import { embeddedViewStyles } from './render.js';
 import { autoConverter, fileIdsConverter, listChanged } from './rules.js';
 import { signingFrameMessages } from './esign-signing-frame.messages.js';
 import { RootListener } from '../shared/root-listener.js';
@@ -42,6 +43,17 @@ export class EsignSigningFrame extends EmbeddedViewElement {
     uploader: {},
     auto: { converter: autoConverter },
   };
+
+  // every state takes the page's opening height, so the page opening (or the sent card) does not move what is below
+  static override styles = [
+    ...embeddedViewStyles,
+    css`
+      :host [part~='base'],
+      :host [part~='base'].framed.sized {
+        min-height: var(--esign-frame-min-height, 32rem);
+      }
+    `,
+  ];
 
   /** The FileIds to start the envelope with (attribute: space- or comma-separated). */
   fileIds: string[] = [];
@@ -94,6 +106,17 @@ export class EsignSigningFrame extends EmbeddedViewElement {
 
   protected override fileIdsToSend(): readonly string[] {
     return this.fileIds;
+  }
+
+  protected override update(changed: PropertyValues<this>): void {
+    // the sent card takes the height the page had, so the page below does not move up as the frame makes way for it
+    // (a person's "start another" lets it go); set through the CSSOM, which a strict style-src allows
+    const base = this.renderRoot?.querySelector<HTMLElement>('[part~="base"]');
+    const keep = base && this.status === 'sent' && !base.style.minHeight ? base.getBoundingClientRect().height : 0;
+    super.update(changed);
+    if (!base) return;
+    if (keep) base.style.minHeight = `${keep}px`;
+    else if (this.status !== 'sent') base.style.minHeight = '';
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {

@@ -9,11 +9,14 @@ import type { EmbeddedViewTerms } from './embedded-view.messages.js';
 import type { SVGTemplateResult } from 'lit';
 import { alertIcon, icon, linkIcon } from '../shared/icons.js';
 import { buttonStyles, stateStyles } from '../shared/styles.js';
+import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
+import { liveRegions } from '../shared/a11y.js';
 import type { ViewDisplay, ViewStatus } from './rules.js';
 
 export const embeddedViewStyles = [
   buttonStyles,
   stateStyles,
+  visuallyHiddenStyles,
   css`
     :host {
       display: flex;
@@ -100,16 +103,15 @@ export function card(options: {
   title: unknown;
   text?: unknown;
   actions?: unknown;
-  role?: 'alert' | 'status';
   slot?: string;
   cls?: string;
   code?: string;
 }) {
   const body = html`<span class="badge" aria-hidden="true">${options.icon}</span>
-    <p class="title">${options.title}</p>
+    <p class="title" tabindex="-1" data-focus-target>${options.title}</p>
     ${options.text ? options.text : nothing}
     ${options.actions ? html`<div class="actions">${options.actions}</div>` : nothing}`;
-  return html`<div part=${options.part} class="state ${options.tone ?? ''} ${options.cls ?? ''}" role=${options.role ?? nothing} data-code=${options.code ?? nothing}>
+  return html`<div part=${options.part} class="state ${options.tone ?? ''} ${options.cls ?? ''}" data-code=${options.code ?? nothing}>
     ${options.slot ? html`<slot name=${options.slot}>${body}</slot>` : body}
   </div>`;
 }
@@ -123,8 +125,8 @@ export const autoPending = (view: FirstState, host: ViewHost): boolean =>
 
 /** The spinner state. */
 export const loadingState = (text: ViewText, overlay = false) =>
-  html`<div part="loading" class="state accent ${overlay ? 'overlay' : ''}" role="status">
-    <slot name="loading"><span part="spinner" class="spinner" aria-hidden="true"></span><p class="title">${text.term('loading')}</p></slot>
+  html`<div part="loading" class="state accent ${overlay ? 'overlay' : ''}">
+    <slot name="loading"><span part="spinner" class="spinner" aria-hidden="true"></span><p class="title" tabindex="-1" data-focus-target>${text.term('loading')}</p></slot>
   </div>`;
 
 /**
@@ -140,7 +142,6 @@ export function renderFirstState(view: FirstState, host: ViewHost, text: ViewTex
       ? card({
           part: 'error',
           tone: 'danger',
-          role: 'alert',
           slot: 'error',
           code: view.error?.code ?? '',
           icon: icon(alertIcon),
@@ -152,6 +153,7 @@ export function renderFirstState(view: FirstState, host: ViewHost, text: ViewTex
         ? nothing
         : renderIdle(view, host, text, opener(host)),
     nothing,
+    [pending ? text.term('loading') : '', view.status === 'error' ? text.term('errorGeneric') : ''],
   );
 }
 
@@ -159,8 +161,8 @@ export function renderFirstState(view: FirstState, host: ViewHost, text: ViewTex
  * The one outer template of both renders (the first states here, the later ones in states.ts): the DOM of an idle
  * card or of the spinner stays in place when the controller arrives.
  */
-export const layout = (cls: string, loading: unknown, state: unknown, frame: unknown): TemplateResult =>
-  html`<div part="base" class=${cls}>${loading}${state}${frame}</div>`;
+export const layout = (cls: string, loading: unknown, state: unknown, frame: unknown, [polite, assertive]: [string, string]): TemplateResult =>
+  html`<div part="base" class=${cls}>${loading}${state}${frame}${liveRegions(polite, assertive)}</div>`;
 
 export function renderIdle(view: FirstState, host: ViewHost, text: ViewText, open: (display?: ViewDisplay) => () => void) {
   if (!view.hasSession) {

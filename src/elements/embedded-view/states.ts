@@ -69,7 +69,6 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
       ? card({
           part: 'popup',
           tone: 'accent',
-          role: 'status',
           icon: icon(windowIcon),
           title: text.term('openedInPopup'),
           actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
@@ -79,7 +78,6 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
         : status === 'expired'
           ? card({
               part: 'expired',
-              role: 'status',
               slot: 'expired',
               icon: icon(clockIcon),
               title: text.term('expired'),
@@ -89,7 +87,6 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
             ? card({
                 part: 'sent',
                 tone: 'success',
-                role: 'status',
                 slot: 'sent',
                 icon: icon(checkIcon),
                 title: text.term('sentTitle'),
@@ -115,52 +112,66 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
           ></iframe>`,
         )
       : nothing,
+    [
+      popupOpen
+        ? text.term('openedInPopup')
+        : status === 'expired'
+          ? text.term('expired')
+          : status === 'sent'
+            ? `${text.term('sentTitle')} ${text.term('sentText')}`
+            : loading
+              ? text.term('loading')
+              : '',
+      status === 'error' ? errorTexts(view, text)[0] : '',
+    ],
   );
+}
+
+/** The error state's title and detail, by the error's code. */
+function errorTexts(view: ViewState, text: ViewText): [string, unknown] {
+  switch (view.error?.code) {
+    case 'url_rejected':
+      return [text.term('errorUrlRejected'), nothing];
+    case 'frame_blocked':
+      return [
+        text.term('errorFrameBlocked'),
+        html`<ul class="text">
+          <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
+          <li>${text.term('causeFrameAncestors')}</li>
+          <li>${text.term('causeNetwork')}</li>
+        </ul>`,
+      ];
+    case 'csp_blocked':
+      // a setup mistake: the integrator needs the origin to add, in the error's own words
+      return [text.term('errorCspBlocked', { directive: view.error?.directive ?? '' }), html`<p class="text">${view.error?.message}</p>`];
+    case 'popup_blocked':
+      return [text.term('errorPopupBlocked'), nothing];
+    case 'no_session':
+      return [text.term('errorNoSession'), nothing];
+    case 'no_files':
+      return [text.term('errorNoFiles'), nothing];
+    case 'view_failed':
+      return [
+        text.term('errorViewFailed'),
+        view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing,
+      ];
+    case 'network_error':
+      return [text.term('errorOffline'), nothing];
+    case 'invalid_config':
+      // a setup mistake: the integrator needs the exact reason
+      return [text.term('errorSetup'), html`<p class="text">${view.error?.message}</p>`];
+    default:
+      return [text.term('errorGeneric'), view.error?.message ? html`<p class="text">${view.error.message}</p>` : nothing];
+  }
 }
 
 function renderError(view: ViewState, text: ViewText, open: (display?: ViewDisplay) => () => void) {
   const code = view.error?.code;
-  const [title, detail] = ((): [string, unknown] => {
-    switch (code) {
-      case 'url_rejected':
-        return [text.term('errorUrlRejected'), nothing];
-      case 'frame_blocked':
-        return [
-          text.term('errorFrameBlocked'),
-          html`<ul class="text">
-            <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
-            <li>${text.term('causeFrameAncestors')}</li>
-            <li>${text.term('causeNetwork')}</li>
-          </ul>`,
-        ];
-      case 'csp_blocked':
-        // a setup mistake: the integrator needs the origin to add, in the error's own words
-        return [text.term('errorCspBlocked', { directive: view.error?.directive ?? '' }), html`<p class="text">${view.error?.message}</p>`];
-      case 'popup_blocked':
-        return [text.term('errorPopupBlocked'), nothing];
-      case 'no_session':
-        return [text.term('errorNoSession'), nothing];
-      case 'no_files':
-        return [text.term('errorNoFiles'), nothing];
-      case 'view_failed':
-        return [
-          text.term('errorViewFailed'),
-          view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing,
-        ];
-      case 'network_error':
-        return [text.term('errorOffline'), nothing];
-      case 'invalid_config':
-        // a setup mistake: the integrator needs the exact reason
-        return [text.term('errorSetup'), html`<p class="text">${view.error?.message}</p>`];
-      default:
-        return [text.term('errorGeneric'), view.error?.message ? html`<p class="text">${view.error.message}</p>` : nothing];
-    }
-  })();
+  const [title, detail] = errorTexts(view, text);
   const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected' && code !== 'invalid_config';
   return card({
     part: 'error',
     tone: 'danger',
-    role: 'alert',
     slot: 'error',
     code: code ?? '',
     icon: icon(alertIcon),

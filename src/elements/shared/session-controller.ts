@@ -66,10 +66,10 @@ export class SessionController implements ReactiveController {
     const found = root.getElementById?.(id) ?? document.getElementById(id);
     const provider = found && isProvider(found) ? found : undefined;
     if (!provider) {
-      // the named element may be added or upgraded later
+      // the named element may be added, upgraded or given its id later
       if (found && found.localName === 'esign-connect') void customElements.whenDefined('esign-connect').then(() => this.#host.requestUpdate());
       this.#observer ??= new MutationObserver(() => this.#host.requestUpdate());
-      this.#observer.observe(document, { childList: true, subtree: true });
+      this.#observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['id'] });
     } else {
       this.#observer?.disconnect();
       this.#observer = undefined;

@@ -100,13 +100,17 @@ export const buttonStyles = css`
     outline: 2px solid var(--_accent);
     outline-offset: 2px;
   }
+  /* a busy button (Connecting…) keeps the focus and its look: only the cursor says to wait */
   button[aria-busy='true'] {
     cursor: progress;
   }
+  /* a disabled one is quiet but legible (no faded opacity): muted text, 4.5:1, on the tint */
   button:disabled,
-  button[aria-disabled='true'] {
+  button[aria-disabled='true']:not([aria-busy='true']) {
     cursor: not-allowed;
-    opacity: 0.72;
+    background: var(--_tint);
+    color: var(--_muted);
+    border-color: var(--_border-strong);
   }
   svg.icon {
     width: 1.25em;
@@ -178,6 +182,15 @@ export const stateStyles = css`
     margin: 0;
     font-weight: 600;
     font-size: 1.0625em;
+  }
+  /* a state's heading takes the focus when the control that had it goes (tabindex="-1") */
+  .state .title:focus-visible {
+    outline: 2px solid var(--_accent);
+    outline-offset: 2px;
+    border-radius: 2px;
+  }
+  .state .title:focus:not(:focus-visible) {
+    outline: none;
   }
   .state .text {
     margin: 0;

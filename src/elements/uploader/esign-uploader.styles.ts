@@ -37,15 +37,24 @@ export const uploaderStyles = css`
     background: var(--_accent-tint);
     color: var(--_accent);
   }
+  /* with files listed below, the zone gives up its badge and some padding for the first row: the uploader hardly grows */
+  [part~='drop-zone'].compact {
+    padding-block: calc(var(--_space) * 1.5);
+  }
+  [part~='drop-zone'].compact .badge {
+    display: none;
+  }
   [part~='drop-zone'] .badge svg {
     width: 1.25rem;
     height: 1.25rem;
   }
-  [part~='drop-zone']:hover:not([aria-disabled='true']),
-  [part~='drop-zone'].dragging {
+  /* its own tint, under the ordinary text: as specific as the button family's hover (button:hover:not(…):not(:disabled)), and later */
+  button[part~='drop-zone']:hover:not([aria-disabled='true']):not(:disabled),
+  button[part~='drop-zone'].dragging {
     border-color: var(--_accent);
     border-style: solid;
     background: var(--_accent-tint);
+    color: var(--_text);
   }
   [part~='drop-zone']:focus-visible {
     outline: 2px solid var(--_accent);
@@ -60,6 +69,15 @@ export const uploaderStyles = css`
   }
   [part~='label'] {
     font-weight: 600;
+  }
+  /* narrow, the label takes two lines either way: "connect first" turning into "choose files" does not move the page */
+  [part~='base'] {
+    container-type: inline-size;
+  }
+  @container (max-width: 30rem) {
+    [part~='label'] {
+      min-height: 2lh;
+    }
   }
   [part~='hint'] {
     color: var(--_muted);

@@ -17,6 +17,7 @@ import type { UploadList } from './list.js';
 import { OnlineController } from '../shared/online.js';
 import { LazyPart } from '../shared/lazy.js';
 import { uploaderStyles } from './esign-uploader.styles.js';
+import { FocusKeeper, liveRegions } from '../shared/a11y.js';
 
 export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
 
@@ -87,6 +88,7 @@ export class EsignUploader extends UploaderFormControl {
     disabled: { type: Boolean, reflect: true },
     persistKey: { attribute: 'persist-key' },
     _live: { state: true, attribute: false },
+    _alert: { state: true, attribute: false },
   };
 
   static override styles = [buttonStyles, visuallyHiddenStyles, uploaderStyles];
@@ -124,8 +126,10 @@ export class EsignUploader extends UploaderFormControl {
   /** Keeps completed uploads under this key across reloads (with the service and Space). Default: the element's id, else one key per page origin. */
   persistKey = '';
 
-  /** @internal The live region's text (reactive state). */
+  /** @internal The polite live region's text (reactive state). */
   private _live = '';
+  /** @internal The assertive live region's text: the last error (reactive state). */
+  private _alert = '';
 
   readonly #session = new SessionController(this);
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
@@ -158,7 +162,10 @@ export class EsignUploader extends UploaderFormControl {
           return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
         },
         limits: () => this.#limits,
-        announce: (text) => (this._live = text),
+        announce: (text, error) => {
+          if (error) this._alert = text;
+          else [this._live, this._alert] = [text, ''];
+        },
         changed: () => this.#syncForm(),
         kept: this.#kept,
       });
@@ -166,6 +173,12 @@ export class EsignUploader extends UploaderFormControl {
       return list;
     },
   );
+  constructor() {
+    super();
+    // a file row's button that goes takes the focus to the row's next control, the next row, else the drop zone
+    new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('[part~="drop-zone"]'));
+  }
+
   get #list(): UploadList | undefined {
     return this.#listPart.value;
   }
@@ -243,6 +256,7 @@ export class EsignUploader extends UploaderFormControl {
   override reset(): void {
     this.#list?.reset();
     this._live = '';
+    this._alert = '';
   }
 
   /** Opens the file picker. Browsers allow it only from a user gesture (a click or key press). */
@@ -328,16 +342,16 @@ export class EsignUploader extends UploaderFormControl {
             : this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne');
     return html`
       <div part="base" role="group" aria-label=${this.#t.term('groupLabel')}>
-        ${this.#zone.render(label, this.#hint(), off)}
-        ${
-          this.#configError
-            ? html`<p part="error" role="alert">${icon(alertIcon)}<span>${this.#t.term('misconfigured', { message: this.#configError.message })}</span></p>`
-            : nothing
-        }
+        ${this.#zone.render(label, this.#hint(), off, (this.#list?.queue.items.length ?? 0) > 0)}
+        ${this.#configError ? html`<p part="error">${icon(alertIcon)}<span>${this.#misconfigured(this.#configError)}</span></p>` : nothing}
         ${this.#list ? this.#list.render() : nothing}
-        <div class="visually-hidden" role="status" aria-live="polite">${this._live}</div>
+        ${liveRegions(this._live, this.#configError ? this.#misconfigured(this.#configError) : this._alert)}
       </div>
     `;
+  }
+
+  #misconfigured(error: EsignError): string {
+    return this.#t.term('misconfigured', { message: error.message });
   }
 
   #hint(): string {

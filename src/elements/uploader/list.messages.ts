@@ -28,7 +28,7 @@ export const uploadListMessages: Messages<UploadListTerms> = {
     retryAll: 'Retry failed',
     remove: 'Remove',
     removeFile: 'Remove {name}',
-    liveProgress: 'Uploading, {percent}% done',
+    liveProgress: 'Uploading: {done} of {count} files done, {percent}%',
     liveDone_one: '{count} file uploaded',
     liveDone_other: '{count} files uploaded',
     liveSent_one: '{count} file sent for signing',

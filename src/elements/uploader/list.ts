@@ -4,6 +4,7 @@
  * FileIds (KeptUploads). Loaded by the element with the first file (or when there are kept FileIds to restore), so
  * a page that only shows the drop zone never loads it.
  */
+import { repeat } from 'lit/directives/repeat.js';
 import { html, nothing, svg, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
@@ -36,8 +37,8 @@ export interface UploadListOptions {
   session(): UploadSession & { tokens: SessionProvider };
   /** The element's checked limits. */
   limits(): UploaderLimits | undefined;
-  /** Says something in the element's live region. */
-  announce(text: string): void;
+  /** Says something in the element's live region (`error`: the assertive one). */
+  announce(text: string, error?: boolean): void;
   /** The list changed (form value and validity follow it). */
   changed(): void;
   /** The uploader's record of kept uploads: its store, and its key ('' before a session). */
@@ -76,11 +77,7 @@ export class UploadList {
       onProgress: (item, overall) => {
         host.requestUpdate();
         emit(host, 'esign-upload-progress', { file: ref(item), loaded: item.loaded, total: item.total, overall });
-        const now = Date.now();
-        if (now - this.#lastLiveProgress >= LIVE_PROGRESS_INTERVAL_MS && overall.total > 0) {
-          this.#lastLiveProgress = now;
-          options.announce(t.term('liveProgress', { percent: Math.floor((overall.loaded / overall.total) * 100) }));
-        }
+        if (Date.now() - this.#lastLiveProgress >= LIVE_PROGRESS_INTERVAL_MS) this.#announceProgress();
       },
       onError: (item, error) => this.#fileError(item, error),
       onComplete: () => {
@@ -125,6 +122,7 @@ export class UploadList {
     }
     const { items, settled } = this.queue.add(accepted);
     emit(host, 'esign-upload-start', { files: items.map(ref) });
+    this.#announceProgress();
     await settled;
     const keys = new Set(items.map((i) => i.key));
     return this.queue.items.filter((i) => keys.has(i.key) && i.status === 'done' && i.FileId).map((i) => ({ FileId: i.FileId!, FileName: i.FileName }));
@@ -193,7 +191,11 @@ export class UploadList {
       ${
         items.length > 0
           ? html`<ul part="list" aria-label=${t.term('filesLabel')}>
-            ${items.map((item) => this.#renderItem(item))}
+            ${repeat(
+              items,
+              (item) => item.key,
+              (item) => this.#renderItem(item),
+            )}
           </ul>`
           : nothing
       }`;
@@ -202,6 +204,8 @@ export class UploadList {
   #renderSummary(items: readonly UploadItem[]) {
     const active = items.filter((i) => ACTIVE.has(i.status));
     const failed = items.filter((i) => i.status === 'failed' || i.status === 'cancelled');
+    // one file's row has its own progress: a summary that came and went with it would move the page below
+    if (active.length + failed.length < 2 && items.length < 2) return nothing;
     if (active.length === 0 && failed.length === 0) return nothing;
     const t = this.#t;
     const overall = this.queue.overall();
@@ -234,7 +238,7 @@ export class UploadList {
         : item.status === 'uploading' || item.status === 'queued'
           ? html`<progress part="progress" aria-label=${t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
           : html`<progress part="progress" aria-label=${t.term('progressOf', { name })}></progress>`;
-    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key}>
+    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key} data-focus-scope=${item.key}>
       <span part="file-icon" class="file-icon" aria-hidden="true">${icon(bad ? alertIcon : item.status === 'done' ? checkIcon : fileIcon)}</span>
       <span class="body">
         <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${t.bytes(item.size)})</span>` : nothing}</span>
@@ -287,7 +291,7 @@ export class UploadList {
 
   /** A file was refused or failed: said in the live region, and reported (`esign-error` with the file). */
   #fileError(item: UploadItem, error: EsignError): void {
-    this.#o.announce(this.#t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }));
+    this.#o.announce(this.#t.term('liveFileError', { name: item.FileName, reason: this.#reason(error) }), true);
     emit(this.#o.host, 'esign-error', { error, file: ref(item) });
   }
 
@@ -324,6 +328,16 @@ export class UploadList {
     if (error.serviceCode && error.message) return error.message;
     if (error.status !== undefined) return t.term('http_error', { status: error.status });
     return error.message || t.term('upload_failed');
+  }
+
+  /** Says how far the uploads are: "Uploading: 1 of 3 files done, 40%". */
+  #announceProgress(): void {
+    const overall = this.queue.overall();
+    const items = this.queue.items.filter((i) => ACTIVE.has(i.status) || (i.status === 'done' && !i.restored));
+    const done = items.filter((i) => i.status === 'done').length;
+    const percent = overall.total > 0 ? Math.floor((overall.loaded / overall.total) * 100) : 0;
+    this.#lastLiveProgress = Date.now();
+    this.#o.announce(this.#t.term('liveProgress', { done, count: items.length, percent }));
   }
 
   /** Says in the live region when files start waiting for the connection and when they resume. */

@@ -1,0 +1,151 @@
+/**
+ * What a page hears from one sign-in, in Chromium, Firefox and WebKit, as a person meets it:
+ *
+ * - a person connects in the consent popup with the token proxy on the page's own origin (its `--static` folder, as
+ *   the README's page is served) and on another origin of the same site (the test kit's site and proxy); the page
+ *   counts the events: exactly one `esign-connected`, no `esign-error`;
+ * - a page the proxy does not serve: the popup stays on a page that names the setting to change, the element leaves
+ *   "Connecting…" with `origin_not_allowed`, and the proxy's log line names the reason.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '../../src/testing/index.js';
+import { generateCookieKey } from '../../src/proxy/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { openEnginePage, type EnginePage } from '../helpers/engine-page.js';
+import { selectedEngines } from '../helpers/engines.js';
+
+/** The page's own record of the events its <esign-connect> fired (a page that reports `esign-error` does this). */
+const COUNT_EVENTS = `<script>window.heard = [];
+for (const type of ['esign-connected', 'esign-error', 'esign-disconnected'])
+  document.addEventListener(type, (event) => heard.push(event.detail && event.detail.error ? type + ':' + event.detail.error.code : type));
+</script>`;
+
+let esign: EsignServices;
+let folder: string;
+/** The README's setup: the proxy serves the page's folder and its routes under /api/esign on one origin. */
+let sameOrigin: ServedTokenProxy;
+let sameOriginUrl: string;
+let otherOriginUrl: string;
+let refusedUrl: string;
+const logLines: string[] = [];
+
+before(async () => {
+  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  esign = await startEsignServices();
+  folder = mkdtempSync(join(tmpdir(), 'esign-outcomes-'));
+  cpSync('dist/cdn', join(folder, 'cdn'), { recursive: true });
+  writeFileSync(
+    join(folder, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contracts</title><script type="module" src="/cdn/esign-elements.min.js"></script></head>
+<body>${COUNT_EVENTS}<esign-connect id="esign" client-id="${esign.clientId}" base-url="${esign.baseUrl}" token-endpoint="/api/esign/token"></esign-connect></body></html>`,
+  );
+  sameOrigin = await serveTokenProxy({
+    port: 0,
+    host: '127.0.0.1',
+    clientId: esign.clientId,
+    clientSecret: esign.clientSecret,
+    baseUrl: esign.baseUrl,
+    basePath: '/api/esign',
+    staticDir: folder,
+    allowedOrigins: [],
+    cookieKeys: [generateCookieKey()],
+    rateLimit: false,
+    logLevel: 'info',
+    logWrite: (line) => void logLines.push(line),
+  });
+  esign.emulator.registerRedirectUri(esign.clientId, sameOrigin.callbackUrl!);
+  sameOriginUrl = `${new URL(sameOrigin.callbackUrl!).origin}/`;
+  otherOriginUrl = esign.servePage(`${COUNT_EVENTS}<esign-connect id="esign" ${esign.connectAttributes}></esign-connect>`);
+  // the kit's site is another origin than the README proxy, which allows none but its own
+  refusedUrl = esign.servePage(
+    `${COUNT_EVENTS}<esign-connect id="esign" client-id="${esign.clientId}" base-url="${esign.baseUrl}" token-endpoint="${sameOriginUrl}api/esign/token"></esign-connect>`,
+  );
+});
+
+after(async () => {
+  await sameOrigin?.close();
+  await esign?.close();
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+const heard = (page: EnginePage): Promise<string[]> => page.run<string[]>('return window.heard');
+
+async function connectAndCount(page: EnginePage, url: string): Promise<string[]> {
+  await page.goto(url);
+  await page.clickButton('Connect e-signature account');
+  await page.person.consent({ email: PEOPLE.alice.email, password: PEOPLE.alice.password, spaceId: SPACES.acme.spaceId }, 20_000);
+  await page.waitForText('Connected as Alice Tan', 20_000);
+  // past the popup's close and the page's 1.5 s grace after it: any late copy of the outcome has arrived by now
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  return heard(page);
+}
+
+/** The proxy's JSON log lines of its login route's refusals. */
+const refusals = (): Array<Record<string, unknown>> =>
+  logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry['route'] === '/login' && entry['status'] === 403);
+
+describe('one outcome per sign-in, and a refused sign-in reaches the page', () => {
+  for (const engine of selectedEngines()) {
+    it(`${engine}: the proxy on the page's own origin (--static): one esign-connected, no esign-error`, async () => {
+      const page = await openEnginePage(engine, esign.baseUrl);
+      try {
+        assert.deepEqual(await connectAndCount(page, sameOriginUrl), ['esign-connected']);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`${engine}: the proxy on another origin of the page's site: one esign-connected, no esign-error`, async () => {
+      const page = await openEnginePage(engine, esign.baseUrl);
+      try {
+        assert.deepEqual(await connectAndCount(page, otherOriginUrl), ['esign-connected']);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`${engine}: an origin the proxy does not allow: the popup names --allowed-origin, the page shows origin_not_allowed`, async () => {
+      const page = await openEnginePage(engine, esign.baseUrl);
+      const logged = refusals().length;
+      try {
+        await page.goto(refusedUrl);
+        await page.clickButton('Connect e-signature account');
+        const popup = await page.person.windowText(`${sameOriginUrl}api/esign/login`, '--allowed-origin', 15_000);
+        assert.match(popup, new RegExp(`does not accept sign-ins from ${esign.siteOrigin}`));
+        assert.ok(popup.includes(`--allowed-origin ${esign.siteOrigin}`), popup);
+        // the page does not wait on "Connecting…": it says why, and what to set
+        await page.waitForText('The token proxy does not accept sign-ins from this page', 10_000);
+        await page.waitForText(`--allowed-origin ${esign.siteOrigin}`, 1_000);
+        assert.deepEqual((await heard(page)).slice(0, 1), ['esign-error:origin_not_allowed']);
+        const log = refusals().slice(logged);
+        assert.equal(log.length >= 1, true, 'the refusal is logged');
+        assert.equal(log[0]!['error'], 'origin_not_allowed');
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`${engine}: the README's page opened at 127.0.0.1: the popup names --public-origin, the page says the same`, async () => {
+      const page = await openEnginePage(engine, esign.baseUrl);
+      const logged = refusals().length;
+      const at = sameOriginUrl.replace('//localhost:', '//127.0.0.1:');
+      try {
+        await page.goto(at);
+        await page.clickButton('Connect e-signature account');
+        const popup = await page.person.windowText(`${at}api/esign/login`, '--public-origin', 15_000);
+        assert.ok(popup.includes(`--public-origin ${at.slice(0, -1)}`), popup);
+        await page.waitForText('The token proxy does not accept sign-ins from this page', 10_000);
+        await page.waitForText(`--public-origin ${at.slice(0, -1)}`, 1_000);
+        assert.deepEqual(await heard(page), ['esign-error:origin_not_allowed']);
+        assert.equal(refusals().slice(logged)[0]?.['error'], 'public_origin_mismatch');
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});

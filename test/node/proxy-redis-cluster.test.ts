@@ -66,10 +66,14 @@ async function newKeyNode(pattern: string, known: Set<string>): Promise<number |
   return found;
 }
 
-before(async () => {
-  cluster = await startRedisCluster(1_000);
-  emulator = await createEmulator({ port: 0, filePort: 0 });
-});
+// the whole file is bounded: the cluster's start (its own deadlines: 30 s), each suite's timeout, each CLI's 60 s
+before(
+  async () => {
+    cluster = await startRedisCluster(1_000);
+    emulator = await createEmulator({ port: 0, filePort: 0 });
+  },
+  { timeout: 90_000 },
+);
 after(async () => {
   await Promise.all([...running].map((r) => r.stop()));
   await emulator?.close();

@@ -76,6 +76,12 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return stdout;
 }
 
+/** Every redis-server started and not yet stopped: killed when this test process exits, however it ends. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 export async function startRedisCluster(nodeTimeoutMs = 1_000): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'esign-redis-cluster-'));
   const taken = new Set<number>();
@@ -121,6 +127,8 @@ export async function startRedisCluster(nodeTimeoutMs = 1_000): Promise<RedisClu
         { stdio: 'ignore' },
       );
       children.push(child);
+      live.add(child);
+      child.once('exit', () => live.delete(child));
       nodes.push({
         port,
         role: async () => {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createEmulator, parseSeedInput } from './index.js';
-import type { EmulatorSeed, EmulatorSeedInput, RunningEmulator } from './types.js';
+import type { EmulatorLimits, EmulatorSeed, EmulatorSeedInput, RunningEmulator } from './types.js';
 
 const HELP = `esign-emulator: a local stand-in for the hosted e-signature service
 
@@ -13,7 +13,12 @@ Options:
   --port N          business API port (default 4010); the file domain follows on N+1 (0: both free ports)
   --file-port N     file-management domain port (default: --port + 1, so 4011)
   --host HOST       address to listen on (default 127.0.0.1)
-  --config FILE     JSON seed: {"replace"?, "apps", "users", "spaces"}; extends the demo seed unless "replace": true
+  --config FILE     JSON seed: {"replace"?, "apps", "users", "spaces", "limits"?}; extends the demo seed unless
+                    "replace": true; "limits" as the library's (e.g. {"refreshReuseGraceSeconds": 30})
+  --refresh-reuse-grace SECONDS
+                    a rotated refresh token presented again within this many seconds of its rotation is
+                    honoured instead of revoking the grant, as services that forgive a lost answer do
+                    (default 0: no grace; wins over the config's limits)
   --public-url URL  origin put into returned Urls and redirects (default the business origin)
   --dev             development: accept any http://localhost, 127.0.0.1 or [::1] redirect_uri (any port and path)
   --help            show this help
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
         config: { type: 'string' },
         'public-url': { type: 'string' },
         dev: { type: 'boolean' },
+        'refresh-reuse-grace': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -94,12 +100,24 @@ async function main(): Promise<void> {
     return;
   }
   let seed: EmulatorSeedInput | undefined;
+  let limits: Partial<EmulatorLimits> = {};
   if (typeof values.config === 'string') {
     try {
-      seed = parseSeedInput(JSON.parse(readFileSync(values.config, 'utf8')) as unknown);
+      const json = JSON.parse(readFileSync(values.config, 'utf8')) as unknown;
+      seed = parseSeedInput(json);
+      const configured = (json as { limits?: unknown }).limits;
+      if (configured !== undefined) {
+        if (typeof configured !== 'object' || configured === null || Array.isArray(configured)) throw new Error('"limits" must be an object');
+        limits = configured as Partial<EmulatorLimits>;
+      }
     } catch (err) {
       usageError(`cannot use --config ${values.config}: ${(err as Error).message}`);
     }
+  }
+  const grace = values['refresh-reuse-grace'];
+  if (typeof grace === 'string') {
+    if (!/^\d{1,6}(\.\d+)?$/.test(grace)) usageError(`--refresh-reuse-grace must be a number of seconds (0 or more), got "${grace}"`);
+    limits = { ...limits, refreshReuseGraceSeconds: Number(grace) };
   }
   const publicUrl = values['public-url'];
   if (typeof publicUrl === 'string' && !/^https?:\/\/[^/?#]+/.test(publicUrl)) usageError('--public-url must be an http(s) URL');
@@ -114,6 +132,7 @@ async function main(): Promise<void> {
       host: (values.host as string | undefined) ?? '127.0.0.1',
       ...(typeof publicUrl === 'string' ? { publicUrl } : {}),
       ...(seed ? { seed } : {}),
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
       devRedirects: values.dev === true,
       log: (line) => process.stdout.write(`[emulator] ${line}\n`),
     });

@@ -52,8 +52,17 @@ Options (environment variable in brackets):
                             tokens to the browser (opt-in; weaker)    [ESIGN_BROWSER_HELD_REFRESH_TOKENS=1]
   --trusted-proxy <ip>      address of a reverse proxy / load balancer in front of this one whose
                             X-Forwarded-For is believed; repeatable   [ESIGN_TRUSTED_PROXIES, comma-separated]
-  --store <url>             shared state for several replicas: memory (default, one process) or
-                            redis://host:port (Redis or Valkey; needs @redis/client) [ESIGN_STORE]
+  --store <url>             shared state for several replicas: memory (default, one process),
+                            redis://host:port (Redis or Valkey; needs @redis/client), rediss:// (TLS),
+                            or a Redis Cluster: redis-cluster://host:port[,host:port…]
+                            (rediss-cluster:// with TLS)              [ESIGN_STORE]
+                            an ACL user and password: in the URL (user:password@) or
+                                                [ESIGN_STORE_USERNAME, ESIGN_STORE_PASSWORD]
+  --store-ca-file <path>    TLS: the CA certificate (PEM) Redis's certificate must chain to
+                            (default the system's)                    [ESIGN_STORE_CA_FILE]
+  --store-tls-server-name <name>
+                            TLS: the name Redis's certificate must carry (default the URL's host)
+                                                                      [ESIGN_STORE_TLS_SERVER_NAME]
   --issuer <url>            read the authorization, token and revocation endpoints from this issuer's
                             RFC 8414 metadata (explicit endpoints win); an authorization answer's iss
                             must name it (always, when the metadata says the server sends one)
@@ -150,6 +159,8 @@ export function parseCli(argv: string[]) {
         'timeout-ms': { type: 'string' },
         'store-prefix': { type: 'string' },
         'store-timeout-ms': { type: 'string' },
+        'store-ca-file': { type: 'string' },
+        'store-tls-server-name': { type: 'string' },
         'login-timeout': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'max-upstream-bytes': { type: 'string' },
@@ -179,6 +190,11 @@ export interface ServeCli {
   storeUrl: string;
   storePrefix: string | undefined;
   storeTimeoutMs: number | undefined;
+  /** TLS and ACL settings of a Redis store (the password only from the URL or the environment). */
+  storeCaFile: string | undefined;
+  storeTlsServerName: string | undefined;
+  storeUsername: string | undefined;
+  storePassword: string | undefined;
   /** No cookie key was configured: one made for this process only. */
   ephemeralKey: boolean;
   /** How long a clean shutdown may take. */
@@ -233,8 +249,8 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
   const allowSameOrigin = values['no-same-origin'] === true ? false : flag(undefined, env.ESIGN_ALLOW_SAME_ORIGIN, 'ESIGN_ALLOW_SAME_ORIGIN', true);
   const trustRequestId = flag(values['trust-request-id'], env.ESIGN_TRUST_REQUEST_ID, 'ESIGN_TRUST_REQUEST_ID', false);
   const storeUrl = values.store ?? env.ESIGN_STORE ?? 'memory';
-  if (storeUrl !== 'memory' && !/^(rediss?|valkeys?):\/\/[^/\s]/i.test(storeUrl))
-    problems.push('--store must be memory or a redis:// (rediss://, valkey://) URL');
+  if (storeUrl !== 'memory' && !/^(rediss?|valkeys?)(-cluster)?:\/\/[^/\s]/i.test(storeUrl))
+    problems.push('--store must be memory, a redis:// (rediss://, valkey://) URL or a redis-cluster://host:port[,host:port…] URL');
   const trustedProxies = list(values['trusted-proxy'], env.ESIGN_TRUSTED_PROXIES);
   for (const address of trustedProxies) {
     if (isIP(address.replace(/^\[|\]$/g, '')) === 0) problems.push(`--trusted-proxy must be an IP address, got ${JSON.stringify(address)}`);
@@ -295,6 +311,10 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
     storeUrl,
     storePrefix: values['store-prefix'] ?? env.ESIGN_STORE_PREFIX,
     storeTimeoutMs,
+    storeCaFile: values['store-ca-file'] ?? env.ESIGN_STORE_CA_FILE,
+    storeTlsServerName: values['store-tls-server-name'] ?? env.ESIGN_STORE_TLS_SERVER_NAME,
+    storeUsername: env.ESIGN_STORE_USERNAME || undefined,
+    storePassword: env.ESIGN_STORE_PASSWORD || undefined,
     ephemeralKey,
     shutdownMs: shutdownMs ?? defaultShutdownMs(timeoutText !== undefined ? Number(timeoutText) : undefined),
   };

@@ -6,40 +6,52 @@
  */
 
 import { EsignError } from '../core/errors.js';
-import { HELP, list, parseCli, readServeOptions } from './cli-options.js';
+import { readFile } from 'node:fs/promises';
+import { HELP, list, parseCli, readServeOptions, type ServeCli } from './cli-options.js';
 import { cspSources, formatCsp } from './csp.js';
 import { generateCookieKey } from './seal.js';
 import type { ProxyStore } from './store.js';
 import { serveTokenProxy } from './node.js';
 
-/** A store URL as it may be printed: without user name or password. */
+/** A store URL as it may be printed: without user name or password (also a cluster's list of nodes, which URL cannot parse). */
 function shownStore(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return 'redis';
-  }
+  return url.replace(/^([a-z-]+:\/\/)[^@/]*@/i, '$1');
 }
 
-async function openStore(url: string, prefix: string | undefined, commandTimeoutMs: number | undefined): Promise<ProxyStore | undefined> {
+async function openStore(read: ServeCli): Promise<ProxyStore | undefined> {
+  const url = read.storeUrl;
   if (url === 'memory') return undefined;
-  if (/^(rediss?|valkeys?):\/\//i.test(url)) {
+  if (/^(rediss?|valkeys?)(-cluster)?:\/\//i.test(url)) {
     let redis: typeof import('./redis.js');
     try {
       redis = await import('./redis.js');
     } catch {
       throw new EsignError('invalid_config', '--store redis:// needs the package @redis/client: npm install @redis/client');
     }
-    return redis.RedisStore.connect({
-      url: url.replace(/^valkey/i, 'redis'),
-      ...(prefix !== undefined ? { prefix } : {}),
-      ...(commandTimeoutMs !== undefined ? { commandTimeoutMs } : {}),
-    });
+    let ca: Buffer | undefined;
+    if (read.storeCaFile !== undefined) {
+      try {
+        ca = await readFile(read.storeCaFile);
+      } catch {
+        throw new EsignError('invalid_config', `--store-ca-file: cannot read ${read.storeCaFile}`);
+      }
+    }
+    try {
+      return await redis.RedisStore.connect({
+        url,
+        ...(read.storePrefix !== undefined ? { prefix: read.storePrefix } : {}),
+        ...(read.storeTimeoutMs !== undefined ? { commandTimeoutMs: read.storeTimeoutMs } : {}),
+        ...(ca !== undefined ? { ca } : {}),
+        ...(read.storeTlsServerName !== undefined ? { tlsServerName: read.storeTlsServerName } : {}),
+        ...(read.storeUsername !== undefined ? { username: read.storeUsername } : {}),
+        ...(read.storePassword !== undefined ? { password: read.storePassword } : {}),
+      });
+    } catch (error) {
+      // its sentences name no secret; anything else is reduced to a fixed one (an error could quote the URL)
+      throw new EsignError('invalid_config', `--store ${shownStore(url)}: ${error instanceof redis.RedisConfigError ? error.message : 'cannot be opened.'}`);
+    }
   }
-  throw new EsignError('invalid_config', '--store must be memory or a redis:// (rediss://) URL.');
+  throw new EsignError('invalid_config', '--store must be memory, a redis:// (rediss://) URL or a redis-cluster:// URL.');
 }
 
 /** `--print-csp`: what the page's policy needs for these settings; no secret needed, nothing started. */
@@ -106,7 +118,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let served;
   let store: ProxyStore | undefined;
   try {
-    store = await openStore(read.storeUrl, read.storePrefix, read.storeTimeoutMs);
+    store = await openStore(read);
     served = await serveTokenProxy({ ...options, ...(store ? { store } : {}) });
   } catch (error) {
     await store?.close?.().catch(() => undefined);

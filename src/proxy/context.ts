@@ -193,7 +193,8 @@ export async function rateLimited(ctx: Ctx, key: string): Promise<Answer | undef
 /** The caller's rate-limit hit, for a refresh to count in the same store step as its claim. */
 export function rateHit(ctx: Ctx, key: string): RateHit | undefined {
   const rate = ctx.config.rateLimit;
-  return rate ? { key: `rl:${key}`, windowMs: rate.windowMs, max: rate.max } : undefined;
+  // a Redis Cluster hash tag: a refresh's claim carries the same one (see RefreshCoordinator), one slot for both
+  return rate ? { key: `rl:{${key}}`, windowMs: rate.windowMs, max: rate.max } : undefined;
 }
 
 export function tooMany(resetMs: number): Answer {

@@ -90,7 +90,9 @@ export class RefreshCoordinator {
     retryId?: string,
     track?: (write: Promise<unknown>) => void,
   ): Promise<RefreshRun | RateLimitedRun> {
-    const key = this.#o.prefix + (await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`));
+    // the hash tag: the owner's rate-limit key (`session:<sid>`, or in browser-held mode `addr:<address>`), so the
+    // claim, its waiters' flag and the caller's counter are one Redis Cluster slot, one script on one node
+    const key = `${this.#o.prefix}{${owner.split('|')[0]}}:${await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`)}`;
     // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
     const ownerId = owner.startsWith('session:') ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
     // a session's replay answers only the retry of the same request; the browser-held mode's, any request of its owner

@@ -222,7 +222,9 @@ function sendCookie(c: Context, line: string): void {
 }
 
 function revokedKey(session: Session): string {
-  return `${REVOKED_MARK_PREFIX}${session.sid}`;
+  // the session's Redis Cluster hash tag, as its rate counter and refresh claims: all its keys on one node; the
+  // prefix keeps it in MemoryStore's own map of marks
+  return `${REVOKED_MARK_PREFIX}{session:${session.sid}}`;
 }
 
 /** Every value of the cookie `name` in a Cookie header, in the order sent (RFC 6265 section 5.4 pairs). */

@@ -40,6 +40,11 @@ export interface StartEsignServicesOptions {
   /** Emulator limits for this run (a short token lifetime, say); see docs/emulator.md. */
   limits?: Partial<EmulatorLimits>;
   /**
+   * The emulator forgives a rotated refresh token presented again within this many seconds (a service with a reuse
+   * grace); default 0, none: the grant is revoked, as the strictest services do. Same as `limits.refreshReuseGraceSeconds`.
+   */
+  refreshReuseGraceSeconds?: number;
+  /**
    * Origins your own pages are served from (a dev server: `http://localhost:5173`); the proxy answers them. The
    * kit's own site (`servePage`) is always allowed. Serve them as `localhost`: the proxy's session cookie is
    * `SameSite=Strict`, and the proxy is reached at `localhost` too.
@@ -162,7 +167,14 @@ export async function startEsignServices(options: StartEsignServicesOptions = {}
       port: 0,
       filePort: 0,
       seed: { ...options.seed, apps: [...(options.seed?.apps ?? []), app] },
-      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.limits || options.refreshReuseGraceSeconds !== undefined
+        ? {
+            limits: {
+              ...options.limits,
+              ...(options.refreshReuseGraceSeconds !== undefined ? { refreshReuseGraceSeconds: options.refreshReuseGraceSeconds } : {}),
+            },
+          }
+        : {}),
     });
     proxy = await serveTokenProxy({
       port: 0,

@@ -25,8 +25,30 @@ export interface CliReplica {
   stop(): Promise<void>;
 }
 
-/** Starts the CLI with the demo app's secret and `key` from the environment; `env` adds to or overrides that. */
-export async function startCli(emulator: Emulator, key: string, args: string[], env: Record<string, string> = {}): Promise<CliReplica> {
+/** The CLI exited, or did not say it listens in time: what it printed. */
+export class CliStartError extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly stdout: string,
+    readonly stderr: string,
+    startMs: number,
+  ) {
+    super(code === null ? `the CLI did not start within ${startMs} ms: ${stdout}\n${stderr}` : `the CLI exited with ${code}: ${stdout}\n${stderr}`);
+  }
+}
+
+/** Every CLI started and not yet gone: killed when this test process exits, however it ends (a failed test included). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/**
+ * Starts the CLI with the demo app's secret and `key` from the environment; `env` adds to or overrides that.
+ * `startMs`: how long it may take to say it listens (node --import tsx compiles the sources first: 2–3 s alone, 8 s
+ * for three at once on a busy 2-core machine).
+ */
+export async function startCli(emulator: Emulator, key: string, args: string[], env: Record<string, string> = {}, startMs = 60_000): Promise<CliReplica> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ESIGN_') && k !== 'PORT' && k !== 'HOST'));
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--port', '0', ...args], {
     env: {
@@ -40,20 +62,30 @@ export async function startCli(emulator: Emulator, key: string, args: string[], 
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    }),
   );
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + startMs;
   let url: string | undefined;
   while (!url) {
     url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
     if (url && /^logs: /m.test(out)) break;
     url = undefined;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the CLI did not start: ${out}\n${err}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      const code = child.exitCode;
+      child.kill('SIGKILL');
+      // what it printed last (its stderr may come after the exit is seen)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      throw new CliStartError(code, out, err, startMs);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const callbackUrl = /redirect URI to register at the service: (\S+)/.exec(out)?.[1];

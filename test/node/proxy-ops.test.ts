@@ -12,7 +12,7 @@ import { createJsonLog, createProxyMetrics, generateCookieKey } from '../../src/
 import { serveTokenProxy } from '../../src/proxy/node.js';
 import { decodeCookieKey, importCookieKeys, open } from '../../src/proxy/seal.js';
 import { DEMO_LOGIN, signInThroughProxy } from '../helpers/oauth-login.js';
-import { startCli, type CliReplica } from './proxy-cli-process.js';
+import { startCli, type CliReplica, type CliStartError } from './proxy-cli-process.js';
 import { ORIGIN, post, refreshFields } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
 
@@ -214,7 +214,7 @@ describe('esign-token-proxy start-up', () => {
           /--log-level must be one of debug, info, warn, error, silent/,
           /--metrics-port must be 0\.\.65535/,
           /--trusted-proxy must be an IP address, got "lb\.internal"/,
-          /--store must be memory or a redis:\/\//,
+          /--store must be memory, a redis:\/\/ \(rediss:\/\/, valkey:\/\/\) URL or a redis-cluster:\/\//,
           /ESIGN_TRUST_REQUEST_ID must be 1 or 0/,
           /--login-timeout must be a whole number of seconds/,
         ]) {
@@ -248,7 +248,7 @@ describe('esign-token-proxy start-up', () => {
     );
   });
 
-  test('says which store it uses: memory with a warning that it is one process only; Redis without its password', async () => {
+  test('says which store it uses: memory with a warning that it is one process only; Redis; a refused password, unprinted', async () => {
     const memory = await startCli(emulator, KEY, ['--log-level', 'warn']);
     try {
       assert.match(memory.stdout(), /store: memory \(this process's only\)/);
@@ -259,18 +259,23 @@ describe('esign-token-proxy start-up', () => {
     } finally {
       await memory.stop();
     }
-    const url = redis.url.replace('redis://', 'redis://ops:hunter2-redis-password@');
-    const shared = await startCli(emulator, KEY, ['--store', url]);
+    const shared = await startCli(emulator, KEY, ['--store', redis.url]);
     try {
       assert.match(shared.stdout(), new RegExp(`store: redis redis://127\\.0\\.0\\.1:${redis.port}`));
       assert.doesNotMatch(shared.stderr(), /warning: store/);
-      // this Redis has no such user: not ready, and the reason does not quote the URL
-      const ready = await get(`${shared.url}/ready`);
-      assert.equal(ready.status, 503, ready.body);
+      assert.equal((await get(`${shared.url}/ready`)).status, 200);
     } finally {
       await shared.stop();
     }
-    assert.ok(!(shared.stdout() + shared.stderr()).includes('hunter2-redis-password'), 'the store password is never printed');
+    // this Redis has no such user: the CLI stops at start with one line that names the store without its password
+    const url = redis.url.replace('redis://', 'redis://ops:hunter2-redis-password@');
+    await assert.rejects(startCli(emulator, KEY, ['--store', url]), (error: CliStartError) => {
+      assert.equal(error.code, 1, error.message);
+      assert.match(error.stderr, new RegExp(`^esign-token-proxy: --store redis://127\\.0\\.0\\.1:${redis.port}: Redis refused the user name or password`));
+      assert.equal(error.stderr.trimEnd().split('\n').length, 1, error.stderr);
+      assert.ok(!(error.stdout + error.stderr).includes('hunter2-redis-password'), 'the store password is never printed');
+      return true;
+    });
   });
 });
 

@@ -290,7 +290,7 @@ describe('token proxy on Redis: two replicas', () => {
     assert.deepEqual(statuses, [200, 200, 200, 429]);
     assert.equal(await refreshCount(emulator.baseUrl), 3);
     const entries = await dump(prefix);
-    const counter = [...entries].find(([k]) => k.startsWith(`${prefix}rl:session:`));
+    const counter = [...entries].find(([k]) => k.startsWith(`${prefix}rl:{session:`));
     assert.equal(counter?.[1], '5', 'five requests of the session counted (the first token and four refreshes)');
     const refreshes = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`) && !k.endsWith(':w'));
     assert.equal(refreshes.length, 3, 'a replay entry for each refresh, no claim for the refused one');

@@ -94,6 +94,34 @@ describe('<esign-contract-list>', () => {
     expect(events.map((e) => e.type)).not.to.include('esign-error');
   });
 
+  it('loading again, keeps its height until the new page reports its own: never the opening height meanwhile', async () => {
+    const { el } = await mountView('esign-contract-list', { connect: 'c' });
+    await once(el, 'esign-view-loaded');
+    const base = el.shadowRoot!.querySelector<HTMLElement>('[part~="base"]')!;
+    await until(() => base.classList.contains('sized'), 'the page to report its height');
+    const before = el.getBoundingClientRect().height;
+    // shorter than the opening height (32rem), so taking it meanwhile would show
+    expect(before, 'the list before').to.be.below(512);
+    const heights: number[] = [];
+    const observer = new ResizeObserver(() => heights.push(el.getBoundingClientRect().height));
+    observer.observe(el);
+    // a new envelope: the page loaded again is taller by its row
+    const { data: files } = await client.uploadFiles([{ FileName: 'lease.pdf', FileBody: btoa('%PDF-1.4 lease') }]);
+    await client.createEnvelope({ FileIds: [files.Files[0]!.FileId], Signers: [{ Name: 'Bob Lim', Email: 'bob@example.com' }], Subject: 'Lease' });
+    const loaded = once(el, 'esign-view-loaded');
+    await el.refresh();
+    await loaded;
+    await until(() => el.shadowRoot!.querySelector('[part~="base"]')?.classList.contains('sized'), 'the new page to report its height');
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    observer.disconnect();
+    const after = el.getBoundingClientRect().height;
+    expect(after, 'the list after').to.be.above(before);
+    expect(
+      heights.filter((h) => h !== before && h !== after),
+      `heights between ${before} and ${after}`,
+    ).to.deep.equal([]);
+  });
+
   it('with manual, waits for refresh() or a click', async () => {
     await fetch(`${cfg.baseUrl}/__emulator/requests`, { method: 'DELETE' });
     const { el } = await mountView('esign-contract-list', { connect: 'c', manual: '' });

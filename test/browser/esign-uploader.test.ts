@@ -514,6 +514,34 @@ describe('<esign-uploader>', function () {
     expect(el.shadowRoot!.querySelector('[part~="offline"]')).to.equal(null);
   });
 
+  it("keeps the first file's space from the start: its height stays the same as the file uploads and is done, narrow and wide", async () => {
+    for (const width of [340, 720]) {
+      const box = fixtureSync(html`<div style=${`width: ${width}px`}></div>`);
+      const el = await mountUploader({ 'persist-key': `space-${width}` }, box);
+      await ready(el);
+      const empty = el.shadowRoot!.querySelector<HTMLElement>('[part~="empty"]')!;
+      expect(empty.textContent?.trim(), 'the empty line').to.equal('No files yet');
+      const idle = el.getBoundingClientRect().height;
+      // every height the element takes while its first file goes from queued to done
+      const heights = new Set<number>();
+      const observer = new ResizeObserver(() => heights.add(el.getBoundingClientRect().height));
+      observer.observe(el);
+      const progress = once(el, 'esign-upload-progress');
+      const done = el.upload([pdf('Space kept.pdf', 300_000)]);
+      await progress;
+      await el.updateComplete;
+      heights.add(el.getBoundingClientRect().height);
+      expect(row(el, 'Space kept.pdf'), 'the row while uploading').to.not.equal(undefined);
+      await done;
+      await el.updateComplete;
+      heights.add(el.getBoundingClientRect().height);
+      observer.disconnect();
+      expect(row(el, 'Space kept.pdf')!.getAttribute('part')).to.contain('file-done');
+      expect(el.shadowRoot!.querySelector('[part~="empty"]'), 'the empty line gives way to the row').to.equal(null);
+      expect([...heights], `heights at ${width} px (idle ${idle})`).to.deep.equal([idle]);
+    }
+  });
+
   it('without multiple holds one file: a second is refused with too_many_files', async () => {
     const el = await mountUploader({ multiple: null });
     await ready(el);

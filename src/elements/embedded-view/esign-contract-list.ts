@@ -1,4 +1,4 @@
-import { svg, type PropertyDeclarations } from 'lit';
+import { svg, type PropertyDeclarations, type PropertyValues } from 'lit';
 import { EmbeddedViewElement } from './element.js';
 import { legacyOff, type ViewDisplay } from './rules.js';
 import { contractListMessages } from './esign-contract-list.messages.js';
@@ -15,6 +15,8 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  * When an `<esign-signing-frame>` in the same document, or in another tab of this origin following the same service
  * and Space, sends an envelope (`esign-envelope-sent`), a list that is shown (or not `manual`) loads again by itself
  * (inline display, once it has a session), so the new envelope shows without a reload: one new Url, no other call.
+ * Loading again, it keeps the height its page had until the new page reports its own, so what is below moves at most
+ * once, by the new rows.
  *
  * @summary Follow the user's contracts in the service's embedded page.
  *
@@ -55,6 +57,22 @@ export class EsignContractList extends EmbeddedViewElement {
     new RootListener(this, 'esign-envelope-sent', () => {
       if (this.display !== 'popup' && this.hasSession && (this.status !== 'idle' || this.auto)) void this.refresh().catch(() => undefined);
     });
+  }
+
+  /** The height of the list's page while it loads again (0: none kept). */
+  #kept = 0;
+
+  protected override update(changed: PropertyValues<this>): void {
+    // loading again (after an envelope was sent, or refresh()), the list keeps the height its page had until the new
+    // page reports its own, instead of taking the opening height meanwhile: what is below moves once, by the new
+    // rows, if at all; set through the CSSOM, which a strict style-src allows
+    const reloading = this.status === 'requesting' || this.status === 'loading';
+    const before = this.renderRoot?.querySelector<HTMLElement>('[part~="base"]');
+    if (reloading && !this.#kept && before?.classList.contains('sized')) this.#kept = before.getBoundingClientRect().height;
+    super.update(changed);
+    const base = this.renderRoot?.querySelector<HTMLElement>('[part~="base"]');
+    if (!reloading || base?.classList.contains('sized')) this.#kept = 0;
+    if (base) base.style.minHeight = this.#kept ? `${this.#kept}px` : '';
   }
 
   /** Loads the list again with a new Url (a Url works once). Call it from a click with `display="popup"`. Rejects with the EsignError also sent as `esign-error`. */

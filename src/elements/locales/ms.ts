@@ -79,6 +79,7 @@ export const tables: LocaleTables = {
     offlineNote: 'Anda di luar talian. Muat naik akan bersambung semula sendiri apabila sambungan pulih.',
     busyValidity: 'Tunggu sehingga muat naik selesai.',
     requiredValidity: 'Muat naik sekurang-kurangnya satu fail.',
+    noFiles: 'Belum ada fail',
     file_too_large: 'melebihi {size}',
     file_type_not_accepted: 'jenis fail ini tidak diterima',
     too_many_files_other: 'paling banyak {count} fail di sini',

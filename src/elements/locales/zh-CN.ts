@@ -78,6 +78,7 @@ export const tables: LocaleTables = {
     offlineNote: '您已离线。网络恢复后将自动继续上传。',
     busyValidity: '请等待上传完成。',
     requiredValidity: '请至少上传一个文件。',
+    noFiles: '还没有文件',
     file_too_large: '超过 {size}',
     file_type_not_accepted: '不接受此类文件',
     too_many_files_other: '此处最多 {count} 个文件',

@@ -36,13 +36,13 @@ export class DropZone {
     if (this.#canTake()) this.#host.renderRoot?.querySelector<HTMLInputElement>('input[type="file"]')?.click();
   }
 
-  /** The zone, showing `label` (replaceable by the `label` slot) and `hint`; `off` when disabled; `compact` (no badge) above a list of files. */
-  render(label: string, hint: string, off: boolean, compact = false): TemplateResult {
+  /** The zone, showing `label` (replaceable by the `label` slot) and `hint`; `off` when disabled. */
+  render(label: string, hint: string, off: boolean): TemplateResult {
     const host = this.#host;
     return html`<button
         part="drop-zone"
         type="button"
-        class="${this.dragging ? 'dragging' : ''} ${compact ? 'compact' : ''}"
+        class=${this.dragging ? 'dragging' : ''}
         ?disabled=${off}
         aria-disabled=${this.#canTake() ? 'false' : 'true'}
         aria-describedby="hint"

@@ -14,6 +14,7 @@ export interface UploaderTerms extends Record<string, string> {
   misconfigured: string;
   busyValidity: string;
   requiredValidity: string;
+  noFiles: string;
 }
 
 /** The words of the file list, loaded with it (esign-uploader-list.messages.ts). */
@@ -82,5 +83,6 @@ export const uploaderMessages: Messages<UploaderTerms> = {
     misconfigured: 'This uploader is not set up correctly: {message}',
     busyValidity: 'Wait until the uploads finish.',
     requiredValidity: 'Upload at least one file.',
+    noFiles: 'No files yet',
   },
 };

@@ -37,13 +37,6 @@ export const uploaderStyles = css`
     background: var(--_accent-tint);
     color: var(--_accent);
   }
-  /* with files listed below, the zone gives up its badge and some padding for the first row: the uploader hardly grows */
-  [part~='drop-zone'].compact {
-    padding-block: calc(var(--_space) * 1.5);
-  }
-  [part~='drop-zone'].compact .badge {
-    display: none;
-  }
   [part~='drop-zone'] .badge svg {
     width: 1.25rem;
     height: 1.25rem;
@@ -78,6 +71,36 @@ export const uploaderStyles = css`
     [part~='label'] {
       min-height: 2lh;
     }
+  }
+  /*
+   * The list's space, kept from the start: a file row's height (name, progress bar, status; narrow, its buttons on a
+   * line of their own), so the first file takes it without moving the page below, whatever its state.
+   */
+  .files {
+    --_row: calc(2.8125em + 0.375rem + var(--_space) * 3 + 2px);
+    display: grid;
+    gap: calc(var(--_space) * 1.5);
+    align-content: start;
+    min-height: var(--esign-uploader-list-min-height, var(--_row));
+  }
+  @container (max-width: 30rem) {
+    .files {
+      --_row: calc(2.8125em + 0.375rem + 1.875rem + var(--_space) * 3.5 + 2px);
+    }
+  }
+  [part~='empty'] {
+    box-sizing: border-box;
+    display: grid;
+    place-items: center;
+    min-height: var(--esign-uploader-list-min-height, var(--_row));
+    margin: 0;
+    padding: var(--_space) calc(var(--_space) * 1.5);
+    border: 1px dashed var(--_border);
+    border-radius: var(--_radius);
+    color: var(--_muted);
+  }
+  [part~='empty'] span {
+    font-size: 0.875em;
   }
   [part~='hint'] {
     color: var(--_muted);

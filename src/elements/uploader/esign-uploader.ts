@@ -71,6 +71,9 @@ const optionalNumber = {
  * @csspart summary - The overall progress row.
  * @csspart error - The setup error message.
  * @csspart offline - The note shown while the browser is offline and uploads wait.
+ * @csspart empty - The "no files yet" line that holds the list's space before the first file.
+ *
+ * @cssprop [--esign-uploader-list-min-height=one file row] - Space kept for the list of files from the start (under the drop zone, with the "no files yet" line in it), so the first file takes it without moving what is below. Default: the height of a file row with its progress bar (name, bar and status; at most 30rem wide, its buttons on a line below), in the element's font. `0` keeps none beyond the line.
  *
  * @cssstate idle - No files yet (`status` idle; the same for each state below).
  * @cssstate uploading - Files on their way, or waiting for the connection.
@@ -342,9 +345,11 @@ export class EsignUploader extends UploaderFormControl {
             : this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne');
     return html`
       <div part="base" role="group" aria-label=${this.#t.term('groupLabel')}>
-        ${this.#zone.render(label, this.#hint(), off, (this.#list?.queue.items.length ?? 0) > 0)}
+        ${this.#zone.render(label, this.#hint(), off)}
         ${this.#configError ? html`<p part="error">${icon(alertIcon)}<span>${this.#misconfigured(this.#configError)}</span></p>` : nothing}
-        ${this.#list ? this.#list.render() : nothing}
+        <div class="files">
+          ${this.#list && this.#list.queue.items.length > 0 ? this.#list.render() : html`<p part="empty"><span>${this.#t.term('noFiles')}</span></p>`}
+        </div>
         ${liveRegions(this._live, this.#configError ? this.#misconfigured(this.#configError) : this._alert)}
       </div>
     `;

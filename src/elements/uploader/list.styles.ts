@@ -97,6 +97,9 @@ export const listStyles = css`
         gap: calc(var(--_space) / 2);
         min-width: 0;
       }
+      .no-progress {
+        height: 0.375rem;
+      }
       [part~='file-name'] {
         font-weight: 550;
         overflow-wrap: anywhere;
@@ -139,7 +142,8 @@ export const listStyles = css`
         background: var(--_tint);
         font-weight: 550;
       }
-      @media (max-width: 30rem) {
+      /* as narrow as the list's space in the element's styles reckons with (its container is the element's base) */
+      @container (max-width: 30rem) {
         [part~='file'] {
           grid-template-columns: auto minmax(0, 1fr);
         }

@@ -232,9 +232,10 @@ export class UploadList {
     const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
     const retryable = (item.status === 'failed' || item.status === 'cancelled') && !item.restored;
     const bad = item.status === 'failed' || item.status === 'rejected';
+    // a row without a bar keeps its place: the row does not change height when its upload ends (the page below stays)
     const progress =
       !active || item.status === 'offline'
-        ? nothing
+        ? html`<span class="no-progress"></span>`
         : item.status === 'uploading' || item.status === 'queued'
           ? html`<progress part="progress" aria-label=${t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
           : html`<progress part="progress" aria-label=${t.term('progressOf', { name })}></progress>`;

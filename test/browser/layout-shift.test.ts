@@ -113,7 +113,8 @@ describe('layout shift', function () {
 
       step = 'Send';
       await executeServerCommand('esign-frame-send', { subject: 'Layout', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
-      await until(() => elements().frame.status === 'sent', 'sent', { timeout: 15_000 });
+      // 30 s: with three engines running at once in CI the sent envelope took over 15 s to reach the element
+      await until(() => elements().frame.status === 'sent', 'sent', { timeout: 30_000 });
       await settled(elements().frame);
       await new Promise((resolve) => setTimeout(resolve, 500));
       observer.disconnect();

@@ -53,7 +53,7 @@ describe('a page whose CSP blocks the service', () => {
       `${BASE}; connect-src 'self' ${services.baseUrl}; frame-src ${services.baseUrl}`,
     );
     await signInWithPopup(page, PEOPLE.alice);
-    const alert = page.locator('esign-connect').getByRole('alert');
+    const alert = page.locator('esign-connect [part~="error"]');
     await alert.waitFor();
     const text = (await alert.textContent()) ?? '';
     assert.match(text, /Content-Security-Policy connect-src blocks the sign-in service/);
@@ -71,7 +71,7 @@ describe('a page whose CSP blocks the service', () => {
     );
     const [popup] = await Promise.all([page.waitForEvent('popup'), page.locator('esign-connect button').first().click()]);
     await Promise.all([popup.waitForEvent('close'), consent(popup, PEOPLE.alice)]);
-    const alert = page.locator('esign-contract-list').getByRole('alert');
+    const alert = page.locator('esign-contract-list [part~="error"]');
     await alert.waitFor({ timeout: 10_000 });
     const text = (await alert.textContent()) ?? '';
     assert.match(text, /本站的内容安全策略（frame-src）阻止了电子签名服务/);
@@ -91,7 +91,7 @@ describe('a page whose CSP blocks the service', () => {
     );
     await signInWithPopup(page, PEOPLE.alice);
     await page.getByText('Connected as Alice Tan').waitFor();
-    const alert = page.locator('esign-contract-list').getByRole('alert');
+    const alert = page.locator('esign-contract-list [part~="error"]');
     await alert.waitFor();
     const text = (await alert.textContent()) ?? '';
     assert.match(text, /Content-Security-Policy \(connect-src\) blocks the e-signature service/);

@@ -31,6 +31,8 @@ export interface StateTerms extends Record<string, string> {
   requestId: string;
   sentTitle: string;
   sentText: string;
+  /** Said in the polite live region after Send: other words than the visible card's, so the card's text is found once. */
+  sentLive: string;
   startAnother: string;
   /** The close button of the phone sheet (embedded-view/sheet.ts). */
   closeSheet: string;

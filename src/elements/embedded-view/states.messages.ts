@@ -25,6 +25,7 @@ export const embeddedViewStateMessages: Messages<StateTerms> = {
     requestId: 'Request ID {id}',
     sentTitle: 'Envelope sent',
     sentText: 'The signers get an email with a link to sign. Follow the envelope in your contracts.',
+    sentLive: 'Your envelope has gone out for signature; the signers get an email with a link.',
     startAnother: 'Start another envelope',
     closeSheet: 'Close',
   },

@@ -118,7 +118,7 @@ export function renderEmbeddedView(view: ViewState, host: ViewHost, text: ViewTe
         : status === 'expired'
           ? text.term('expired')
           : status === 'sent'
-            ? `${text.term('sentTitle')} ${text.term('sentText')}`
+            ? text.term('sentLive')
             : loading
               ? text.term('loading')
               : '',

@@ -119,6 +119,7 @@ export const tables: LocaleTables = {
     requestId: 'ID permintaan {id}',
     sentTitle: 'Sampul dihantar',
     sentText: 'Penandatangan menerima e-mel dengan pautan untuk menandatangani. Ikuti sampul ini dalam senarai kontrak anda.',
+    sentLive: 'Sampul anda telah keluar untuk ditandatangani; penandatangan menerima e-mel berserta pautan.',
     startAnother: 'Mulakan sampul lain',
     closeSheet: 'Tutup',
   },

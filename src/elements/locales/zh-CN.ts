@@ -118,6 +118,7 @@ export const tables: LocaleTables = {
     requestId: '请求 ID {id}',
     sentTitle: '信封已发送',
     sentText: '签署人会收到一封带有签署链接的电子邮件。您可以在合同列表中跟进此信封。',
+    sentLive: '您的信封已发出等待签署，签署人会收到带链接的邮件。',
     startAnother: '发起另一个信封',
     closeSheet: '关闭',
   },

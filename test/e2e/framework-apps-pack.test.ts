@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { watchPage } from '../helpers/page-watch.js';
 import { signInWithPopup } from '../../src/testing/person.js';
 import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
 
@@ -348,21 +349,12 @@ describe('the packed tarball in apps laid out as create-vite 9 makes them, built
       assert.match(built, /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/);
       const context = await browser.newContext();
       const page = await context.newPage();
-      const seen: string[] = [];
-      page.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
-      page.on('console', (msg) => seen.push(msg.text()));
-      page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
-      await page.addInitScript(() => {
-        const errors: string[] = [];
-        (window as unknown as { esignErrors: string[] }).esignErrors = errors;
-        document.addEventListener('esign-error', (e) => errors.push((e as CustomEvent<{ error: { code: string } }>).detail.error.code));
-      });
+      // page errors, requests and every esign-error the page hears, from before the app starts
+      const watched = await watchPage(page, SECRET);
 
       await flow(page, sites.get(app.name)!.origin, app.label);
 
-      assert.deepEqual(await page.evaluate(() => (window as unknown as { esignErrors: string[] }).esignErrors), []);
-      assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
-      assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
+      await watched.clean();
       await context.close();
     });
   }

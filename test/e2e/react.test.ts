@@ -5,13 +5,13 @@
  * in the signing frame that React renders with the FileIds from the uploader's event, and find it in the contract
  * list, with no esign-error on the way. Like test/e2e/vue.test.ts.
  */
-import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { watchPage } from '../helpers/page-watch.js';
 import { signInWithPopup } from '../../src/testing/person.js';
 import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
 
@@ -70,16 +70,8 @@ describe('a React 19 app', () => {
     it(`${name}: connects, uploads a PDF, sends it from the signing frame and lists it`, async () => {
       const context = await browser.newContext();
       const page = await context.newPage();
-      const seen: string[] = [];
-      page.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
-      page.on('console', (msg) => seen.push(msg.text()));
-      page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
-      // every esign-error the page hears, from before the app starts
-      await page.addInitScript(() => {
-        const errors: string[] = [];
-        (window as unknown as { esignErrors: string[] }).esignErrors = errors;
-        document.addEventListener('esign-error', (e) => errors.push((e as CustomEvent<{ error: { code: string } }>).detail.error.code));
-      });
+      // page errors, requests and every esign-error the page hears, from before the app starts
+      const watched = await watchPage(page, SECRET);
       await page.goto(`${siteOrigin}/${query}`);
 
       await signInWithPopup(page);
@@ -106,9 +98,7 @@ describe('a React 19 app', () => {
       // the contract list, loaded again by the app once sent, shows the envelope
       await page.frameLocator('esign-contract-list iframe').getByText(subject).waitFor({ timeout: 20_000 });
 
-      assert.deepEqual(await page.evaluate(() => (window as unknown as { esignErrors: string[] }).esignErrors), []);
-      assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
-      assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
+      await watched.clean();
       await context.close();
     });
   }

@@ -14,6 +14,7 @@ import vue from '@vitejs/plugin-vue';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
+import { watchPage } from '../helpers/page-watch.js';
 import { signInWithPopup } from '../../src/testing/person.js';
 import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
 
@@ -75,16 +76,8 @@ describe('a Vue 3 app with the tags', () => {
   it('connects, uploads a PDF, sends it from the signing frame that Vue renders and lists it', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const seen: string[] = [];
-    page.on('pageerror', (error) => seen.push(`pageerror ${error.message}`));
-    page.on('console', (msg) => seen.push(msg.text()));
-    page.on('request', (request) => seen.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`));
-    // every esign-error the page hears, from before the app starts
-    await page.addInitScript(() => {
-      const errors: string[] = [];
-      (window as unknown as { esignErrors: string[] }).esignErrors = errors;
-      document.addEventListener('esign-error', (e) => errors.push((e as CustomEvent<{ error: { code: string } }>).detail.error.code));
-    });
+    // page errors, requests and every esign-error the page hears, from before the app starts
+    const watched = await watchPage(page, SECRET);
     await page.goto(siteOrigin);
 
     await signInWithPopup(page);
@@ -119,10 +112,7 @@ describe('a Vue 3 app with the tags', () => {
     // the contract list, loaded again by the app once sent, shows the envelope
     await page.frameLocator('esign-contract-list iframe').getByText('Lease signed from Vue').waitFor({ timeout: 20_000 });
 
-    assert.deepEqual(await page.evaluate(() => (window as unknown as { esignErrors: string[] }).esignErrors), []);
-
-    assert.ok(!seen.some((line) => line.startsWith('pageerror')), seen.filter((l) => l.startsWith('pageerror')).join('\n'));
-    assert.ok(!seen.some((line) => line.includes(SECRET)), 'no request or log line carries the client_secret');
+    await watched.clean();
     await context.close();
   });
 });

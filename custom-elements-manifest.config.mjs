@@ -43,7 +43,7 @@ function publicSurface() {
 
 export default {
   globs: ['src/elements/**/*.ts', 'src/esign-*.ts', 'src/index.ts'],
-  exclude: ['src/emulator/**', 'src/proxy/**', 'src/core/**'],
+  exclude: ['src/core/**'],
   litelement: true,
   dependencies: false,
   packagejson: false,

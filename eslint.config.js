@@ -8,12 +8,13 @@ import wc from 'eslint-plugin-wc';
 import globals from 'globals';
 
 const templates = ['src/**/*.ts', 'stories/**/*.ts', 'test/browser/**/*.ts', 'test/kit-wtr/**/*.ts'];
-const tests = ['test/**', 'bench/**', 'scripts/**', 'stories/**', '.storybook/**'];
+const tests = ['test/**', 'packages/*/test/**', 'bench/**', 'scripts/**', 'stories/**', '.storybook/**'];
 
 export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'packages/*/dist/',
       'storybook-static/',
       'coverage/',
       'test-results/',
@@ -27,6 +28,7 @@ export default tseslint.config(
       // recipes for Deno, Bun and Workers: type-checked and run by test/node/docs-code.test.ts and the recipe tests,
       // each with its own runtime's types
       'docs/',
+      'packages/token-proxy/recipes/',
     ],
   },
   js.configs.recommended,
@@ -88,7 +90,7 @@ export default tseslint.config(
   // Hono's Context carries `any` in its input type parameter, so passing `c` between middlewares is an "unsafe
   // argument" by type only.
   {
-    files: ['src/emulator/**', 'src/proxy/**'],
+    files: ['packages/emulator/src/**', 'packages/token-proxy/src/**'],
     rules: { '@typescript-eslint/no-unsafe-argument': 'off' },
   },
   // Browser tests: @open-wc/semantic-dom-diff types every chai `.equal()` as returning a promise (only its

@@ -105,7 +105,8 @@ export default {
   rootDir: '.',
   port: PORT,
   hostname: 'localhost',
-  nodeResolve: true,
+  // esign-source: @esign-elements/shared as its TypeScript source (no build of it needed first)
+  nodeResolve: { exportConditions: ['development', 'esign-source'] },
   middleware: [freshPages],
   concurrency: 1,
   concurrentBrowsers: 1,

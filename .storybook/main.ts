@@ -11,7 +11,8 @@ const config: StorybookConfig = {
     // one Lit, in its production build: dev and build resolve the same files (no "Lit is in dev mode", no
     // "Multiple versions of Lit loaded" from a development copy beside a production one)
     config.resolve ??= {};
-    config.resolve.conditions = ['module', 'browser', 'production', 'import', 'default'];
+    // esign-source: @esign-elements/shared as its TypeScript source (no build of it needed first)
+    config.resolve.conditions = ['esign-source', 'module', 'browser', 'production', 'import', 'default'];
     config.resolve.dedupe = [...new Set([...(config.resolve.dedupe ?? []), 'lit', 'lit-html', 'lit-element', '@lit/reactive-element'])];
     return config;
   },

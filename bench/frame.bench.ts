@@ -27,7 +27,7 @@ import { cpus, loadavg } from 'node:os';
 import { bundleForBrowser } from '../scripts/cdn-options.mjs';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
-import { createEmulator } from '../src/emulator/index.js';
+import { createEmulator } from '@esign-elements/emulator';
 import { BENCH_SESSION, mintPageAccessToken } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 

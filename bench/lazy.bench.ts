@@ -22,8 +22,8 @@ import { chromium, type Page } from 'playwright-core';
 import { bundleForBrowser } from '../scripts/cdn-options.mjs';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
 import { DEMO_LOGIN, serveDemoProxy } from '../test/helpers/oauth-login.js';
-import { createEmulator } from '../src/emulator/index.js';
-import { generateCookieKey } from '../src/proxy/index.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '@esign-elements/token-proxy';
 import { BENCH_SESSION, mintPageAccessToken } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 

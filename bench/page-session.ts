@@ -1,7 +1,7 @@
-import type { RunningEmulator } from '../src/emulator/index.js';
-import { generateCookieKey } from '../src/proxy/index.js';
+import type { RunningEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '@esign-elements/token-proxy';
 import { serveDemoProxy, signInThroughProxy } from '../test/helpers/oauth-login.js';
-import { ORIGIN, post, refreshFields } from '../test/node/proxy-helpers.js';
+import { ORIGIN, post, refreshFields } from '../packages/token-proxy/test/proxy-helpers.js';
 
 /**
  * Page script shared by the browser benches: <bench-session>, a session provider (the public connect="ID" interface:

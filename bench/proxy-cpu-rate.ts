@@ -20,8 +20,8 @@ const CONNECTIONS = 10;
 /** The delays to alternate (default 0 and RTT_MS); one only, e.g. DELAYS=30, to profile one case (BENCH_CHILD_ARGS='--cpu-prof ...'). */
 const DELAYS = (process.env.DELAYS ?? `0,${RTT_MS}`).split(',').map(Number);
 
-const { generateCookieKey } = await import('../src/proxy/index.js');
-const redis = process.env.STORE === 'redis' ? await (await import('../test/node/proxy-redis-server.js')).startRedisServer() : undefined;
+const { generateCookieKey } = await import('@esign-elements/token-proxy');
+const redis = process.env.STORE === 'redis' ? await (await import('../packages/token-proxy/test/proxy-redis-server.js')).startRedisServer() : undefined;
 const emulator = await startChild('emulator');
 const proxy: ChildServer = await startChild('proxy', {
   BENCH_UPSTREAM: emulator.url,

@@ -22,8 +22,8 @@ const SETUPS = [
   { name: '3 proxies, Redis store', replicas: 3, redis: true },
 ] as const;
 
-const { startRedisServer } = await import('../test/node/proxy-redis-server.js');
-const { generateCookieKey } = await import('../src/proxy/index.js');
+const { startRedisServer } = await import('../packages/token-proxy/test/proxy-redis-server.js');
+const { generateCookieKey } = await import('@esign-elements/token-proxy');
 const redis = await startRedisServer();
 const emulator = await startChild('emulator');
 const rows: Array<Record<string, string | number>> = [];

@@ -12,7 +12,7 @@
  * server), autocannon in this one; all on 127.0.0.1. Segments run direct, proxy, proxy, direct (ABBA) so
  * the emulator's growing token store does not favour one side.
  *
- * The children run the built proxy and emulator (dist/, built at the start: `npm run build:lib` and `build:server`)
+ * The children run the built proxy and emulator (the packages' dist/, built at the start: `npm run build:packages`)
  * under plain Node, as an operator runs them (bench/serve-child.mjs); BENCH_FROM_SOURCE=1 runs src/ through tsx
  * instead. BENCH_CHILD_ARGS adds Node flags to both children; bench/proxy-cpu-rate.ts PROFILE=<dir> takes CPU
  * profiles of the proxy's steady state.
@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
-import { connectSession, ORIGIN } from '../test/node/proxy-helpers.js';
+import { connectSession, ORIGIN } from '../packages/token-proxy/test/proxy-helpers.js';
 import { printTable, recordResults } from './results.js';
 
 /** 10 s segments: with 5 s the loopback ratio moved between 0.67 and 0.90 from one run to the next on this 2-CPU machine. */
@@ -70,7 +70,7 @@ const IDLE_SECONDS = 5;
 let built = false;
 function ensureServerBuild(): void {
   if (built || process.env.BENCH_FROM_SOURCE === '1') return;
-  for (const script of ['build:lib', 'build:server']) {
+  for (const script of ['build:packages']) {
     const run = spawnSync('npm', ['run', '--silent', script], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (run.status !== 0) throw new Error(`npm run ${script} failed (exit ${run.status ?? run.signal}): the benches run the built proxy`);
   }
@@ -562,8 +562,8 @@ function printScenario(title: string, summary: Record<SideName, Summary>): void 
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
-  const { startRedisServer } = await import('../test/node/proxy-redis-server.js');
-  const { generateCookieKey } = await import('../src/proxy/index.js');
+  const { startRedisServer } = await import('../packages/token-proxy/test/proxy-redis-server.js');
+  const { generateCookieKey } = await import('@esign-elements/token-proxy');
   const redis = await startRedisServer();
   const redisPid = redis.pid();
   const key = generateCookieKey();

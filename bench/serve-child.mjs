@@ -9,7 +9,7 @@
 // Commands: {cmd:'mem'} (after GC), {cmd:'cpu'} (user + system µs, and system alone), {cmd:'profile-start'},
 // {cmd:'profile-stop', dir} (a CPU profile of the steady state, sampled every 100 µs), {cmd:'stop'} and, the
 // emulator, {cmd:'register', redirectUri} (a redirect URI of the demo app).
-const from = process.env.BENCH_FROM_SOURCE === '1' ? '../src' : '../dist';
+const from = process.env.BENCH_FROM_SOURCE === '1' ? 'src' : 'dist';
 const ext = process.env.BENCH_FROM_SOURCE === '1' ? '.ts' : '.js';
 const role = process.argv.find((a) => a.startsWith('--serve-'))?.slice('--serve-'.length);
 
@@ -18,14 +18,14 @@ let url;
 let callbackUrl;
 let register;
 if (role === 'emulator') {
-  const { createEmulator } = await import(`${from}/emulator/index${ext}`);
+  const { createEmulator } = await import(`../packages/emulator/${from}/index${ext}`);
   const emu = await createEmulator({ port: 0, filePort: 0, limits: { requestsPerMinute: Number(process.env.BENCH_RPM ?? 60) } });
   url = emu.baseUrl;
   close = () => emu.close();
   register = (redirectUri) => emu.registerRedirectUri(process.env.BENCH_CLIENT_ID, redirectUri);
 } else if (role === 'proxy') {
-  const { serveTokenProxy } = await import(`${from}/proxy/node${ext}`);
-  const { generateCookieKey } = await import(`${from}/proxy/index${ext}`);
+  const { serveTokenProxy } = await import(`../packages/token-proxy/${from}/node${ext}`);
+  const { generateCookieKey } = await import(`../packages/token-proxy/${from}/index${ext}`);
   const served = await serveTokenProxy({
     port: 0,
     clientId: process.env.BENCH_CLIENT_ID,
@@ -38,7 +38,9 @@ if (role === 'emulator') {
     // the limiter stays in the path, with a ceiling this load never reaches
     rateLimit: { windowMs: 60_000, max: 1e9 },
     cookieKeys: [process.env.BENCH_COOKIE_KEY ?? generateCookieKey()],
-    ...(process.env.BENCH_STORE ? { store: await (await import(`${from}/proxy/redis${ext}`)).RedisStore.connect(process.env.BENCH_STORE) } : {}),
+    ...(process.env.BENCH_STORE
+      ? { store: await (await import(`../packages/token-proxy/${from}/redis${ext}`)).RedisStore.connect(process.env.BENCH_STORE) }
+      : {}),
     // load.bench.ts refreshes with tokens in the form (the opt-in mode); this bench with session cookies
     browserHeldRefreshTokens: true,
   });

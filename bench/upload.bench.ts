@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
-import { createEmulator } from '../src/emulator/index.js';
+import { createEmulator } from '@esign-elements/emulator';
 import { printTable, recordResults } from './results.js';
 import { mintPageAccessToken } from './page-session.js';
 

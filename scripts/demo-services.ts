@@ -12,8 +12,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import { createEmulator, type RunningEmulator } from '../src/emulator/index.js';
-import { createTokenProxy, generateCookieKey, type TokenProxyHandler } from '../src/proxy/index.js';
+import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
+import { createTokenProxy, generateCookieKey, type TokenProxyHandler } from '@esign-elements/token-proxy';
 
 export interface DemoPorts {
   /** The emulator's business API; 0 picks a free one. */

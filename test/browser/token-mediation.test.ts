@@ -247,7 +247,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
     const strings = [...captured];
     // the capture works: it heard the proxy's done page (the outcome, no secret). Here the proxy is on another origin of
     // the page's site, so the popups' URLs were not readable; on one origin they are, and the proxy's callback still
-    // never answers with a page at a URL that carries the code (test/node/proxy-attacks.test.ts)
+    // never answers with a page at a URL that carries the code (packages/token-proxy/test/proxy-attacks.test.ts)
     expect(
       strings.some((s) => s.includes('esign-token-proxy')),
       'the capture heard the sign-in',

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../src/testing/person.js';
-import { PEOPLE, startEsignServices, type EsignServices } from '../../src/testing/index.js';
+import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { PEOPLE, startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const SECRET = 'e2e-secret-must-never-reach-the-browser';
 let services: EsignServices;

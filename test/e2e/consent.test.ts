@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { alice, api, authUrl, b64, defaultAuthParams, exchange, pkce, upload } from '../node/emulator-helpers.js';
+import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
+import { alice, api, authUrl, b64, defaultAuthParams, exchange, pkce, upload } from '../../packages/emulator/test/emulator-helpers.js';
 
 let emu: RunningEmulator;
 let browser: Browser;

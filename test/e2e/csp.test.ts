@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { PEOPLE, startEsignServices, type EsignServices } from '../../src/testing/index.js';
-import { consent, signInWithPopup } from '../../src/testing/person.js';
+import { PEOPLE, startEsignServices, type EsignServices } from '@esign-elements/testing';
+import { consent, signInWithPopup } from '../../packages/testing/src/person.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 
 let services: EsignServices;

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../src/testing/person.js';
+import { signInWithPopup } from '../../packages/testing/src/person.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -97,11 +97,11 @@ before(async () => {
   assert.ok(proxy.words.includes('--public-origin'), 'the proxy is told the dev server origin');
   const tsx = ['--import', import.meta.resolve('tsx')];
   await start(
-    [...tsx, join(ROOT, 'src/emulator/cli.ts'), ...emulator.words.slice(2), '--port', String(emulatorPort), '--file-port', String(filePort)],
+    [...tsx, join(ROOT, 'packages/emulator/src/cli.ts'), ...emulator.words.slice(2), '--port', String(emulatorPort), '--file-port', String(filePort)],
     emulator.env,
     /Spaces:/,
   );
-  await start([...tsx, join(ROOT, 'src/proxy/cli.ts'), ...proxy.words.slice(2)], proxy.env, /listening on/);
+  await start([...tsx, join(ROOT, 'packages/token-proxy/src/cli.ts'), ...proxy.words.slice(2)], proxy.env, /listening on/);
   await start([join(ROOT, 'node_modules/vite/bin/vite.js')], vite.env, /ready in/);
   pageUrl = `http://localhost:${vitePort}/`;
   browser = await chromium.launch(chromiumLaunchOptions());

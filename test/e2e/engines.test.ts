@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '../../src/testing/index.js';
+import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
 import { openEnginePage } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
 

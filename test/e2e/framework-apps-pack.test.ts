@@ -22,8 +22,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
-import { signInWithPopup } from '../../src/testing/person.js';
-import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
+import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECRET = 'framework-apps-pack-secret-must-never-reach-the-browser';

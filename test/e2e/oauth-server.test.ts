@@ -16,8 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
-import { generateCookieKey, type TokenProxyOptions } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { generateCookieKey, type TokenProxyOptions } from '@esign-elements/token-proxy';
+import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
 import { freePort } from '../helpers/ports.js';
 
 const CLIENT_ID = 'standards-app';

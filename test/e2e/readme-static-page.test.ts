@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../src/testing/person.js';
+import { signInWithPopup } from '../../packages/testing/src/person.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -88,14 +88,14 @@ before(async () => {
   assert.equal(emulator.words.slice(0, 2).join(' '), 'npx esign-emulator');
   // the README's emulator runs on its default ports; here on free ones
   await start(
-    'src/emulator/cli.ts',
+    'packages/emulator/src/cli.ts',
     [...emulator.words.slice(2), '--port', String(emulatorPort), '--file-port', String(filePort)],
     emulator.env,
     /listening|4010|http:\/\//i,
   );
   const proxy = shellWords(proxyLine);
   assert.equal(proxy.words.slice(0, 2).join(' '), 'npx esign-token-proxy');
-  await start('src/proxy/cli.ts', proxy.words.slice(2), proxy.env, /listening on/);
+  await start('packages/token-proxy/src/cli.ts', proxy.words.slice(2), proxy.env, /listening on/);
   pageUrl = `http://localhost:${proxyPort}/`;
   browser = await chromium.launch(chromiumLaunchOptions());
 });

@@ -13,9 +13,9 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '../../src/testing/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
+import { generateCookieKey } from '@esign-elements/token-proxy';
+import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
 import { openEnginePage, type EnginePage } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
 

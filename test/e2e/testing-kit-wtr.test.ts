@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { CHROMIUM_PATH } from '../helpers/chromium.js';
 import { freePort } from '../helpers/ports.js';
 
-describe('esign-elements/testing/web-test-runner', () => {
+describe('@esign-elements/testing/web-test-runner', () => {
   it("runs test/kit-wtr's browser tests: a person signs in from a server command", async () => {
     const port = await freePort();
     const run = spawnSync(

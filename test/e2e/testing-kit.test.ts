@@ -1,5 +1,5 @@
 /**
- * `esign-elements/testing` as an integrator's test uses it: its services, a page it serves under the CSP it prints,
+ * `@esign-elements/testing` as an integrator's test uses it: its services, a page it serves under the CSP it prints,
  * a person who signs in (popup and redirect), sends an envelope from the signing frame, and the people on the other
  * end (the signer on the emailed link, an invited member), the clock and a fault. Real sockets, real Chromium.
  */
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { EsignError } from '../../src/core/errors.js';
-import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '../../src/testing/index.js';
-import { signInWithPopup, signInWithRedirect } from '../../src/testing/person.js';
+import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
+import { signInWithPopup, signInWithRedirect } from '../../packages/testing/src/person.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 
 let services: EsignServices;
@@ -63,7 +63,7 @@ after(async () => {
   await services?.close();
 });
 
-describe('esign-elements/testing', () => {
+describe('@esign-elements/testing', () => {
   it('serves a page under the CSP it prints; a person connects, uploads and sends; the signer signs from the email', async () => {
     const url = services.servePage(
       `<esign-connect id="esign" ${services.connectAttributes}></esign-connect>

@@ -15,8 +15,8 @@ import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
-import { signInWithPopup } from '../../src/testing/person.js';
-import { startEsignServices, type EsignServices } from '../../src/testing/index.js';
+import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const SECRET = 'vue-e2e-secret-must-never-reach-the-browser';
 const APP_DIR = fileURLToPath(new URL('./fixtures/vue-app/', import.meta.url));

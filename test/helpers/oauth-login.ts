@@ -4,8 +4,8 @@
  * from the final redirect's Location. Node only; for tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '../../src/proxy/node.js';
+import type { RunningEmulator } from '@esign-elements/emulator';
+import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '@esign-elements/token-proxy/node';
 
 export interface PkcePair {
   verifier: string;

@@ -4,9 +4,9 @@
  */
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { Browser as WebDriverBrowser } from 'webdriverio';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy } from '../../src/proxy/node.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '@esign-elements/token-proxy';
+import { serveTokenProxy } from '@esign-elements/token-proxy/node';
 import { type BrowserPerson, puppeteerPerson, type Signer, webdriverPerson } from './browser-person.js';
 import { openLink } from './link.js';
 import { freePort } from './ports.js';

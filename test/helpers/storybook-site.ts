@@ -9,9 +9,9 @@ import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { Page } from 'playwright-core';
-import { createEmulator, demoSeed, type RunningEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { createEmulator, demoSeed, type RunningEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '@esign-elements/token-proxy';
+import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
 
 export interface IndexEntry {
   id: string;

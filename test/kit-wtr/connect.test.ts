@@ -3,7 +3,7 @@
 import { expect, waitUntil } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/index.js';
-import type { EsignPageConfig } from '../../src/testing/web-test-runner.js';
+import type { EsignPageConfig } from '@esign-elements/testing/web-test-runner';
 
 describe('<esign-connect> with the test kit in web-test-runner', () => {
   it('Alice connects through the consent popup', async () => {

@@ -7,8 +7,8 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, type TokenSource } from '../../src/core/service/client.js';
 import { EsignError } from '../../src/core/errors.js';
 import type { TokenResponse } from '../../src/core/service-types.js';
-import { createEmulator } from '../../src/emulator/index.js';
-import type { ServedTokenProxy } from '../../src/proxy/index.js';
+import { createEmulator } from '@esign-elements/emulator';
+import type { ServedTokenProxy } from '@esign-elements/token-proxy';
 import { codeExchangeForm, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;

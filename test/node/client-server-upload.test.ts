@@ -47,7 +47,7 @@ before(async () => {
   out.end();
   await once(out, 'finish');
 
-  const emulatorModule = pathToFileURL(join(process.cwd(), 'src/emulator/index.ts')).href;
+  const emulatorModule = pathToFileURL(join(process.cwd(), 'packages/emulator/src/index.ts')).href;
   const script = `const { createEmulator } = await import(${JSON.stringify(emulatorModule)});
 const emu = await createEmulator({ port: 0, filePort: 0, limits: { maxFileBytes: ${FILE_BYTES + MiB}, maxFilesPerRequest: 1 } });
 process.stdout.write(JSON.stringify({ baseUrl: emu.baseUrl, fileUrl: emu.fileUrl }) + '\\n');`;

@@ -12,7 +12,7 @@ import { nodeStreamingFetch } from '../../src/core/node/fetch.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenResponse } from '../../src/core/service-types.js';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
 import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
 
 let emulator: RunningEmulator;

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { createEmulator, parseSeedInput, type RunningEmulator } from '../../src/emulator/index.js';
+import { createEmulator, parseSeedInput, type RunningEmulator } from '@esign-elements/emulator';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [
@@ -244,13 +244,13 @@ describe('the code blocks of the README and the guides', () => {
         if (program === 'npx' && first === 'vite' && rest.length === 0) continue; // test/e2e/dev-server-recipe.test.ts runs it
         if (program === 'npx' && first === 'esign-token-proxy') {
           const args = rest.includes('--generate-cookie-key') ? rest : [...rest, '--print-csp'];
-          const result = cli('src/proxy/cli.ts', args, env);
+          const result = cli('packages/token-proxy/src/cli.ts', args, env);
           assert.equal(result.status, 0, `${where(b)}: esign-token-proxy ${args.join(' ')}: ${result.stderr}`);
           ran++;
           continue;
         }
         if (program === 'npx' && first === 'esign-emulator') {
-          const result = cli('src/emulator/cli.ts', [...rest, '--help'], env);
+          const result = cli('packages/emulator/src/cli.ts', [...rest, '--help'], env);
           assert.equal(result.status, 0, `${where(b)}: esign-emulator ${rest.join(' ')}: ${result.stderr}`);
           ran++;
           continue;

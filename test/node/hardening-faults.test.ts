@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, type EsignClient, type TokenSource } from '../../src/core/service/client.js';
 import { EsignError } from '../../src/core/errors.js';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import type { ServedTokenProxy } from '../../src/proxy/index.js';
+import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
+import type { ServedTokenProxy } from '@esign-elements/token-proxy';
 import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
 
 const PROXY_TIMEOUT_MS = 500;

@@ -18,9 +18,9 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import fc from 'fast-check';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '@esign-elements/token-proxy';
+import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
 import { codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
 
 const CLIENT_ID = 'fuzz-client';

@@ -1,6 +1,6 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AddMemberData, EmbeddedViewData, UploadFilesData } from '../core/service-types.js';
+import type { AddMemberData, EmbeddedViewData, UploadFilesData } from '@esign-elements/shared';
 import {
   addMember,
   createEnvelope,

@@ -1,4 +1,4 @@
-import type { EnvelopeData } from '../core/service-types.js';
+import type { EnvelopeData } from '@esign-elements/shared';
 import { rfc3339, ServiceError } from './http.js';
 import type { Runtime } from './runtime.js';
 import { type EnvelopeRec, type FileRec, secureToken, sha256Hex, shortId, type UserRec } from './state.js';

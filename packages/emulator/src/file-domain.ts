@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { UploadFilesData } from '../core/service-types.js';
+import type { UploadFilesData } from '@esign-elements/shared';
 import { beginCall, fileCountCheck, fileSizeCheck, uploadBodyCap } from './app.js';
 import { fileNameProblem, storeFiles } from './domain.js';
 import { type Ctx, type EmuEnv, fail, mediaType, ok, ServiceError } from './http.js';

@@ -23,6 +23,7 @@ import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions, type Running
 
 export { demoSeed, mergeSeed, parseSeedInput } from './seed.js';
 export { DEFAULT_LIMITS } from './types.js';
+export type { OutboxEmail } from './state.js';
 export type {
   EmulatorLimits,
   EmulatorOptions,

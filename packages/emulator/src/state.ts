@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { EnvelopeStatus, OperateType } from '../core/service-types.js';
+import type { EnvelopeStatus, OperateType } from '@esign-elements/shared';
 import type { EmulatorLimits, EmulatorSeed, MemberRole, MemberStatus, SeedApp, SeedMember, SeedSpace, SeedUser } from './types.js';
 
 /** Unguessable id: 32 random bytes, base64url. */

@@ -1,8 +1,8 @@
 /** The emulator for people: pages in the browser's language, a refused redirect explained, development redirects, display names. */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { RunningEmulator } from '../../src/emulator/index.js';
-import { pageLang } from '../../src/emulator/page-i18n.js';
+import type { RunningEmulator } from '../src/index.js';
+import { pageLang } from '../src/page-i18n.js';
 import { alice, api, authUrl, defaultAuthParams, get, pkce, start } from './emulator-helpers.js';
 
 let emu: RunningEmulator;

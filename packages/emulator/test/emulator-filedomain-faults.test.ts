@@ -5,8 +5,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { demoSeed, mergeSeed, type RunningEmulator } from '../../src/emulator/index.js';
+import { fileURLToPath } from 'node:url';
+import { demoSeed, mergeSeed, type RunningEmulator } from '../src/index.js';
 import { alice, api, helper, start, upload, b64 } from './emulator-helpers.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 let emu: RunningEmulator;
 
@@ -275,7 +278,7 @@ describe('seed', () => {
 describe('CLI', () => {
   function run(args: string[], untilOutput?: RegExp): Promise<{ code: number | null; out: string; err: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts', ...args], { cwd: process.cwd() });
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args]);
       let out = '';
       let err = '';
       child.stdout.on('data', (d) => {
@@ -290,7 +293,7 @@ describe('CLI', () => {
   /** The CLI started and its banner printed; stop() sends SIGTERM and waits for the exit. */
   function startCli(args: string[]): Promise<{ out: string; stop: () => Promise<void> }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts', ...args], { cwd: process.cwd() });
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args]);
       let out = '';
       let err = '';
       const exited = new Promise<void>((done) => child.once('exit', () => done()));

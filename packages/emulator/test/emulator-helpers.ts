@@ -1,8 +1,8 @@
 /** Shared helpers for the emulator suites: PKCE, driving the consent forms with fetch, API calls. */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { createEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import type { TokenResponse } from '../../src/core/service-types.js';
+import { createEmulator, type EmulatorOptions, type RunningEmulator } from '../src/index.js';
+import type { TokenResponse } from '@esign-elements/shared';
 
 export const CLIENT_ID = 'demo-client';
 export const CLIENT_SECRET = 'demo-secret';

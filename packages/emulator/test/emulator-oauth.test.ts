@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../src/index.js';
 import {
   alice,
   api,

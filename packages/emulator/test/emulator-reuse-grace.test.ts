@@ -7,11 +7,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { fileURLToPath } from 'node:url';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../../../test/helpers/oauth-login.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 /** The emulator CLI on free ports; resolves with its business URL and a stop function. */
 async function startCli(args: string[]): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts', '--port', '0', '--file-port', '0', ...args], { cwd: process.cwd() });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--port', '0', '--file-port', '0', ...args]);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -75,7 +78,7 @@ describe('esign-emulator --refresh-reuse-grace', { timeout: 90_000 }, () => {
   });
 
   test('a malformed value is refused with one line', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts', '--refresh-reuse-grace', 'soon'], { cwd: process.cwd() });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--refresh-reuse-grace', 'soon']);
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

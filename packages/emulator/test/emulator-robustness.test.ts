@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../src/index.js';
 import { alice, api, start } from './emulator-helpers.js';
 
 let emu: RunningEmulator;

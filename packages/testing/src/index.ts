@@ -1,25 +1,21 @@
 /**
- * `esign-elements/testing`: the emulator and a token proxy for a test run, in-process on free loopback ports, and
+ * `@esign-elements/testing`: the emulator and a token proxy for a test run, in-process on free loopback ports, and
  * what a person does in them (accept an invitation, sign or decline from a signing link), the emulator's clock and
  * faults, and the CSP a page needs. Node only; never part of a browser bundle. For Playwright, the fixture and the
- * sign-in helpers are in `esign-elements/testing/playwright`. Guide: docs/testing.md.
+ * sign-in helpers are in `@esign-elements/testing/playwright`. Guide: docs/testing.md.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EsignError } from '../core/errors.js';
-import { createEmulator } from '../emulator/index.js';
-// types from their own module: the emulator's index names hono's types, which a consumer need not have
-import type { OutboxEmail } from '../emulator/state.js';
-import type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '../emulator/types.js';
-import { cspSources, formatCsp, type CspSources } from '../proxy/csp.js';
-import { generateCookieKey } from '../proxy/seal.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../proxy/node.js';
+import { EsignError } from '@esign-elements/shared';
+import { createEmulator, type EmulatorLimits, type EmulatorSeedInput, type OutboxEmail, type RunningEmulator } from '@esign-elements/emulator';
+import { cspSources, formatCsp, generateCookieKey, type CspSources } from '@esign-elements/token-proxy';
+import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
 import { CDN_PATH, startTestSite, type TestSite } from './site.js';
 
 export { PEOPLE, SPACES, type EsignPerson } from './people.js';
-export { cspSources, formatCsp, type CspInput, type CspSources } from '../proxy/csp.js';
-export type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '../emulator/types.js';
+export { cspSources, formatCsp, type CspInput, type CspSources } from '@esign-elements/token-proxy';
+export type { EmulatorLimits, EmulatorSeedInput, RunningEmulator } from '@esign-elements/emulator';
 
 /** The environment variable the kit reads for the Chromium (or Chrome) executable, e.g. `/usr/bin/chromium`. */
 export const BROWSER_PATH_VARIABLE = 'CHROME_PATH';
@@ -73,7 +69,7 @@ export interface ServePageOptions {
 }
 
 /** One email in the emulator's outbox, as `outbox()` reads it (the emulator's own record). */
-export type { OutboxEmail } from '../emulator/state.js';
+export type { OutboxEmail } from '@esign-elements/emulator';
 
 /** A fault the emulator injects into its next matching request(s) (docs/emulator.md "Test helpers"). */
 export interface EmulatorFault {
@@ -139,13 +135,16 @@ export interface EsignServices {
   close(): Promise<void>;
 }
 
-/** Where the package's CDN build is: beside this module in the package (dist/cdn), or the checkout's dist/cdn. */
+/** Where esign-elements' CDN build is: in the installed esign-elements (its `cdn` export), or this checkout's dist/cdn. */
 function defaultCdnDir(): string | undefined {
-  for (const relative of ['../cdn/', '../../dist/cdn/']) {
-    const dir = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(`${dir}esign-elements.min.js`)) return dir;
+  const candidates: string[] = [];
+  try {
+    candidates.push(fileURLToPath(new URL('./', import.meta.resolve('esign-elements/cdn'))));
+  } catch {
+    // not installed beside the kit: this checkout's build, if there is one
   }
-  return undefined;
+  candidates.push(fileURLToPath(new URL('../../../dist/cdn/', import.meta.url)));
+  return candidates.find((dir) => existsSync(`${dir}esign-elements.min.js`));
 }
 
 const escapeAttribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

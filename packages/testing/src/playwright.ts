@@ -1,5 +1,5 @@
 /**
- * `esign-elements/testing/playwright`: a Playwright Test fixture with the emulator and a token proxy per worker
+ * `@esign-elements/testing/playwright`: a Playwright Test fixture with the emulator and a token proxy per worker
  * (`esign`, reset before each test), Chromium from `CHROME_PATH` when it is set, and what a person does on the
  * consent page, in a popup or in the tab. Needs `@playwright/test` (an optional peer). Guide: docs/testing.md.
  */

@@ -8,7 +8,7 @@ import { realpath } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
-import { servableFile } from '../proxy/static-path.js';
+import { servableFile } from '@esign-elements/token-proxy/node';
 
 /** Where a page loads the elements from, on the kit's site. */
 export const CDN_PATH = '/__esign/cdn/esign-elements.min.js';

@@ -1,11 +1,11 @@
 /**
- * `esign-elements/testing/web-test-runner`: the kit's people as web-test-runner server commands, for tests that run in
+ * `@esign-elements/testing/web-test-runner`: the kit's people as web-test-runner server commands, for tests that run in
  * the browser (with `@web/test-runner-playwright`, whose pages the sign-in drives). A test calls them with
  * `executeServerCommand('esign-sign-in', { person: 'alice' })` from `@web/test-runner-commands`. Guide:
  * docs/guides/testing.md.
  */
 import type { Page } from '@playwright/test';
-import { EsignError } from '../core/errors.js';
+import { EsignError } from '@esign-elements/shared';
 import type { EmulatorFault, EsignServices } from './index.js';
 import { PEOPLE, type EsignPerson } from './people.js';
 import { signInWithPopup } from './person.js';

@@ -1,5 +1,5 @@
 // Bun: bun run bun.ts
-import { createTokenProxy } from 'esign-elements/proxy';
+import { createTokenProxy } from '@esign-elements/token-proxy';
 
 const env = (name: string): string => process.env[name] ?? '';
 

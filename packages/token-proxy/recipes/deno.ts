@@ -1,5 +1,5 @@
 // Deno: deno run --allow-net --allow-env --allow-read deno.ts (with esign-elements in node_modules)
-import { createTokenProxy } from 'esign-elements/proxy';
+import { createTokenProxy } from '@esign-elements/token-proxy';
 
 const env = (name: string): string => Deno.env.get(name) ?? '';
 

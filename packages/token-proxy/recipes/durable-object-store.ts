@@ -1,7 +1,7 @@
 // A ProxyStore for Cloudflare Workers on Durable Objects: one object per key, so each claim and counter is atomic
 // (a Durable Object handles one request at a time) and shared by every isolate of the Worker. An entry ends with
 // its time to live (an alarm deletes it). Workers KV would not do: it is eventually consistent, with no set-if-absent.
-import { StoreUnavailableError, type ProxyStore } from 'esign-elements/proxy';
+import { StoreUnavailableError, type ProxyStore } from '@esign-elements/token-proxy';
 
 interface Entry {
   value: string;

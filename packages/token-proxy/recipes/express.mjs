@@ -1,7 +1,7 @@
 // Express: node express.mjs
 import express from 'express';
 import { getRequestListener } from '@hono/node-server';
-import { createTokenProxy } from 'esign-elements/proxy';
+import { createTokenProxy } from '@esign-elements/token-proxy';
 
 const esignTokens = createTokenProxy({
   clientId: process.env.ESIGN_CLIENT_ID,

@@ -1,5 +1,5 @@
 // Cloudflare Workers with a shared store: rate limits, refresh dedupe and Disconnect hold across every isolate
-import { createTokenProxy, type TokenProxyHandler } from 'esign-elements/proxy';
+import { createTokenProxy, type TokenProxyHandler } from '@esign-elements/token-proxy';
 import { DurableObjectStore } from './durable-object-store.js';
 
 export { ProxyStoreEntry } from './durable-object-store.js';

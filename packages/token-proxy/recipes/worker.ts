@@ -1,5 +1,5 @@
 // Cloudflare Workers (workerd): bundled by wrangler (or esbuild); secrets and variables are the Worker's bindings
-import { createTokenProxy, type TokenProxyHandler } from 'esign-elements/proxy';
+import { createTokenProxy, type TokenProxyHandler } from '@esign-elements/token-proxy';
 
 interface Env {
   ESIGN_CLIENT_ID: string;

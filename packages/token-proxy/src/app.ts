@@ -14,7 +14,7 @@ import { LoginStates } from './login-state.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
-import { PROXY_HEADER, PROXY_HEADER_VALUE } from '../core/session/proxy-header.js';
+import { PROXY_HEADER, PROXY_HEADER_VALUE } from '@esign-elements/shared';
 import { StoreUnavailableError, type ProxyStore } from './store.js';
 import { handleRevoke, handleToken } from './token.js';
 import { Upstream } from './upstream.js';

@@ -5,7 +5,7 @@
  * (except the new key --generate-cookie-key is asked to print).
  */
 
-import { EsignError } from '../core/errors.js';
+import { EsignError } from '@esign-elements/shared';
 import { readFile } from 'node:fs/promises';
 import { HELP, list, parseCli, readServeOptions, type ServeCli } from './cli-options.js';
 import { cspSources, formatCsp } from './csp.js';

@@ -1,7 +1,7 @@
 /** The token proxy's options and their checks. Runtime-free. */
-import { EsignError } from '../core/errors.js';
-import { API_PREFIX } from '../core/service-types.js';
-import { isAllowedServiceUrl, isLoopbackHost } from '../core/url.js';
+import { EsignError } from '@esign-elements/shared';
+import { API_PREFIX } from '@esign-elements/shared';
+import { isAllowedServiceUrl, isLoopbackHost } from '@esign-elements/shared';
 import { decodeCookieKey } from './seal.js';
 import { MemoryStore, type ProxyStore } from './store.js';
 

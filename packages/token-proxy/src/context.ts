@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { normalizeAddress, type ResolvedConfig, type TokenProxyEventType } from './config.js';
 import type { LoginStates } from './login-state.js';
 import type { RefreshCoordinator } from './refresh.js';
-import { base64url } from '../core/base64url.js';
+import { base64url } from '@esign-elements/shared';
 import type { Sealer } from './seal.js';
 import type { CookieSessions } from './session-cookie.js';
 import { StoreUnavailableError, type RateHit } from './store.js';

@@ -1,7 +1,7 @@
 /**
  * The Content-Security-Policy sources a page with the elements needs, from the URLs it is configured with: the
  * page calls the service's base URL (business calls, uploads) and the token proxy (`connect-src`), and frames the
- * service's embedded pages (`frame-src`). Pure: used by `esign-token-proxy --print-csp` and `esign-elements/testing`.
+ * service's embedded pages (`frame-src`). Pure: used by `esign-token-proxy --print-csp` and `@esign-elements/testing`.
  */
 
 export interface CspInput {

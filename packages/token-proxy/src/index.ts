@@ -3,12 +3,13 @@
  * default token-mediating mode, each user's refresh token in an encrypted HttpOnly cookie, answering the
  * browser with short-lived access tokens only. Runs on any Fetch runtime (Workers, Deno, Bun, Next.js route
  * handlers, Node); this entry imports nothing from `node:`. The Node server and CLI are in
- * `esign-elements/proxy/node`. Docs: docs/proxy.md.
+ * `@esign-elements/token-proxy/node`. Docs: docs/proxy.md.
  */
 
 export { createTokenProxy, createTokenProxyApp, PROXY_HEADER, PROXY_HEADER_VALUE, REQUEST_ID_HEADER, type TokenProxyHandler } from './app.js';
 export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOptions, TokenProxyOutcome } from './config.js';
 export { combineEvents, createJsonLog, createProxyMetrics, LOG_LEVELS, type JsonLog, type LogLevel, type ProxyMetrics } from './observe.js';
+export { cspSources, formatCsp, type CspInput, type CspSources } from './csp.js';
 export { generateCookieKey } from './seal.js';
 export { MemoryStore, StoreUnavailableError, type ProxyStore } from './store.js';
 export { sanitizeTokenResponse } from './upstream-answer.js';

@@ -6,7 +6,7 @@
  * only issued states (each counted against the login route's rate limit) are ever burnt in the store.
  * WebCrypto only (`crypto.subtle`): runtime-free.
  */
-import { base64url } from '../core/base64url.js';
+import { base64url } from '@esign-elements/shared';
 import { fromBase64url } from './seal.js';
 
 const encoder = new TextEncoder();

@@ -16,7 +16,7 @@
  *
  * The page then asks `{basePath}/token` for an access token, as after a reload. Runtime-free: no `node:` import.
  */
-import { isLoopbackHost } from '../core/url.js';
+import { isLoopbackHost } from '@esign-elements/shared';
 import { callerAddress, guard, randomId, rateLimited, timed, type C, type Ctx } from './context.js';
 import { CookieConflict, type PendingLogin, type Session } from './session-cookie.js';
 import type { AuthorizationInfo } from './upstream.js';

@@ -1,7 +1,7 @@
 /**
  * The token proxy on Node: the Fetch application (app.ts) served by Hono's Node adapter
  * (`@hono/node-server`), the caller's address from its `getConnInfo` (the socket's remote address).
- * Exported as `esign-elements/proxy/node`; the `esign-elements/proxy` entry imports nothing from `node:`.
+ * Exported as `@esign-elements/token-proxy/node`; the `@esign-elements/token-proxy` entry imports nothing from `node:`.
  */
 import { serve, type HttpBindings } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -10,7 +10,7 @@ import { Hono } from 'hono';
 import { realpath } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { isLoopbackHost } from '../core/url.js';
+import { isLoopbackHost } from '@esign-elements/shared';
 import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
 import { defaultShutdownMs, type TokenProxyOptions } from './config.js';
 import { nodeCryptoSealer } from './node-crypto.js';
@@ -197,3 +197,6 @@ function staticFiles(dir: string): Hono<{ Bindings: HttpBindings }> {
     serveStatic({ root: dir }),
   );
 }
+
+/** Resolves a request path to a file under root (no traversal, no symlink out): the static file helper of the CLI's --static. */
+export { servableFile } from './static-path.js';

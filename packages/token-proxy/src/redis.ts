@@ -12,7 +12,7 @@
  * `{session:<sid>}`, or in browser-held mode the caller's address), so each operation is one round trip to
  * one node; a PUBLISH reaches every node of a cluster. TLS (`rediss://`, `rediss-cluster://`) with a CA of
  * one's own and the server's name checked; an ACL user and password from the URL or the options.
- * Exported as `esign-elements/proxy/redis`; needs the optional peer dependency `@redis/client`
+ * Exported as `@esign-elements/token-proxy/redis`; needs the optional peer dependency `@redis/client`
  * (node-redis's client: maintained by Redis, no dependencies of its own).
  *
  * When Redis cannot be reached, every call fails at once (no offline queue) or after `commandTimeoutMs`

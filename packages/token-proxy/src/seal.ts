@@ -3,7 +3,7 @@
  * Format `v1.<kid>.<iv>.<ciphertext>` (base64url); the first key seals, every key opens (rotation).
  * The kid is a short SHA-256 fingerprint of the key, never the key.
  */
-import { base64url } from '../core/base64url.js';
+import { base64url } from '@esign-elements/shared';
 
 export interface CookieKey {
   kid: string;

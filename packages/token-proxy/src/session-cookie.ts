@@ -15,7 +15,7 @@ import type { RequestState } from './context.js';
 import type { ResolvedConfig } from './config.js';
 import type { Sealer } from './seal.js';
 import { REVOKED_MARK_PREFIX } from './store.js';
-import { isRecord } from '../core/service-types.js';
+import { isRecord } from '@esign-elements/shared';
 
 /** The session cookie's payload (sealed). Short field names keep the cookie small. */
 export interface Session {

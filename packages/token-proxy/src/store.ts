@@ -1,7 +1,7 @@
 /**
  * The state replicas of the token proxy must share, behind one small interface: rate-limit counters and
  * the refresh in-flight/replay entries, each with a time to live. `MemoryStore` (the default) keeps them in
- * this process; `RedisStore` (`esign-elements/proxy/redis`) in Redis or Valkey, for several replicas.
+ * this process; `RedisStore` (`@esign-elements/token-proxy/redis`) in Redis or Valkey, for several replicas.
  * Values are opaque strings; the proxy never puts a plaintext token in them (replay answers are sealed with
  * the cookie key). Runtime-free: no `node:` import.
  */

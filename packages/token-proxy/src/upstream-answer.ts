@@ -3,7 +3,7 @@
  * service's error as the proxy's own (its code and RequestId only), and the proxy's `temporarily_unavailable`.
  * Runtime-free.
  */
-import { isRecord } from '../core/service-types.js';
+import { isRecord } from '@esign-elements/shared';
 
 /** A proxy answer before the common headers: status, JSON body, extra headers. */
 export interface Answer {

@@ -6,8 +6,8 @@
  * RequestId only) and a success keeps the service's own fields (e.g. `space_id`, `token_type` as sent).
  */
 import * as oauth from 'oauth4webapi';
-import { isRecord } from '../core/service-types.js';
-import { isAllowedServiceUrl } from '../core/url.js';
+import { isRecord } from '@esign-elements/shared';
+import { isAllowedServiceUrl } from '@esign-elements/shared';
 import { sanitizeTokenResponse, serviceError, unavailable, type Answer, type TokenResult } from './upstream-answer.js';
 import { fetchWithin, headerOf } from './upstream-read.js';
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTokenProxy, generateCookieKey, MemoryStore } from '../../src/proxy/index.js';
+import { createTokenProxy, generateCookieKey, MemoryStore } from '../src/index.js';
 
 describe('hardening: proxy rate limiter', () => {
   test('30 000 distinct keys in one window: fast, and no more keys held than maxKeys', async () => {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
-const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) => {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ESIGN_') && name !== 'PORT'));
   const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { encoding: 'utf8', env: { ...clean, ...env } });

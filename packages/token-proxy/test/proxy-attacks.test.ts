@@ -7,12 +7,21 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey, type ProxyStore } from '../../src/proxy/index.js';
-import type { ServeTokenProxyOptions, ServedTokenProxy } from '../../src/proxy/node.js';
-import { decodeCookieKey, importCookieKeys, open, seal } from '../../src/proxy/seal.js';
-import { MemoryStore } from '../../src/proxy/store.js';
-import { createPkcePair, DEMO_LOGIN, driveConsent, getWithJar, outcomeOf, serveDemoProxy, signInThroughProxy, type Jar } from '../helpers/oauth-login.js';
+import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
+import { generateCookieKey, type ProxyStore } from '../src/index.js';
+import type { ServeTokenProxyOptions, ServedTokenProxy } from '../src/node.js';
+import { decodeCookieKey, importCookieKeys, open, seal } from '../src/seal.js';
+import { MemoryStore } from '../src/store.js';
+import {
+  createPkcePair,
+  DEMO_LOGIN,
+  driveConsent,
+  getWithJar,
+  outcomeOf,
+  serveDemoProxy,
+  signInThroughProxy,
+  type Jar,
+} from '../../../test/helpers/oauth-login.js';
 import { counters, embeddedStatus, ORIGIN, post, refreshFields } from './proxy-helpers.js';
 
 const KEY = generateCookieKey();
@@ -221,7 +230,7 @@ describe('attack 4: Secure behind a TLS-terminating reverse proxy', () => {
   });
 
   test('the default mode refuses to start without a public origin (no Host header decides)', async () => {
-    const { createTokenProxy } = await import('../../src/proxy/index.js');
+    const { createTokenProxy } = await import('../src/index.js');
     assert.throws(
       () => createTokenProxy({ clientId: 'c', clientSecret: 's', baseUrl: emulator.baseUrl, allowedOrigins: [], cookieKeys: [KEY] }),
       (error: Error & { code?: string }) => error.code === 'invalid_config' && /publicOrigin/.test(error.message),

@@ -1,5 +1,5 @@
 /**
- * `esign-elements/proxy` on a Workers-style runtime: bundled with esbuild for a neutral platform with the
+ * `@esign-elements/token-proxy` on a Workers-style runtime: bundled with esbuild for a neutral platform with the
  * workerd/worker conditions, the bundle has no `node:` import; then that bundle alone serves the default mode's
  * sign-in (its login and callback routes), a cached and a forced refresh and a revocation against the real emulator, on plain
  * Request/Response, in a fresh `node` process that loads nothing else of this repository.
@@ -14,11 +14,11 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { DEMO_LOGIN, driveConsent } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '../src/index.js';
+import { DEMO_LOGIN, driveConsent } from '../../../test/helpers/oauth-login.js';
 
-const ENTRY = fileURLToPath(new URL('../../src/proxy/index.ts', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 let emulator: Awaited<ReturnType<typeof createEmulator>>;
 let dir: string;
 
@@ -78,7 +78,7 @@ process.stdout.write(JSON.stringify({ login: { status: login.status, preLogin },
 process.exit(0);
 `;
 
-describe('esign-elements/proxy for a Workers-style runtime', () => {
+describe('@esign-elements/token-proxy for a Workers-style runtime', () => {
   test('the esbuild bundle (platform neutral, workerd/worker conditions, esm) imports nothing from node:', async () => {
     const result = await build({
       entryPoints: [ENTRY],

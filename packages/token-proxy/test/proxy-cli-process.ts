@@ -1,12 +1,12 @@
 /** The esign-token-proxy CLI as a child process (a replica), for the operations suites: its output, its JSON log lines, a signal. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { createEmulator } from '../../src/emulator/index.js';
-import { DEMO_LOGIN } from '../helpers/oauth-login.js';
+import type { createEmulator } from '@esign-elements/emulator';
+import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
-const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 export interface CliReplica {
   /** http://localhost:<port> (the session cookie's host) */

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createEmulator } from '../../src/emulator/index.js';
-import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode, signInThroughProxy } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
 
-const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 interface Run {
   child: ChildProcess;

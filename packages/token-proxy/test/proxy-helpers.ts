@@ -1,8 +1,8 @@
 /** What the proxy's Redis and multi-replica suites share: a browser's cookie jar, form posts, connecting a session, emulator counters. */
 import assert from 'node:assert/strict';
-import { applyCookies, cookieHeader, DEMO_LOGIN, signInThroughProxy, type Jar } from '../helpers/oauth-login.js';
+import { applyCookies, cookieHeader, DEMO_LOGIN, signInThroughProxy, type Jar } from '../../../test/helpers/oauth-login.js';
 
-export { applyCookies, type Jar } from '../helpers/oauth-login.js';
+export { applyCookies, type Jar } from '../../../test/helpers/oauth-login.js';
 
 export const ORIGIN = 'http://localhost:6006';
 

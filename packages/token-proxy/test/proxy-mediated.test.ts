@@ -9,13 +9,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createEmulator } from '../../src/emulator/index.js';
-import { createTokenProxy, generateCookieKey, type TokenProxyEvent } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../../src/proxy/node.js';
-import { nodeCryptoSealer } from '../../src/proxy/node-crypto.js';
-import { base64url } from '../../src/core/base64url.js';
-import { decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../../src/proxy/seal.js';
-import { codeExchangeForm, DEMO_LOGIN, driveConsent, obtainAuthorizationCode, signInThroughProxy } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { createTokenProxy, generateCookieKey, type TokenProxyEvent } from '../src/index.js';
+import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../src/node.js';
+import { nodeCryptoSealer } from '../src/node-crypto.js';
+import { base64url } from '@esign-elements/shared';
+import { decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../src/seal.js';
+import { codeExchangeForm, DEMO_LOGIN, driveConsent, obtainAuthorizationCode, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
 import { ORIGIN, post as postForm, type Answer, type Jar } from './proxy-helpers.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;

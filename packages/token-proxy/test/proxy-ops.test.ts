@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
-import { createEmulator } from '../../src/emulator/index.js';
-import { createJsonLog, createProxyMetrics, generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy } from '../../src/proxy/node.js';
-import { decodeCookieKey, importCookieKeys, open } from '../../src/proxy/seal.js';
-import { DEMO_LOGIN, signInThroughProxy } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { createJsonLog, createProxyMetrics, generateCookieKey } from '../src/index.js';
+import { serveTokenProxy } from '../src/node.js';
+import { decodeCookieKey, importCookieKeys, open } from '../src/seal.js';
+import { DEMO_LOGIN, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
 import { startCli, type CliReplica, type CliStartError } from './proxy-cli-process.js';
 import { ORIGIN, post, refreshFields } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';

@@ -12,10 +12,10 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createEmulator } from '../../src/emulator/index.js';
-import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, type TokenProxyOptions } from '../../src/proxy/index.js';
-import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '../helpers/oauth-login.js';
-import { freePort } from '../helpers/ports.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, type TokenProxyOptions } from '../src/index.js';
+import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '../../../test/helpers/oauth-login.js';
+import { freePort } from '../../../test/helpers/ports.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 type Fetch = (request: Request) => Promise<Response>;

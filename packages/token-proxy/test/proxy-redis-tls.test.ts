@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { RedisConfigError, RedisStore } from '../../src/proxy/redis.js';
-import { freePort } from '../helpers/ports.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '../src/index.js';
+import { RedisConfigError, RedisStore } from '../src/redis.js';
+import { freePort } from '../../../test/helpers/ports.js';
 import { CliStartError, startCli } from './proxy-cli-process.js';
 import { connectSession, embeddedStatus, post, refreshFields } from './proxy-helpers.js';
 

@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import type { ServeTokenProxyOptions, ServedTokenProxy } from '../../src/proxy/node.js';
-import { RedisStore } from '../../src/proxy/redis.js';
-import { serveDemoProxy } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '../src/index.js';
+import type { ServeTokenProxyOptions, ServedTokenProxy } from '../src/node.js';
+import { RedisStore } from '../src/redis.js';
+import { serveDemoProxy } from '../../../test/helpers/oauth-login.js';
 import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
 

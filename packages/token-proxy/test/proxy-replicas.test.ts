@@ -17,15 +17,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@redis/client';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { DEMO_LOGIN } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '../src/index.js';
+import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
 import { applyCookies, connectSession, embeddedStatus, fault, post, refreshCount, refreshFields, type Jar } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
-const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const KEY = generateCookieKey();
 let redis: RedisServer;
 /** A page's id for one refresh and its retries (base64url, 22 chars). */

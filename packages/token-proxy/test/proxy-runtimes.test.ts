@@ -1,6 +1,6 @@
 /**
- * The token proxy on every runtime the docs name, for real: the recipes of docs/recipes (each one shown verbatim in
- * docs/proxy.md) run as an integrator runs them, importing the published entry `esign-elements/proxy` (dist, as
+ * The token proxy on every runtime the docs name, for real: the recipes of recipes/ (each one shown verbatim in
+ * docs/proxy.md) run as an integrator runs them, importing the published entry `@esign-elements/token-proxy` (dist, as
  * `npm pack` ships it; built again first when older than its sources) from node_modules: Deno (`Deno.serve`), Bun (`Bun.serve`), workerd (the Worker bundled by
  * esbuild as wrangler would, served by the `workerd` binary) and Express on Node. Through each one: a real sign-in at
  * the emulator (the proxy's login route, consent, its callback), a token from the session cookie, a forced refresh
@@ -18,16 +18,18 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { DEMO_LOGIN, signInThroughProxy } from '../helpers/oauth-login.js';
-import { freePort } from '../helpers/ports.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '../src/index.js';
+import { DEMO_LOGIN, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
+import { freePort } from '../../../test/helpers/ports.js';
 import { applyCookies, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const RECIPES = join(ROOT, 'docs', 'recipes');
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
+const SHARED = join(ROOT, 'packages', 'shared');
+const RECIPES = join(PACKAGE, 'recipes');
 const KEY = generateCookieKey();
 const RECIPE_FILES = ['deno.ts', 'bun.ts', 'worker.ts', 'express.mjs', 'durable-object-store.ts', 'worker-with-store.ts'];
 let emulator: Emulator;
@@ -54,19 +56,25 @@ function newest(dir: string, pattern: RegExp): number {
 }
 
 before(async () => {
-  // the published entry is dist (npm ci builds it in prepare, npm test in test:pack); when src/proxy or src/core is
-  // newer (run alone after an edit), the two builds it comes from are made again first
-  const entry = join(ROOT, 'dist', 'proxy', 'index.js');
-  const sources = Math.max(newest(join(ROOT, 'src', 'proxy'), /\.ts$/), newest(join(ROOT, 'src', 'core'), /\.ts$/));
+  // the published entry is dist (npm test builds it in test:pack); when the package's or the shared package's sources
+  // are newer (run alone after an edit), both are built again first
+  const entry = join(PACKAGE, 'dist', 'index.js');
+  const sources = Math.max(newest(join(PACKAGE, 'src'), /\.ts$/), newest(join(SHARED, 'src'), /\.ts$/));
   if (!existsSync(entry) || statSync(entry).mtimeMs < sources) {
-    for (const script of ['build:lib', 'build:server']) execFileSync('npm', ['run', script], { cwd: ROOT, stdio: 'pipe' });
+    for (const workspace of ['@esign-elements/shared', '@esign-elements/token-proxy']) {
+      execFileSync('npm', ['run', 'build', '-w', workspace], { cwd: ROOT, stdio: 'pipe' });
+    }
   }
-  assert.ok(existsSync(entry) && statSync(entry).mtimeMs >= sources, 'dist/proxy is older than src/proxy or src/core after building it');
+  assert.ok(existsSync(entry) && statSync(entry).mtimeMs >= sources, 'the dist of @esign-elements/token-proxy is older than its sources after building it');
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  // an integrator's project: esign-elements (this package, as installed) and the recipe's other imports in node_modules
+  // an integrator's project: @esign-elements/token-proxy (this package, as installed, with its dependencies) and the
+  // recipe's other imports in node_modules
   work = await mkdtemp(join(tmpdir(), 'esign-runtimes-'));
   await mkdir(join(work, 'node_modules', '@hono'), { recursive: true });
-  await symlink(ROOT, join(work, 'node_modules', 'esign-elements'), 'dir');
+  await mkdir(join(work, 'node_modules', '@esign-elements'), { recursive: true });
+  await symlink(PACKAGE, join(work, 'node_modules', '@esign-elements', 'token-proxy'), 'dir');
+  await symlink(SHARED, join(work, 'node_modules', '@esign-elements', 'shared'), 'dir');
+  for (const name of ['hono', 'oauth4webapi']) await symlink(join(ROOT, 'node_modules', name), join(work, 'node_modules', name), 'dir');
   await symlink(join(ROOT, 'node_modules', 'express'), join(work, 'node_modules', 'express'), 'dir');
   await symlink(join(ROOT, 'node_modules', '@hono', 'node-server'), join(work, 'node_modules', '@hono', 'node-server'), 'dir');
   await writeFile(join(work, 'package.json'), JSON.stringify({ name: 'integrator-app', private: true, type: 'module' }));
@@ -164,7 +172,7 @@ describe('token proxy on real runtimes (the recipes of docs/proxy.md)', () => {
     const docs = await readFile(join(ROOT, 'docs', 'proxy.md'), 'utf8');
     for (const recipe of RECIPE_FILES) {
       const code = (await readFile(join(RECIPES, recipe), 'utf8')).trim();
-      assert.ok(docs.includes(code), `docs/proxy.md shows docs/recipes/${recipe} as it is`);
+      assert.ok(docs.includes(code), `docs/proxy.md shows packages/token-proxy/recipes/${recipe} as it is`);
     }
   });
 

@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createEmulator } from '../../src/emulator/index.js';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { DEMO_LOGIN } from '../helpers/oauth-login.js';
+import { createEmulator } from '@esign-elements/emulator';
+import { generateCookieKey } from '../src/index.js';
+import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
 import { startCli, type CliReplica } from './proxy-cli-process.js';
 import { connectSession, embeddedStatus, fault, post, refreshFields, type Answer, type Jar } from './proxy-helpers.js';
 import { startRedisServer, type RedisServer } from './proxy-redis-server.js';

@@ -8,8 +8,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateCookieKey } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
+import { generateCookieKey } from '../src/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
 
 let temp: string;
 let served: ServedTokenProxy;

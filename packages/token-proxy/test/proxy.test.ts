@@ -7,10 +7,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { EsignError } from '../../src/core/errors.js';
-import { createTokenProxy, generateCookieKey, type TokenProxyEvent, type TokenProxyOptions } from '../../src/proxy/index.js';
-import { serveTokenProxy, type ServedTokenProxy } from '../../src/proxy/node.js';
-import { getWithJar, type Jar } from '../helpers/oauth-login.js';
+import { EsignError } from '@esign-elements/shared';
+import { createTokenProxy, generateCookieKey, type TokenProxyEvent, type TokenProxyOptions } from '../src/index.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
+import { getWithJar, type Jar } from '../../../test/helpers/oauth-login.js';
 
 const SECRET = 'sup3r-s3cret-value-0123456789';
 const ORIGIN = 'http://localhost:6006';
@@ -389,9 +389,9 @@ describe('token proxy: CORS on the answers', () => {
 });
 
 describe('token proxy: the required header', () => {
-  test('PROXY_HEADER is the same header name in esign-elements/core and esign-elements/proxy, PROXY_HEADER_VALUE its value', async () => {
-    const core = await import('../../src/core/index.js');
-    const proxy = await import('../../src/proxy/index.js');
+  test('PROXY_HEADER is the same header name in esign-elements/core and @esign-elements/token-proxy, PROXY_HEADER_VALUE its value', async () => {
+    const core = await import('../../../src/core/index.js');
+    const proxy = await import('../src/index.js');
     assert.equal(core.PROXY_HEADER, 'X-Esign-Proxy');
     assert.equal(proxy.PROXY_HEADER, core.PROXY_HEADER);
     assert.equal(proxy.PROXY_HEADER_VALUE, core.PROXY_HEADER_VALUE);
@@ -1097,7 +1097,7 @@ describe('token proxy: a session cookie stays under ~4 KB', () => {
 describe('token proxy: mounted in an existing Hono app', () => {
   test("app.route('/', createTokenProxyApp({basePath})): the proxy's routes work, the app's own routes keep their headers", async () => {
     const { Hono } = await import('hono');
-    const { createTokenProxyApp } = await import('../../src/proxy/index.js');
+    const { createTokenProxyApp } = await import('../src/index.js');
     const site = new Hono();
     site.get('/health', (c) => c.text('ok'));
     site.route(

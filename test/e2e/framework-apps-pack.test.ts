@@ -22,6 +22,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
+import { packPackages } from '../helpers/pack.js';
 import { signInWithPopup } from '../../packages/testing/src/person.js';
 import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
@@ -280,10 +281,7 @@ before(
       appName: 'Vite apps',
       siteOrigins: [...sites.values()].map((s) => s.origin),
     });
-    // prepack (the full build) prints to stdout before npm's JSON
-    const out = await npm(['pack', '--json', '--pack-destination', work], ROOT);
-    const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
-    const tarball = join(work, info.filename);
+    const tarballs = packPackages(work, ['@esign-elements/shared', 'esign-elements']);
     await Promise.all(
       APPS.map(async (app) => {
         const folder = join(work, app.name);
@@ -293,7 +291,10 @@ before(
           ...app.files,
         });
         const packages = app.packages.map((p) => `${p}@${installed(p)}`);
-        await npm(['install', tarball, ...packages, '--prefer-offline', '--no-audit', '--no-fund'], folder);
+        await npm(
+          ['install', tarballs['@esign-elements/shared'], tarballs['esign-elements'], ...packages, '--prefer-offline', '--no-audit', '--no-fund'],
+          folder,
+        );
         // the services' URLs, as the app gets the real service's from .env.production
         await npm(['exec', '--offline', '--', 'vite', 'build', '--logLevel', 'warn'], folder, {
           VITE_ESIGN_CLIENT_ID: services.clientId,

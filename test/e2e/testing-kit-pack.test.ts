@@ -1,6 +1,7 @@
 /**
  * The README's test-kit example as an integrator runs it: a fresh folder, `npm install esign-elements
- * @playwright/test` from the packed tarball (the registry's packages through npm's cache, `--prefer-offline`),
+ * @esign-elements/testing @playwright/test` from the packed tarballs (the registry's packages through npm's cache,
+ * `--prefer-offline`),
  * the README's files written as they are, type-checked with tsc against the package's published types, and
  * `npx playwright test` with CHROME_PATH pointing at the machine's Chromium (no browser is downloaded).
  */
@@ -12,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { CHROMIUM_PATH } from '../helpers/chromium.js';
+import { packPackages } from '../helpers/pack.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let work: string;
@@ -35,16 +37,14 @@ const installed = (name: string): string => JSON.parse(readFileSync(join(ROOT, '
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'esign-kit-pack-'));
-  // prepack (the full build) prints to stdout before npm's JSON
-  const out = npm(['pack', '--json', '--pack-destination', work], ROOT);
-  const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
+  const tarballs = packPackages(work);
   folder = join(work, 'my-app');
   mkdirSync(folder);
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, type: 'module' }));
   npm(
     [
       'install',
-      join(work, info.filename),
+      ...Object.values(tarballs),
       `@playwright/test@${installed('@playwright/test')}`,
       `typescript@${installed('typescript')}`,
       `@types/node@${installed('@types/node')}`,

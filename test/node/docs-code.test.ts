@@ -22,6 +22,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOCS = [
   'README.md',
   'docs/emulator.md',
+  // each package's README: what it is, install, one example
+  ...['shared', 'token-proxy', 'emulator', 'testing'].map((p) => `packages/${p}/README.md`),
   ...readdirSync(join(ROOT, 'docs/guides'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/guides/${f}`),

@@ -1,9 +1,11 @@
 /**
- * The package as a consumer gets it: `npm pack` (its prepack runs the full build), then the tarball is checked with
- * publint and arethetypeswrong (ESM-only profile), its manifest paths and editor data are checked against its own
- * files, the links of its README against its own files, and it is installed into an empty project (production
- * install, registry for the dependencies, scripts allowed as a consumer's install allows them) to see that npm has
- * nothing to warn about, what a browser project pulls in and that `esign-emulator` / `esign-token-proxy` start from it.
+ * The packages as a consumer gets them: `npm pack` of esign-elements (its prepack runs the full build) and of the four
+ * workspaces, then each tarball is checked with publint and arethetypeswrong (ESM-only profile); the browser kit's
+ * manifest paths and editor data are checked against its own files, the links of its README against its own files;
+ * and each is installed alone into an empty project (with the tarball of @esign-elements/shared, which is not on the
+ * registry before the first release; production install, registry for the other dependencies, scripts allowed as a
+ * consumer's install allows them) to see that npm has nothing to warn about, that a browser project pulls in no
+ * server package, that a server project pulls in no Lit, and that `esign-emulator` / `esign-token-proxy` start.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -13,13 +15,33 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 /** Packages that only a server needs: none may reach a browser project's install. */
-const SERVER_ONLY = ['hono', '@hono/node-server', 'ioredis', 'redis', '@redis/client', '@lit/task', 'oauth4webapi'];
+const SERVER_ONLY = [
+  'hono',
+  '@hono/node-server',
+  'ioredis',
+  'redis',
+  '@redis/client',
+  'oauth4webapi',
+  '@esign-elements/token-proxy',
+  '@esign-elements/emulator',
+  '@esign-elements/testing',
+];
+/** Packages that only a browser needs: none may reach a server project's install. */
+const BROWSER_ONLY = ['lit', 'lit-html', 'lit-element', '@lit/reactive-element', '@lit/context', '@lit/react', '@lit/task', 'idb-keyval', 'esign-elements'];
+/** The workspaces, in build order, by folder. */
+const WORKSPACES = {
+  shared: '@esign-elements/shared',
+  emulator: '@esign-elements/emulator',
+  'token-proxy': '@esign-elements/token-proxy',
+  testing: '@esign-elements/testing',
+} as const;
+type Workspace = keyof typeof WORKSPACES;
 const TAGS = ['esign-connect', 'esign-contract-list', 'esign-signing-frame', 'esign-uploader'];
 
 let work: string;
 let tarball: string;
+const tarballs = {} as Record<Workspace, string>;
 let unpacked: string;
-let consumer: string;
 let packInfo: { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
 
 const npm = (args: string[], cwd: string): string =>
@@ -41,6 +63,13 @@ before(() => {
   const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
   packInfo = info;
   tarball = join(work, info.filename);
+  // the workspaces, the shared one first: each one's prepack builds it against the others' dist
+  for (const [folder, name] of Object.entries(WORKSPACES) as Array<[Workspace, string]>) {
+    const packed = npm(['pack', '--json', '--pack-destination', work, '-w', name], process.cwd());
+    const [workspaceInfo] = JSON.parse(packed.slice(packed.lastIndexOf('[\n  {')));
+    tarballs[folder] = join(work, workspaceInfo.filename);
+    console.log(`tarball ${workspaceInfo.filename}: ${(workspaceInfo.size / 1024).toFixed(1)} KiB packed, ${workspaceInfo.entryCount} files`);
+  }
   unpacked = join(work, 'unpacked');
   execFileSync('mkdir', ['-p', unpacked]);
   execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
@@ -79,19 +108,7 @@ describe('the packed tarball', () => {
     );
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of [
-      '.',
-      './cdn',
-      './react',
-      ...wrappers,
-      './types/react',
-      './types/vue',
-      './emulator',
-      './proxy',
-      './testing',
-      './testing/playwright',
-      './testing/web-test-runner',
-    ])
+    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './core'])
       assert.ok(entries.includes(entry), `attw checked ${entry}`);
     for (const wrapper of wrappers)
       assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);
@@ -180,12 +197,12 @@ describe('the packed tarball', () => {
     assert.ok(links.includes('docs/guides/token-proxy.md') && existsSync(join(unpacked, 'docs/guides/token-proxy.md')), 'the guides are shipped');
   });
 
-  it('installs into an empty project with no npm warning and without any server-only package, and the CLIs run from it', () => {
-    consumer = join(work, 'consumer');
+  it('installs into an empty project with no npm warning and without any server-only package', () => {
+    const consumer = join(work, 'consumer');
     execFileSync('mkdir', ['-p', consumer]);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
     // as a consumer runs it: install scripts allowed, so npm reports any the package has
-    const install = spawnSync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], {
+    const install = spawnSync('npm', ['install', tarballs.shared, tarball, '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], {
       cwd: consumer,
       encoding: 'utf8',
       env: { ...process.env, npm_config_update_notifier: 'false' },
@@ -210,16 +227,106 @@ describe('the packed tarball', () => {
       [],
       'no server-only package',
     );
-    assert.ok(installed.includes('lit') && installed.includes('esign-elements'));
-    for (const cli of ['esign-emulator', 'esign-token-proxy']) {
-      const result = bin(join(modules, '.bin', cli), ['--help']);
-      assert.ok(result.ok, `${cli} --help: ${result.out}`);
-      assert.match(result.out, /Usage: /);
-    }
+    assert.ok(installed.includes('lit') && installed.includes('esign-elements') && installed.includes('@esign-elements/shared'));
+    assert.ok(!existsSync(join(modules, '.bin', 'esign-token-proxy')) && !existsSync(join(modules, '.bin', 'esign-emulator')), 'no server command');
+  });
+});
+
+/** Installs `tarballs` into a fresh project (as a consumer does); returns its folder and the packages installed. */
+function installAlone(name: string, paths: string[]): { folder: string; installed: string[] } {
+  const folder = join(work, `consumer-${name}`);
+  execFileSync('mkdir', ['-p', folder]);
+  writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: `consumer-${name}`, version: '1.0.0', private: true, type: 'module' }));
+  const install = spawnSync('npm', ['install', ...paths, '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], {
+    cwd: folder,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  assert.equal(install.status, 0, install.stderr);
+  assert.doesNotMatch(install.stderr, /install-scripts|install script/i, 'npm warns about no install script');
+  assert.deepEqual(
+    install.stderr.split('\n').filter((line) => /^npm warn/.test(line) && /esign-elements/.test(line)),
+    [],
+    'npm warns about nothing of these packages',
+  );
+  const installed: string[] = [];
+  const modules = join(folder, 'node_modules');
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) for (const sub of readdirSync(join(modules, entry))) installed.push(`${entry}/${sub}`);
+    else installed.push(entry);
+  }
+  console.log(`${name}: a consumer install pulls ${installed.length} packages: ${installed.sort().join(', ')}`);
+  return { folder, installed };
+}
+
+/** Runs `attw` on a tarball (ESM-only profile) and returns the entry points it checked; fails on any problem. */
+function attw(path: string): string[] {
+  const result = bin('node_modules/@arethetypeswrong/cli/dist/index.js', [path, '--profile', 'esm-only', '--format', 'json']);
+  const report = JSON.parse(result.out.slice(result.out.indexOf('{')));
+  const problems = (report.analysis?.problems ?? []).filter(
+    (p: { resolutionKind?: string }) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs',
+  );
+  assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
+  return Object.keys(report.analysis.entrypoints);
+}
+
+describe('the server packages, each alone', () => {
+  const ENTRIES: Record<Workspace, string[]> = {
+    shared: ['.'],
+    emulator: ['.'],
+    'token-proxy': ['.', './node', './redis'],
+    testing: ['.', './playwright', './web-test-runner'],
+  };
+  for (const [folder, name] of Object.entries(WORKSPACES) as Array<[Workspace, string]>) {
+    it(`${name} passes publint and arethetypeswrong`, () => {
+      const result = bin('node_modules/publint/src/cli.js', [tarballs[folder], '--strict']);
+      assert.ok(result.ok, result.out);
+      assert.match(result.out, /All good!/);
+      const entries = attw(tarballs[folder]);
+      for (const entry of ENTRIES[folder]) assert.ok(entries.includes(entry), `attw checked ${name} ${entry}`);
+    });
+  }
+
+  it('@esign-elements/shared installs alone with no dependency', () => {
+    const { installed } = installAlone('shared', [tarballs.shared]);
+    assert.deepEqual(installed, ['@esign-elements/shared']);
   });
 
-  it('serves the emulator from the installed package in one command', async () => {
-    // the emulator bundle with hono inlined, started as `npx esign-emulator` would, answers over HTTP
+  it('@esign-elements/token-proxy installs alone without Lit, and `esign-token-proxy --help` runs', () => {
+    const { folder, installed } = installAlone('token-proxy', [tarballs.shared, tarballs['token-proxy']]);
+    assert.deepEqual(
+      installed.filter((p) => BROWSER_ONLY.includes(p)),
+      [],
+      'no browser package',
+    );
+    assert.ok(installed.includes('hono') && installed.includes('@hono/node-server'), 'its server libraries, as dependencies');
+    assert.ok(!installed.includes('@redis/client'), 'Redis stays optional');
+    const result = bin(join(folder, 'node_modules', '.bin', 'esign-token-proxy'), ['--help']);
+    assert.ok(result.ok, `esign-token-proxy --help: ${result.out}`);
+    assert.match(result.out, /Usage: /);
+  });
+
+  it('@esign-elements/testing installs alone (with the emulator and the proxy) without Lit', () => {
+    const { installed } = installAlone('testing', [tarballs.shared, tarballs.emulator, tarballs['token-proxy'], tarballs.testing]);
+    assert.deepEqual(
+      installed.filter((p) => BROWSER_ONLY.includes(p)),
+      [],
+      'no browser package',
+    );
+  });
+
+  it('@esign-elements/emulator installs alone without Lit, and `esign-emulator` serves in one command', async () => {
+    const { folder: consumer, installed } = installAlone('emulator', [tarballs.shared, tarballs.emulator]);
+    assert.deepEqual(
+      installed.filter((p) => BROWSER_ONLY.includes(p)),
+      [],
+      'no browser package',
+    );
+    const help = bin(join(consumer, 'node_modules', '.bin', 'esign-emulator'), ['--help']);
+    assert.ok(help.ok, `esign-emulator --help: ${help.out}`);
+    assert.match(help.out, /Usage: /);
+    // started as `npx esign-emulator` would, it answers over HTTP
     const child = spawn(process.execPath, [join(consumer, 'node_modules', '.bin', 'esign-emulator'), '--port', '0', '--file-port', '0'], {
       cwd: consumer,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The packages of this repository, the shared one first (each workspace's prepack builds it against the others' dist). */
+export const PACKAGES = [
+  '@esign-elements/shared',
+  '@esign-elements/emulator',
+  '@esign-elements/token-proxy',
+  '@esign-elements/testing',
+  'esign-elements',
+] as const;
+export type PackageName = (typeof PACKAGES)[number];
+
+/**
+ * `npm pack` of `names` (default: all five) into `destination`, as npm publishes them (prepack builds each first);
+ * returns each one's tarball path. @esign-elements/shared is not on the registry before the first release: a consumer
+ * install of any other package here names its tarball too.
+ */
+export function packPackages(destination: string, names: readonly PackageName[] = PACKAGES): Record<PackageName, string> {
+  const tarballs = {} as Record<PackageName, string>;
+  for (const name of PACKAGES.filter((p) => names.includes(p))) {
+    const args = ['pack', '--json', '--pack-destination', destination, ...(name === 'esign-elements' ? [] : ['-w', name])];
+    // prepack (a build) prints to stdout before npm's JSON
+    const out = execFileSync('npm', args, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {'))) as Array<{ filename: string }>;
+    tarballs[name] = join(destination, info!.filename);
+  }
+  return tarballs;
+}

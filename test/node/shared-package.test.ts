@@ -18,7 +18,14 @@ describe('esign-elements/core and @esign-elements/shared', () => {
 
   it('an error the token proxy throws is an EsignError of esign-elements/core', () => {
     assert.throws(
-      () => createTokenProxy({ clientId: 'app', clientSecret: 'secret', baseUrl: 'http://esign.example.com', cookieKeys: [] }),
+      () =>
+        createTokenProxy({
+          clientId: 'app',
+          clientSecret: 'secret',
+          baseUrl: 'http://esign.example.com',
+          allowedOrigins: ['https://app.example.com'],
+          cookieKeys: [],
+        }),
       (error: unknown) => error instanceof EsignError && error.code === 'invalid_config',
     );
   });

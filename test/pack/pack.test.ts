@@ -228,6 +228,8 @@ describe('the packed tarball', () => {
       'no server-only package',
     );
     assert.ok(installed.includes('lit') && installed.includes('esign-elements') && installed.includes('@esign-elements/shared'));
+    const serverFiles = packInfo.files.map((f) => f.path).filter((path) => /^dist\/(proxy|emulator|testing|server)\//.test(path));
+    assert.deepEqual(serverFiles, [], 'no server code in the browser kit');
     assert.ok(!existsSync(join(modules, '.bin', 'esign-token-proxy')) && !existsSync(join(modules, '.bin', 'esign-emulator')), 'no server command');
   });
 });

@@ -612,8 +612,8 @@ describe('token proxy: upstream failures', () => {
     });
   }
 
-  // serveTokenProxy's node-fetch keeps the time limit itself (RAW_TIMEOUT); any other fetch (Workers, Deno, Bun: the
-  // runtime's own) gets an abort signal from fetchWithin: the same 504, a refresh and a code exchange alike
+  // the Fetch handler with the runtime's fetch, as on Workers, Deno and Bun: the same 504 as serveTokenProxy, a
+  // refresh and a code exchange alike
   for (const [name, fields] of [
     ['refresh', { grant_type: 'refresh_token', refresh_token: 'rt-1' }],
     ['code exchange', codeGrant],
@@ -795,8 +795,8 @@ describe('token proxy: an oversized answer is cut while streaming', () => {
   }
 
   const paths: Array<[string, Partial<TokenProxyOptions>]> = [
-    ['Node fetch (node-fetch.ts)', {}],
-    ['WHATWG fetch', { fetch: (input, init) => fetch(input, init) }],
+    ["the runtime's fetch (default)", {}],
+    ['a fetch option', { fetch: (input, init) => fetch(input, init) }],
   ];
   for (const [name, fetchOption] of paths) {
     for (const metadata of [false, true]) {

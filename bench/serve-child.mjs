@@ -1,13 +1,12 @@
-// A child process of the proxy benches (proxy.bench.ts, load.bench.ts, proxy-cpu-rate.ts, proxy-stores.ts): runs the
+// A child process of the proxy benches (proxy.bench.ts, load.bench.ts, proxy-stores.ts): runs the
 // emulator or the token proxy from the published build (dist/, what `npx esign-token-proxy` and an integrator's
 // server run), tells its URL over IPC and answers the parent's commands. Plain JavaScript run by plain Node, so what
 // is measured is the shipped code on Node as an operator runs it: no TypeScript loader (tsx compiles with esbuild's
 // keepNames, which wraps every closure the proxy makes per request in a name-setting call: about a tenth of a
 // refresh's CPU in a profile, none of it in the build). BENCH_FROM_SOURCE=1 runs src/ instead (through tsx,
-// which the parent then adds), for profiles with source file names.
+// which the parent then adds), for profiles with source file names (BENCH_CHILD_ARGS='--cpu-prof …').
 //
-// Commands: {cmd:'mem'} (after GC), {cmd:'cpu'} (user + system µs, and system alone), {cmd:'profile-start'},
-// {cmd:'profile-stop', dir} (a CPU profile of the steady state, sampled every 100 µs), {cmd:'stop'} and, the
+// Commands: {cmd:'mem'} (after GC), {cmd:'cpu'} (user + system µs, and system alone), {cmd:'stop'} and, the
 // emulator, {cmd:'register', redirectUri} (a redirect URI of the demo app).
 const from = process.env.BENCH_FROM_SOURCE === '1' ? 'src' : 'dist';
 const ext = process.env.BENCH_FROM_SOURCE === '1' ? '.ts' : '.js';
@@ -52,7 +51,6 @@ if (role === 'emulator') {
   throw new Error(`serve-child: unknown role ${role}`);
 }
 
-let profiler;
 process.on('message', (message) => {
   if (message.cmd === 'mem') {
     globalThis.gc?.();
@@ -62,25 +60,6 @@ process.on('message', (message) => {
     // user + system time of this process so far, in µs: robust to other load on the machine, unlike req/s
     const { user, system } = process.cpuUsage();
     process.send({ cpu: user + system, system });
-  } else if (message.cmd === 'profile-start') {
-    void (async () => {
-      const { Session } = await import('node:inspector/promises');
-      profiler = new Session();
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
-      await profiler.post('Profiler.start');
-      process.send({ profiling: true });
-    })();
-  } else if (message.cmd === 'profile-stop') {
-    void (async () => {
-      const { profile } = await profiler.post('Profiler.stop');
-      const { writeFile } = await import('node:fs/promises');
-      const file = `${message.dir}/${role}-${process.pid}-${Date.now()}.cpuprofile`;
-      await writeFile(file, JSON.stringify(profile));
-      profiler.disconnect();
-      process.send({ profiled: file });
-    })();
   } else if (message.cmd === 'register') {
     register(message.redirectUri);
     process.send({ registered: true });

@@ -59,7 +59,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   const upstream = new Upstream({ ...config, fetch: config.fetch });
   // without cookie keys (browser-held mode only) an ephemeral one seals the replay entries
   const keys = config.cookieKeys.length > 0 ? config.cookieKeys : [crypto.getRandomValues(new Uint8Array(32))];
-  const sealer = (hooks.sealer ?? webCryptoSealer)(keys);
+  const sealer = webCryptoSealer(keys);
   const coordinator = new RefreshCoordinator({
     store: config.store,
     sealer,

@@ -14,14 +14,9 @@ import { StoreUnavailableError, type RateHit } from './store.js';
 import type { Upstream } from './upstream.js';
 import type { Answer } from './upstream-answer.js';
 
-/** What a runtime adapter adds: the socket's remote address (Node: @hono/node-server's getConnInfo), a faster sealer. */
+/** What a runtime adapter adds: the socket's remote address (Node: @hono/node-server's getConnInfo), draining, background writes. */
 export interface AdapterHooks {
   remoteAddress?: (c: Context) => string | undefined;
-  /**
-   * The same AES-256-GCM format and SHA-256 through the runtime's own crypto (Node: node:crypto, about a
-   * tenth of WebCrypto's CPU per operation there). Default: WebCrypto.
-   */
-  sealer?: (keys: Uint8Array[]) => Sealer;
   /** True once the server is shutting down: `/ready` answers 503 so load balancers stop sending requests. */
   draining?: () => boolean;
   /**

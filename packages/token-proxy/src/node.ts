@@ -13,9 +13,7 @@ import type { Server } from 'node:http';
 import { isLoopbackHost } from '@esign-elements/shared';
 import { createTokenProxyApp, PROXY_ROUTES } from './app.js';
 import { defaultShutdownMs, type TokenProxyOptions } from './config.js';
-import { nodeCryptoSealer } from './node-crypto.js';
 import { combineEvents, createJsonLog, createProxyMetrics, type JsonLog, type LogLevel } from './observe.js';
-import { createNodeFetch } from './node-fetch.js';
 import { servableFile } from './static-path.js';
 
 export interface ServeTokenProxyOptions extends TokenProxyOptions {
@@ -79,9 +77,6 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
   const log = createJsonLog({ level: options.logLevel ?? 'silent', write: options.logWrite ?? ((line) => void process.stdout.write(`${line}\n`)) });
   const metrics = options.metricsPort !== undefined ? createProxyMetrics() : undefined;
   const onEvent = combineEvents(options.onEvent, options.logLevel !== undefined && options.logLevel !== 'silent' ? log.onEvent : undefined, metrics?.onEvent);
-  // unless a fetch is given: keep-alive node:http for the calls to the service (global fetch cost most of a
-  // refresh's CPU on loopback)
-  const nodeFetch = options.fetch ? undefined : createNodeFetch();
   const host = options.host ?? '127.0.0.1';
   let draining = false;
   // store writes the answers did not wait for: a shutdown waits for them before the store is closed
@@ -94,11 +89,10 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
     createTokenProxyApp(
       {
         ...options,
-        ...(nodeFetch ? { fetch: nodeFetch.fetch } : {}),
         ...(developmentOrigin(options, host, port) ? { publicOrigin: developmentOrigin(options, host, port)! } : {}),
         ...(onEvent ? { onEvent } : {}),
       },
-      { remoteAddress: (c) => getConnInfo(c).remote.address, sealer: nodeCryptoSealer, draining: () => draining, background },
+      { remoteAddress: (c) => getConnInfo(c).remote.address, draining: () => draining, background },
     );
   // the options are checked before listening; with port 0 the development origin is known only once listening
   let app = build(options.port || 4020);
@@ -119,7 +113,6 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
     } catch (error) {
       server.closeAllConnections();
       server.close();
-      nodeFetch?.close();
       throw error;
     }
   }
@@ -145,7 +138,6 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
         }),
         stopMetrics(),
       ]);
-      nodeFetch?.close();
     },
     shutdown: async ({ timeoutMs = shutdownBoundMs } = {}) => {
       draining = true;
@@ -167,7 +159,6 @@ export async function serveTokenProxy(options: ServeTokenProxyOptions): Promise<
       await Promise.race([Promise.all([...pending]), new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
       clearTimeout(timer);
       await stopMetrics();
-      nodeFetch?.close();
     },
   };
 }

@@ -80,7 +80,7 @@ export async function sha256url(text: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))));
 }
 
-/** Sealing and hashing as the proxy uses them, bound to its keys; a runtime may supply a faster one (node.ts). */
+/** Sealing and hashing as the proxy uses them, bound to its keys. */
 export interface Sealer {
   /** Seals with the first key, authenticating `aad`: `v1.<kid>.<iv>.<ciphertext+tag>`. */
   seal(plaintext: string, aad: string): Promise<string>;
@@ -90,7 +90,7 @@ export interface Sealer {
   sha256url(text: string): Promise<string>;
 }
 
-/** The portable sealer: WebCrypto (`crypto.subtle`) on any runtime. */
+/** The sealer: WebCrypto (`crypto.subtle`), the same on every runtime. */
 export function webCryptoSealer(raw: Uint8Array[]): Sealer {
   let keys: Promise<CookieKey[]> | undefined;
   const imported = (): Promise<CookieKey[]> => (keys ??= importCookieKeys(raw));

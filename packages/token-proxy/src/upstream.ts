@@ -9,7 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { isRecord } from '@esign-elements/shared';
 import { isAllowedServiceUrl } from '@esign-elements/shared';
 import { sanitizeTokenResponse, serviceError, unavailable, type Answer, type TokenResult } from './upstream-answer.js';
-import { fetchWithin, headerOf } from './upstream-read.js';
+import { fetchWithin } from './upstream-read.js';
 
 export interface UpstreamConfig {
   clientId: string;
@@ -285,7 +285,12 @@ export class Upstream {
         if (text === undefined) {
           outcome.failure = 'oversized';
         } else {
-          outcome.raw = { status: response.status, contentType: headerOf(response, 'content-type') ?? '', retryAfter: headerOf(response, 'retry-after'), text };
+          outcome.raw = {
+            status: response.status,
+            contentType: response.headers.get('content-type') ?? '',
+            retryAfter: response.headers.get('retry-after'),
+            text,
+          };
         }
       } catch (error) {
         outcome.failure = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable';

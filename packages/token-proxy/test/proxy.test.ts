@@ -389,8 +389,8 @@ describe('token proxy: CORS on the answers', () => {
 });
 
 describe('token proxy: the required header', () => {
-  test('PROXY_HEADER is the same header name in esign-elements/core and @esign-elements/token-proxy, PROXY_HEADER_VALUE its value', async () => {
-    const core = await import('../../../src/core/index.js');
+  test('PROXY_HEADER is the header name of @esign-elements/shared (which the elements send), PROXY_HEADER_VALUE its value', async () => {
+    const core = await import('@esign-elements/shared');
     const proxy = await import('../src/index.js');
     assert.equal(core.PROXY_HEADER, 'X-Esign-Proxy');
     assert.equal(proxy.PROXY_HEADER, core.PROXY_HEADER);
@@ -612,8 +612,8 @@ describe('token proxy: upstream failures', () => {
     });
   }
 
-  // serveTokenProxy's node-fetch keeps the time limit itself (RAW_TIMEOUT); any other fetch (Workers, Deno, Bun: the
-  // runtime's own) gets an abort signal from fetchWithin: the same 504, a refresh and a code exchange alike
+  // the Fetch handler with the runtime's fetch, as on Workers, Deno and Bun: the same 504 as serveTokenProxy, a
+  // refresh and a code exchange alike
   for (const [name, fields] of [
     ['refresh', { grant_type: 'refresh_token', refresh_token: 'rt-1' }],
     ['code exchange', codeGrant],
@@ -795,8 +795,8 @@ describe('token proxy: an oversized answer is cut while streaming', () => {
   }
 
   const paths: Array<[string, Partial<TokenProxyOptions>]> = [
-    ['Node fetch (node-fetch.ts)', {}],
-    ['WHATWG fetch', { fetch: (input, init) => fetch(input, init) }],
+    ["the runtime's fetch (default)", {}],
+    ['a fetch option', { fetch: (input, init) => fetch(input, init) }],
   ];
   for (const [name, fetchOption] of paths) {
     for (const metadata of [false, true]) {

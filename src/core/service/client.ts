@@ -136,7 +136,7 @@ export function createClient(options: ClientOptions): EsignClient {
  * multipart/form-data (RFC 7578, serialized as the WHATWG FormData algorithm does) as one Blob made of the
  * part headers and the files' own Blobs: nothing is read until the body is sent, and its size (hence
  * Content-Length) is known up front. `new FormData()` would do the same in a browser, but a Blob body also
- * lets a Node transport stream it with a Content-Length (see node-fetch.ts).
+ * lets a Node transport stream it with a Content-Length (see core/node/fetch.ts).
  */
 function multipartBody(parts: Array<{ content: Blob; name: string }>): RequestBody {
   const bytes = new Uint8Array(18);

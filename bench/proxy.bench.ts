@@ -42,10 +42,10 @@ const CONNECTIONS = 10;
 /**
  * autocannon stops a run with one request per connection prepared or in flight (at a fixed rate too): the emulator
  * rotates that token (or cookie) but its answer is dropped, so each run loses CONNECTIONS of them: a process warm-up
- * and three scenarios of 3 warm-ups + 6 segments, of which the cookie pool serves 2 + 3 × 6 runs (a run was measured to
- * lose 10 of them), plus a wide margin (31 runs' worth, from when there were four scenarios).
+ * and three scenarios of 4 warm-ups + 8 segments (four sides: direct, memory, 3 on Redis, 3 on a Redis Cluster), of
+ * which the cookie pool serves 3 + 3 × 9 runs (a run was measured to lose 10 of them), plus a margin.
  */
-const POOL_GRANTS = CONNECTIONS * 31;
+const POOL_GRANTS = CONNECTIONS * 44;
 /** The second scenario: every token call waits this long at the emulator, standing in for the Internet round trip to the real service. */
 const SERVICE_ROUND_TRIP_MS = 30;
 /** Issue 12: proxied refreshes ≥ 0.95 of direct with a 30 ms service round trip. */
@@ -62,7 +62,7 @@ const CPU_RATIO_TARGET = 2;
  */
 const FIXED_RATE = Number(process.env.BENCH_PROXY_RATE ?? 100);
 /** Issue 25: latency the proxy adds over direct (same run, same rate, 30 ms round trip), ms. */
-const ADDED_LATENCY_TARGETS = { memory: { p50: 1, p99: 5 }, redis3: { p50: 2, p99: 8 } } as const;
+const ADDED_LATENCY_TARGETS = { memory: { p50: 1, p99: 5 }, redis3: { p50: 2, p99: 8 }, cluster3: { p50: 2, p99: 8 } } as const;
 /** How long the proxies are watched with no requests at all: their CPU per second that no request causes. */
 const IDLE_SECONDS = 5;
 
@@ -314,12 +314,15 @@ export function refreshRequest(pool: string[], target: 'direct' | 'proxy', path:
   };
 }
 
-type SideName = 'direct' | 'memory' | 'redis3';
-const SIDES: SideName[] = ['direct', 'memory', 'redis3'];
+type SideName = 'direct' | 'memory' | 'redis3' | 'cluster3';
+type ProxySide = Exclude<SideName, 'direct'>;
+const SIDES: SideName[] = ['direct', 'memory', 'redis3', 'cluster3'];
+const PROXY_SIDES: ProxySide[] = ['memory', 'redis3', 'cluster3'];
 const SIDE_LABEL: Record<SideName, string> = {
   direct: 'emulator token endpoint (direct)',
   memory: '1 proxy, memory store → emulator',
   redis3: '3 proxies, Redis store → emulator',
+  cluster3: '3 proxies, Redis Cluster (3 primaries + 3 replicas) → emulator',
 };
 
 interface Side {
@@ -342,7 +345,7 @@ type Summary = {
   p50: number;
   p99: number;
   requests: number;
-  /** The proxies' CPU µs per refresh in each of the side's two segments (ABCCBA order). */
+  /** The proxies' CPU µs per refresh in each of the side's two segments (ABCDDCBA order). */
   proxyCpuMicrosPerSegment: number[];
   non2xx: number;
   errors: number;
@@ -385,7 +388,11 @@ interface Setup {
   emulator: ChildServer;
   memory: ChildServer;
   replicas: ChildServer[];
+  /** Three proxies on the Redis Cluster. */
+  clusterReplicas: ChildServer[];
   redisPid: number | undefined;
+  /** The cluster's six redis-server processes. */
+  clusterPids: Array<number | undefined>;
   emulatorUrl: string;
   direct: AutocannonRequest;
   /** The session-refresh request (shared cookie pool) for any proxy. */
@@ -407,7 +414,7 @@ async function runSide(
       ? [cannon({ url: setup.emulator.url, connections: CONNECTIONS, duration, ...share(CONNECTIONS), requests: [setup.direct] })]
       : name === 'memory'
         ? [cannon({ url: setup.memory.url, connections: CONNECTIONS, duration, ...share(CONNECTIONS), requests: [setup.session] })]
-        : setup.replicas.map((replica, i) => {
+        : (name === 'redis3' ? setup.replicas : setup.clusterReplicas).map((replica, i) => {
             const connections = Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0);
             return cannon({ url: replica.url, connections, duration, ...share(connections), requests: [setup.session] });
           });
@@ -416,7 +423,7 @@ async function runSide(
 }
 
 /**
- * direct, 1 proxy, 3 proxies, then the reverse order (ABCCBA); `roundTripMs` > 0 delays every token call at the emulator;
+ * direct, 1 proxy, 3 proxies on Redis, 3 on the cluster, then the reverse order (ABCDDCBA); `roundTripMs` > 0 delays every token call at the emulator;
  * `rate`: a fixed offered load in req/s for every side (unset: as fast as the connections go).
  */
 async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promise<Record<SideName, Summary>> {
@@ -450,7 +457,10 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
   for (const name of SIDES) await runSide(setup, name, WARMUP_SECONDS, rate);
   for (const name of [...SIDES, ...[...SIDES].reverse()]) {
     // only the proxies this side uses (the others idle meanwhile)
-    const active = name === 'memory' ? [setup.memory] : name === 'redis3' ? setup.replicas : [];
+    const active = name === 'memory' ? [setup.memory] : name === 'redis3' ? setup.replicas : name === 'cluster3' ? setup.clusterReplicas : [];
+    // the store's processes this side uses: the standalone server, or the cluster's six nodes
+    const storeCpu = async (): Promise<number> =>
+      name === 'cluster3' ? (await Promise.all(setup.clusterPids.map((pid) => procCpuMicros(pid)))).reduce((a, b) => a + b, 0) : procCpuMicros(setup.redisPid);
     const proxyCpu = async (): Promise<number> => (await Promise.all(active.map((r) => r.cpu()))).reduce((a, b) => a + b, 0);
     const proxySched = async (): Promise<{ waitMicros: number; slices: number }> =>
       (await Promise.all(active.map((r) => procSched(r.child.pid)))).reduce(
@@ -459,7 +469,7 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
       );
     const schedBefore = await proxySched();
     // CPU is read between segments (over IPC and /proc), outside the measured window
-    const before = { proxies: await proxyCpu(), emulator: await setup.emulator.cpu(), redis: await procCpuMicros(setup.redisPid) };
+    const before = { proxies: await proxyCpu(), emulator: await setup.emulator.cpu(), redis: await storeCpu() };
     const { results, latencies } = await runSide(setup, name, SEGMENT_SECONDS, rate);
     const side = sides[name];
     const proxiesUsed = (await proxyCpu()) - before.proxies;
@@ -470,7 +480,7 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
     side.sched.waitMicros += schedAfter.waitMicros - schedBefore.waitMicros;
     side.sched.slices += schedAfter.slices - schedBefore.slices;
     side.cpu.emulator += (await setup.emulator.cpu()) - before.emulator;
-    side.cpu.redis += (await procCpuMicros(setup.redisPid)) - before.redis;
+    side.cpu.redis += (await storeCpu()) - before.redis;
     side.seconds += SEGMENT_SECONDS;
     side.latencies.push(...latencies);
     for (const result of results) {
@@ -509,9 +519,9 @@ async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promi
 }
 
 /** The latency a proxy side adds over direct in the same scenario (same run, same rate): p50 and p99 differences, ms. */
-function addedLatency(summary: Record<SideName, Summary>): Record<'memory' | 'redis3', { p50: number; p99: number }> {
-  const added = (name: 'memory' | 'redis3') => ({ p50: round2(summary[name].p50 - summary.direct.p50), p99: round2(summary[name].p99 - summary.direct.p99) });
-  return { memory: added('memory'), redis3: added('redis3') };
+function addedLatency(summary: Record<SideName, Summary>): Record<ProxySide, { p50: number; p99: number }> {
+  const added = (name: ProxySide) => ({ p50: round2(summary[name].p50 - summary.direct.p50), p99: round2(summary[name].p99 - summary.direct.p99) });
+  return { memory: added('memory'), redis3: added('redis3'), cluster3: added('cluster3') };
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
@@ -541,7 +551,7 @@ function printScenario(title: string, summary: Record<SideName, Summary>): void 
       errors: summary[name].errors,
       'proxy CPU µs/refresh': name === 'direct' ? '-' : `${summary[name].cpuMicrosPerRequest.proxies} (${summary[name].proxyCpuMicrosPerSegment.join(', ')})`,
       'emulator CPU µs': summary[name].cpuMicrosPerRequest.emulator,
-      'Redis CPU µs': name === 'redis3' ? summary[name].cpuMicrosPerRequest.redis : '-',
+      'Redis CPU µs': name === 'redis3' || name === 'cluster3' ? summary[name].cpuMicrosPerRequest.redis : '-',
       'proxy CPU wait ms': name === 'direct' ? '-' : summary[name].proxySchedulingPerRequest.runQueueWaitMs.toFixed(2),
       'proxy wake-ups': name === 'direct' ? '-' : summary[name].proxySchedulingPerRequest.wakeUps.toFixed(1),
     })),
@@ -559,6 +569,9 @@ async function main(): Promise<void> {
   const proxyEnv = { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: key };
   const memory = await startChild('proxy', proxyEnv);
   const replicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: redis.url })));
+  const { startRedisCluster } = await import('../test/node/proxy-redis-cluster.js');
+  const cluster = await startRedisCluster();
+  const clusterReplicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: cluster.url })));
   try {
     const pool = await mintRefreshTokens(emulator.url, POOL_GRANTS);
     const cookies = await mintSessionCookies(emulator, memory, POOL_GRANTS);
@@ -566,7 +579,9 @@ async function main(): Promise<void> {
       emulator,
       memory,
       replicas,
+      clusterReplicas,
       redisPid,
+      clusterPids: cluster.nodes.map((node) => node.pid()),
       emulatorUrl: emulator.url,
       direct: refreshRequest(pool, 'direct', '/openapi/v1/oauth/token'),
       session: sessionRefreshRequest(cookies, '/token'),
@@ -577,10 +592,10 @@ async function main(): Promise<void> {
     const remote = await scenario(setup, SERVICE_ROUND_TRIP_MS);
     const remoteFixed = await scenario(setup, SERVICE_ROUND_TRIP_MS, FIXED_RATE);
     const loopback = await scenario(setup, 0);
-    const idle = { memory: await idleCpu([memory]), redis3: await idleCpu(replicas) };
+    const idle = { memory: await idleCpu([memory]), redis3: await idleCpu(replicas), cluster3: await idleCpu(clusterReplicas) };
     const counters = (await (await fetch(`${emulator.url}/__emulator/requests`)).json()) as Record<string, number>;
 
-    const each = `${CONNECTIONS} connections, ${2 * SEGMENT_SECONDS} s per side (ABCCBA segments of ${SEGMENT_SECONDS} s)`;
+    const each = `${CONNECTIONS} connections, ${2 * SEGMENT_SECONDS} s per side (ABCDDCBA segments of ${SEGMENT_SECONDS} s)`;
     console.log(
       "\ncolumns: added = proxy minus direct in the same table; CPU columns per refresh (the proxies summed over the replicas; in brackets each of the two segments); proxy CPU wait = ms per refresh the proxies' event loops were ready to run but waited for a CPU, wake-ups = times they were put on one per refresh (Linux schedstat)",
     );
@@ -588,7 +603,7 @@ async function main(): Promise<void> {
       `forced session refreshes (force=1: each a rotation at the service), ${each}, as fast as the connections go, with a ${SERVICE_ROUND_TRIP_MS} ms service round trip (emulator delay fault, every side alike)`,
       remote,
     );
-    const verdicts = (['memory', 'redis3'] as const).map((name) => ({ name, ratio: remote[name].rps / remote.direct.rps }));
+    const verdicts = PROXY_SIDES.map((name) => ({ name, ratio: remote[name].rps / remote.direct.rps }));
     for (const { name, ratio } of verdicts) {
       console.log(
         `target ${SIDE_LABEL[name]} / direct ≥ ${TARGET_RATIO} with ${SERVICE_ROUND_TRIP_MS} ms: ${ratio >= TARGET_RATIO ? 'MET' : 'MISSED'} (${ratio.toFixed(2)})`,
@@ -599,7 +614,7 @@ async function main(): Promise<void> {
       remoteFixed,
     );
     const added = addedLatency(remoteFixed);
-    for (const name of ['memory', 'redis3'] as const) {
+    for (const name of PROXY_SIDES) {
       const target = ADDED_LATENCY_TARGETS[name];
       const { p50, p99 } = added[name];
       const met = p50 <= target.p50 && p99 <= target.p99;
@@ -621,7 +636,8 @@ async function main(): Promise<void> {
       `information: proxy CPU per refresh with ${SERVICE_ROUND_TRIP_MS} ms: ${remote.memory.cpuMicrosPerRequest.proxies} µs as fast as it goes at ${remote.memory.rps.toFixed(0)} req/s, ` +
         `${remoteFixed.memory.cpuMicrosPerRequest.proxies} µs at ${FIXED_RATE} req/s (CPU per request rises as the rate falls: more wake-ups per request)`,
     );
-    console.log(`information: proxy CPU with no requests: ${idle.memory} µs/s (1 proxy), ${idle.redis3} µs/s (3 replicas on Redis, summed)`);
+ * and three scenarios of 4 warm-ups + 8 segments (four sides: direct, memory, 3 on Redis, 3 on a Redis Cluster), of
+ * which the cookie pool serves 3 + 3 × 9 runs (a run was measured to lose 10 of them), plus a margin.
     console.log(
       `emulator counted ${counters['grant:refresh_token'] ?? 0} refresh grants; token pool ${pool.length}, cookie pool ${cookies.length} of ${POOL_GRANTS}; found empty ${poolEmpty.count} times`,
     );
@@ -630,14 +646,15 @@ async function main(): Promise<void> {
     const ratios = (x: Record<SideName, Summary>) => ({
       memory: Number((x.memory.rps / x.direct.rps).toFixed(3)),
       redis3: Number((x.redis3.rps / x.direct.rps).toFixed(3)),
+      cluster3: Number((x.cluster3.rps / x.direct.rps).toFixed(3)),
     });
     recordResults('proxy', {
       loadAverage: { before: loadBefore, after: loadAfter },
       connections: CONNECTIONS,
       secondsPerSide: 2 * SEGMENT_SECONDS,
       design:
-        'ABCCBA segments; direct = refresh-token pool at the emulator; proxies = session-cookie pool, force=1 (a rotation each); 3 replicas share the connections and a redis-server; child processes on loopback; ' +
-        'three scenarios: 30 ms as fast as 10 connections go, 30 ms at a fixed rate for every side, loopback as fast as they go',
+ * and three scenarios of 4 warm-ups + 8 segments (four sides: direct, memory, 3 on Redis, 3 on a Redis Cluster), of
+ * which the cookie pool serves 3 + 3 × 9 runs (a run was measured to lose 10 of them), plus a margin.
       withServiceRoundTrip: { roundTripMs: SERVICE_ROUND_TRIP_MS, ...remote, ratios: ratios(remote), target: TARGET_RATIO },
       loopback: { ...loopback, ratios: ratios(loopback) },
       fixedRate: {
@@ -668,9 +685,10 @@ async function main(): Promise<void> {
     const failures = [remote, remoteFixed, loopback].reduce((n, x) => n + SIDES.reduce((m, side) => m + x[side].non2xx + x[side].errors, 0), 0);
     if (failures + poolEmpty.count > 0) process.exitCode = 1;
   } finally {
-    await Promise.all([memory.stop(), ...replicas.map((r) => r.stop())]);
+    await Promise.all([memory.stop(), ...replicas.map((r) => r.stop()), ...clusterReplicas.map((r) => r.stop())]);
     await emulator.stop();
     await redis.stop();
+    await cluster.stop();
   }
 }
 

@@ -3,7 +3,7 @@ import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mountConnect, once, shadowText, until } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, fault, mountConnect, once, shadowText, until } from './helpers.js';
 
 async function embeddedStatus(token: string): Promise<number> {
   const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
@@ -206,6 +206,23 @@ describe('<esign-connect>', () => {
     expect((await gone).detail.reason).to.equal('expired');
     await el.updateComplete;
     expect(shadowText(el)).to.match(/expired/i);
+  });
+
+  it('ends the session with refresh_interrupted when a refresh was lost after the service rotated its token', async () => {
+    const el = await mountConnect({ storage: 'memory' });
+    await connectAs(el, { spaceId: 'space_acme' });
+    // the service rotates the refresh token, then the proxy loses the connection before the answer: the outcome is
+    // unknown to it; the element's retry (same request id) sends the rotated token, and this service has no reuse grace
+    await fault({ path: '/openapi/v1/oauth/token', kind: 'drop', after: true });
+    const gone = once(el, 'esign-disconnected');
+    const error = await el.getAccessToken({ forceRefresh: true }).catch((e: EsignError) => e);
+    expect((error as EsignError).code).to.equal('refresh_interrupted');
+    expect((error as EsignError).serviceCode).to.equal('refresh_interrupted');
+    expect((await gone).detail.reason).to.equal('expired');
+    await el.updateComplete;
+    expect(shadowText(el)).to.match(/interrupted/i);
+    expect(shadowText(el)).to.match(/Connect again/);
+    expect(el.shadowRoot!.querySelector('button')!.textContent).to.contain('Connect e-signature account');
   });
 
   it('connects in Designated Space Mode without a Space choice, after the member is pre-added', async () => {

@@ -30,6 +30,7 @@ export function parseFault(body: unknown): Fault | string {
   const times = b.times ?? 1;
   if (typeof times !== 'number' || !Number.isInteger(times) || times < 1) return 'times must be a positive integer';
   if (b.code !== undefined && typeof b.code !== 'string') return 'code must be a string';
+  if (b.after !== undefined && (typeof b.after !== 'boolean' || b.kind === 'status')) return 'after must be a boolean, with kind delay or drop';
   return {
     id: shortId('fault_'),
     path: b.path,
@@ -40,6 +41,7 @@ export function parseFault(body: unknown): Fault | string {
     retryAfter: b.retryAfter as number | undefined,
     remaining: times,
     ...(typeof b.code === 'string' ? { code: b.code } : {}),
+    ...(b.after === true ? { after: true as const } : {}),
   };
 }
 
@@ -53,11 +55,19 @@ export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
     if (!fault) return next();
     fault.remaining -= 1;
     rt.store.faults = rt.store.faults.filter((f) => f.remaining > 0);
+    if (fault.kind === 'delay' && fault.after) {
+      // processed now (a refresh token rotated), answered later
+      await next();
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      return;
+    }
     if (fault.kind === 'delay') {
       await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       return next();
     }
     if (fault.kind === 'drop') {
+      // after: processed (a refresh token rotated), then the connection lost before the answer
+      if (fault.after) await next();
       c.env.incoming.socket?.destroy();
       return new Response(null, { status: 599 });
     }

@@ -177,6 +177,8 @@ export interface Fault {
   remaining: number;
   /** Error.Code of a status fault; default from the status. */
   code?: string;
+  /** A delay or drop fault after the request was processed: its answer held, or its connection lost before the answer. */
+  after?: true;
 }
 
 export interface LiveSnapshot {

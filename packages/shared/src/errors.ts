@@ -20,6 +20,11 @@ export type EsignErrorCode =
   | 'refresh_failed'
   | 'revoke_failed'
   | 'session_expired'
+  /**
+   * A refresh of the token proxy's session was interrupted (a proxy replica stopped mid-refresh, or the service did not
+   * answer) and the service no longer accepts its refresh token: the session is over, the user connects again.
+   */
+  | 'refresh_interrupted'
   /** The token proxy's session cookie did not come back (proxy on another site, third-party cookies blocked). */
   | 'cookie_blocked'
   /**

@@ -80,6 +80,8 @@ export interface EmulatorFault {
   kind: 'status' | 'delay' | 'drop';
   status?: number;
   delayMs?: number;
+  /** `delay` or `drop` after the request is processed (a refresh token rotated): its answer held `delayMs`, or lost. */
+  after?: boolean;
   retryAfter?: number;
   /** How many requests it applies to; default 1. */
   times?: number;

@@ -2,8 +2,9 @@
  * A `ProxyStore` on Redis (or Valkey) for several proxy replicas: rate-limit counters, the refresh
  * in-flight claim and the replay entries, under one key prefix, each with a TTL. Atomic operations in Lua
  * scripts (EVALSHA, loaded once per server): the counter is INCR + PEXPIRE (on the first hit) + PTTL; a
- * refresh's first step (`claimOrGet`) counts the caller's hit and claims with SET NX PX, or reads the value
- * another replica left, in one round trip; its last (`settle`) writes the replay entry and, only when a
+ * refresh's first step (`claimOrGet`) counts the caller's hit and claims with SET NX PX (setting the refresh's
+ * "outcome unknown" mark), or reads the value another replica left, in one round trip; while the call runs, its
+ * replica renews the claim's short lease (`renew`); its last (`settle`) writes the replay entry and, only when a
  * request waits for it, publishes the key on a channel that a second connection of each replica listens to
  * (`settled`), so waiters need not poll.
  *
@@ -23,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { createClient, createCluster } from '@redis/client';
-import { StoreUnavailableError, type ClaimResult, type ProxyStore, type RateHit } from './store.js';
+import { StoreUnavailableError, type ClaimResult, type Mark, type ProxyStore, type RateHit } from './store.js';
 
 export interface RedisStoreOptions {
   /**
@@ -74,34 +75,52 @@ end
 return {n, ttl}`;
 
 /**
- * KEYS: the claim, its waiters' flag[, the rate counter]; ARGV: value, ttl ms[, window ms, max].
- * The hit (when given) first: over max, nothing else. Then SET NX PX, or the value found (the waiters' flag
- * set, so the settle publishes). Returns {count, ms left, 0 = found | 1 = claimed | 2 = over the limit, value}.
+ * KEYS: the claim, its waiters' flag[, the rate counter][, the mark]; ARGV: value, ttl ms, window ms, max (both ''
+ * without a counter), mark value, mark ttl ms (both '' without a mark).
+ * The hit (when given) first: over max, nothing else. Then SET NX PX (and the mark set, its value before returned),
+ * or the value found (the waiters' flag set, so the settle publishes).
+ * Returns {count, ms left, 0 = found | 1 = claimed | 2 = over the limit, value found or mark before}.
  */
 const CLAIM_SCRIPT = `local n, ttl = 0, 0
-if KEYS[3] then
-  n = redis.call('INCR', KEYS[3])
-  ttl = redis.call('PTTL', KEYS[3])
+local k = 3
+if ARGV[3] ~= '' then
+  n = redis.call('INCR', KEYS[k])
+  ttl = redis.call('PTTL', KEYS[k])
   if n == 1 or ttl < 0 then
-    redis.call('PEXPIRE', KEYS[3], ARGV[3])
+    redis.call('PEXPIRE', KEYS[k], ARGV[3])
     ttl = tonumber(ARGV[3])
   end
   if n > tonumber(ARGV[4]) then return {n, ttl, 2, ''} end
+  k = 4
 end
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {n, ttl, 1, ''} end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if ARGV[5] == '' then return {n, ttl, 1, ''} end
+  local before = redis.call('GET', KEYS[k])
+  redis.call('SET', KEYS[k], ARGV[5], 'PX', ARGV[6])
+  if not before then return {n, ttl, 1, ''} end
+  return {n, ttl, 1, '=' .. before}
+end
 local v = redis.call('GET', KEYS[1])
 if not v then return {n, ttl, 0, ''} end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
 return {n, ttl, 0, '=' .. v}`;
 
-/** KEYS: the key, its waiters' flag; ARGV: value ('' removes), ttl ms, channel. Publishes the key only if someone waits. */
+/**
+ * KEYS: the key, its waiters' flag[, a mark to remove]; ARGV: value ('' removes), ttl ms, channel. Publishes the key
+ * only if someone waits.
+ */
 const SETTLE_SCRIPT = `if ARGV[1] == '' then
   redis.call('DEL', KEYS[1])
 else
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 end
+if KEYS[3] then redis.call('DEL', KEYS[3]) end
 if redis.call('DEL', KEYS[2]) == 1 then redis.call('PUBLISH', ARGV[3], KEYS[1]) end
 return 1`;
+
+/** KEYS: the claim; ARGV: its holder's value, ttl ms. A new TTL only while the value is still the holder's. */
+const RENEW_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
 
 interface Script {
   text: string;
@@ -112,6 +131,7 @@ const script = (text: string): Script => ({ text, sha: createHash('sha1').update
 const HIT = script(HIT_SCRIPT);
 const CLAIM = script(CLAIM_SCRIPT);
 const SETTLE = script(SETTLE_SCRIPT);
+const RENEW = script(RENEW_SCRIPT);
 
 // the clients as created here (RESP3, no modules); `{}` is what createClient's own defaults say for "none"
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- createClient's generic parameters
@@ -318,25 +338,41 @@ export class RedisStore implements ProxyStore {
     return reply === 'OK';
   }
 
-  async claimOrGet(key: string, value: string, ttlMs: number, hit?: RateHit): Promise<ClaimResult> {
+  async claimOrGet(key: string, value: string, ttlMs: number, hit?: RateHit, mark?: Mark): Promise<ClaimResult> {
     const full = this.#prefix + key;
     const keys = [full, `${full}:w`];
-    const args = [value, String(Math.ceil(ttlMs))];
+    const args = [value, String(Math.ceil(ttlMs)), '', '', '', ''];
     if (hit) {
       keys.push(this.#prefix + hit.key);
-      args.push(String(Math.ceil(hit.windowMs)), String(hit.max));
+      args[2] = String(Math.ceil(hit.windowMs));
+      args[3] = String(hit.max);
+    }
+    if (mark) {
+      keys.push(this.#prefix + mark.key);
+      args[4] = mark.value;
+      args[5] = String(Math.max(1, Math.ceil(mark.ttlMs)));
     }
     const reply = (await this.#run(() => this.#script(CLAIM, keys, args))) as [number, number, number, string];
     const result: ClaimResult = { claimed: Number(reply[2]) === 1 };
     if (hit) result.hit = { count: Number(reply[0]), resetMs: Math.max(0, Number(reply[1])) };
     const found = String(reply[3]);
-    if (found.startsWith('=')) result.value = found.slice(1);
+    if (found.startsWith('=')) {
+      if (result.claimed) result.mark = found.slice(1);
+      else result.value = found.slice(1);
+    }
     return result;
   }
 
-  async settle(key: string, value: string | undefined, ttlMs: number): Promise<void> {
+  async settle(key: string, value: string | undefined, ttlMs: number, dropMark?: string): Promise<void> {
     const full = this.#prefix + key;
-    await this.#run(() => this.#script(SETTLE, [full, `${full}:w`], [value ?? '', String(Math.max(1, Math.ceil(ttlMs))), this.#channel]));
+    const keys = [full, `${full}:w`];
+    if (dropMark !== undefined) keys.push(this.#prefix + dropMark);
+    await this.#run(() => this.#script(SETTLE, keys, [value ?? '', String(Math.max(1, Math.ceil(ttlMs))), this.#channel]));
+  }
+
+  async renew(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const reply = await this.#run(() => this.#script(RENEW, [this.#prefix + key], [value, String(Math.max(1, Math.ceil(ttlMs)))]));
+    return Number(reply) === 1;
   }
 
   settled(key: string, timeoutMs: number): Promise<void> {

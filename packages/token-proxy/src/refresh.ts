@@ -13,10 +13,18 @@
  * the rotated refresh token) and nothing goes to the service: one refresh per session for any number of pages.
  * After the window an old token goes to the service, which sees reuse and ends the grant.
  *
- * Store entries: `p:<owner>` while a call is in flight (its TTL bounds a replica that died mid-call),
- * `d:<owner>:<retry tag>:<sealed>` after a success, the tokens sealed with the cookie key (only this process's
- * memory holds them unsealed; an unsealed entry read from a shared store is ignored, so a store writer cannot
- * inject tokens).
+ * Store entries: `p:<owner>:<nonce>` while a call is in flight, `d:<owner>:<retry tag>:<sealed>` after a success,
+ * the tokens sealed with the cookie key (only this process's memory holds them unsealed; an unsealed entry read from
+ * a shared store is ignored, so a store writer cannot inject tokens).
+ *
+ * A replica that dies mid-call (SIGKILL, OOM, a lost node) is noticed in seconds: on a store that can `renew`, the
+ * in-flight claim is a lease of `leaseMs` (2 s) that its replica renews while it waits for the service; when it
+ * lapses, a waiting request (the page's retry through another replica) claims the token and calls the service
+ * itself. Beside the claim, the same step sets a mark `<key>:i` ("started, outcome unknown") that only a settled
+ * outcome removes: it stays when the replica died, or when the call's outcome is unknown (no answer in time, the
+ * connection lost). A request that claims and finds the mark knows its refresh token may have been rotated already:
+ * a service with a reuse grace honours it once more (the session goes on); one without answers `invalid_grant`,
+ * which the page then gets as `refresh_interrupted` ("sign in again"), not as the service's bare refusal.
  *
  * Round trips to a shared store per refresh: one before the call (the caller's rate-limit hit and the claim,
  * or the value another request left, in one `claimOrGet`), and one after it that the answer does not wait
@@ -27,7 +35,7 @@
  */
 import type { Sealer } from './seal.js';
 import { claimOrGet, MemoryStore, settle, type ProxyStore, type RateHit } from './store.js';
-import { unavailable, type TokenResult } from './upstream-answer.js';
+import { unavailable, type Answer, type TokenResult } from './upstream-answer.js';
 
 export interface RefreshCoordinatorOptions {
   store: ProxyStore;
@@ -44,6 +52,10 @@ export interface RefreshCoordinatorOptions {
   notifiedPollMs?: number;
   /** Given each store write the answer does not wait for (a shutdown waits for them). */
   background?: (write: Promise<unknown>) => void;
+  /** The in-flight claim's lease on a store that can `renew`, renewed every third of it. Default 2 000 ms. */
+  leaseMs?: number;
+  /** How long the "started, outcome unknown" mark of a refresh lives. Default 60 000 ms. */
+  markMs?: number;
 }
 
 export interface RefreshRun {
@@ -71,7 +83,7 @@ export class RefreshCoordinator {
 
   constructor(options: RefreshCoordinatorOptions) {
     const { background: track, ...rest } = options;
-    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, ...rest };
+    this.#o = { prefix: 'rf:', pollMs: 20, notifiedPollMs: 250, leaseMs: 2_000, markMs: 60_000, ...rest };
     this.#track = track;
     this.#local_ = options.store instanceof MemoryStore;
   }
@@ -126,18 +138,22 @@ export class RefreshCoordinator {
     hit: RateHit | undefined,
     track: ((write: Promise<unknown>) => void) | undefined,
   ): Promise<RefreshRun | RateLimitedRun> {
-    const { store, replayMs, callMs } = this.#o;
-    // a claim outlives the longest call by a margin; a replica that died mid-call frees it at that point
-    const claimMs = callMs + 1_000;
-    const deadline = Date.now() + claimMs + 1_000;
+    const { store, callMs, leaseMs, markMs } = this.#o;
+    // a lease its replica renews while the call runs; without `renew`, a claim outlives the longest call by a margin
+    // (a replica that died mid-call frees it at that point)
+    const claimMs = store.renew ? leaseMs : callMs + 1_000;
+    const deadline = Date.now() + callMs + claimMs + 1_000;
+    const claim = `p:${owner}:${crypto.randomUUID()}`;
+    const mark = { key: `${key}:i`, value: `i:${owner}`, ttlMs: markMs };
     // this request saw the call in flight: its result is this request's too (a request that came after it did not)
     let waited = false;
     for (;;) {
-      const got = await claimOrGet(store, key, `p:${owner}`, claimMs, hit);
+      const got = await claimOrGet(store, key, claim, claimMs, hit, mark);
       if (hit && got.hit && got.hit.count > hit.max) return { limitedMs: got.hit.resetMs };
       // one hit per request, however often it looks again
       hit = undefined;
-      if (got.claimed) return this.#call(key, owner, tag, call, replayMs, track);
+      // an earlier refresh of this token by this owner started and never settled: its replica died, or its outcome is unknown
+      if (got.claimed) return this.#call(key, claim, owner, tag, call, got.mark === mark.value, track);
       const value = got.value;
       if (value === undefined) continue;
       const state = value.slice(0, 2);
@@ -176,37 +192,78 @@ export class RefreshCoordinator {
     }
   }
 
-  /** This request holds the claim: the call, then the replay entry (or the claim removed) without waiting for the store. */
+  /**
+   * This request holds the claim: the call (its lease renewed meanwhile), then the replay entry (or the claim removed)
+   * without waiting for the store. `interrupted`: an earlier refresh of this token may have rotated it already.
+   */
   async #call(
     key: string,
+    claim: string,
     owner: string,
     tag: string,
     call: () => Promise<TokenResult>,
-    replayMs: number,
+    interrupted: boolean,
     perRequest: ((write: Promise<unknown>) => void) | undefined,
   ): Promise<RefreshRun> {
-    const { store } = this.#o;
+    const { store, replayMs, leaseMs } = this.#o;
     const adapter = this.#track;
     const track = perRequest && adapter ? (write: Promise<unknown>) => (adapter(write), perRequest(write)) : (perRequest ?? adapter);
+    const mark = `${key}:i`;
     let result: TokenResult;
+    const lease = store.renew ? renewing(() => store.renew!(key, claim, leaseMs), leaseMs / 3) : undefined;
     try {
       result = await call();
     } catch (error) {
+      // the outcome is unknown: the mark stays
       background(() => settle(store, key, undefined, 0), track);
       throw error;
+    } finally {
+      lease?.stop();
     }
+    if (!result.ok && interrupted && result.answer.body.error === 'invalid_grant') {
+      // the service saw a refresh token it had rotated already (for the interrupted refresh): not the page's doing
+      result = { ok: false, answer: interruptedAnswer() };
+    }
+    // an unknown outcome keeps the mark, for the retry
+    const dropMark = !result.ok && result.unknown ? undefined : mark;
     if (result.ok && replayMs > 0) {
       // sealed with the cookie key for a shared store; one process's memory needs no sealing
       const tokens = JSON.stringify(result.tokens);
       const sealed = this.#local_ ? `m${tokens}` : this.#o.sealer.seal(tokens, key).then((s) => `s${s}`);
       // the answer does not wait for the store: a request for this token meanwhile still finds the claim and
       // waits; a failure loses only the replay for a later request (the claim then runs out with its TTL)
-      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs), track);
+      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs, dropMark), track);
     } else {
-      background(() => settle(store, key, undefined, 0), track);
+      background(() => settle(store, key, undefined, 0, dropMark), track);
     }
     return { result, replayed: false };
   }
+}
+
+/** The answer to a refresh whose earlier attempt was interrupted and whose refresh token the service no longer takes. */
+export function interruptedAnswer(): Answer {
+  return {
+    status: 401,
+    body: {
+      error: 'refresh_interrupted',
+      error_description:
+        'An earlier refresh of this session was interrupted (a proxy replica stopped, or the service did not answer) and the service no longer accepts its refresh token; connect again.',
+    },
+  };
+}
+
+/** Calls `renew` every `everyMs` until stopped, one at a time (a slow store does not pile renewals up). */
+function renewing(renew: () => Promise<boolean>, everyMs: number): { stop(): void } {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    // a failed renewal is tried again at the next tick; the lease covers two of them
+    renew()
+      .catch(() => false)
+      .finally(() => (busy = false));
+  }, everyMs);
+  return { stop: () => clearInterval(timer) };
 }
 
 /** A store write the answer does not wait for; its failure is dropped (see #call). */

@@ -43,12 +43,20 @@ export interface ProxyStore {
    * or, when it is already set, returns its value and notes that the caller will wait for it to settle.
    * Without it the proxy calls `hit`, `claim` and `get` (see `claimOrGet` below).
    */
-  claimOrGet?(key: string, value: string, ttlMs: number, hit?: RateHit): Promise<ClaimResult>;
+  claimOrGet?(key: string, value: string, ttlMs: number, hit?: RateHit, mark?: Mark): Promise<ClaimResult>;
   /**
-   * Optional: replaces `key` with `value` for `ttlMs` (or removes it when `value` is undefined) and wakes
-   * the callers waiting in `settled` on any replica. Without it the proxy calls `set` or `delete`.
+   * Optional: replaces `key` with `value` for `ttlMs` (or removes it when `value` is undefined), removes the key
+   * `dropMark` when given, and wakes the callers waiting in `settled` on any replica. Without it the proxy calls
+   * `set` or `delete` (and `delete` for the mark).
    */
-  settle?(key: string, value: string | undefined, ttlMs: number): Promise<void>;
+  settle?(key: string, value: string | undefined, ttlMs: number, dropMark?: string): Promise<void>;
+  /**
+   * Optional: sets `key`'s time to live to `ttlMs` if its value is still `value` (a lease kept alive); false when
+   * it is not (gone, or another's). With it, an in-flight refresh's claim is a short lease that its replica renews
+   * while it waits for the service, so a replica that died mid-refresh is noticed within seconds; without it the
+   * claim lives as long as the longest call.
+   */
+  renew?(key: string, value: string, ttlMs: number): Promise<boolean>;
   /**
    * Optional: resolves when `key` was settled (on any replica sharing the store) after this caller's
    * failed `claimOrGet`, or after `timeoutMs` at the latest (the caller then looks again). Without it the
@@ -71,6 +79,17 @@ export interface RateHit {
   max: number;
 }
 
+/**
+ * Set in the same step as a successful claim: `key` becomes `value` for `ttlMs`, and the value it had is returned
+ * (`ClaimResult.mark`). The refresh's "started, outcome not known yet" mark: it stays when its replica died or the
+ * call's outcome is unknown, so the retry knows.
+ */
+export interface Mark {
+  key: string;
+  value: string;
+  ttlMs: number;
+}
+
 export interface ClaimResult {
   /** The counter after the hit, when one was asked for. Over its max: nothing was claimed or read. */
   hit?: { count: number; resetMs: number };
@@ -78,11 +97,13 @@ export interface ClaimResult {
   claimed: boolean;
   /** Not claimed (and not over the limit): the value found, or undefined when it went away meanwhile. */
   value?: string;
+  /** Claimed with a `mark`: the value the mark's key had before (undefined when absent). */
+  mark?: string;
 }
 
 /** `store.claimOrGet` when the store has it, else the same with `hit`, `claim` and `get` (separate steps). */
-export async function claimOrGet(store: ProxyStore, key: string, value: string, ttlMs: number, hit?: RateHit): Promise<ClaimResult> {
-  if (store.claimOrGet) return store.claimOrGet(key, value, ttlMs, hit);
+export async function claimOrGet(store: ProxyStore, key: string, value: string, ttlMs: number, hit?: RateHit, mark?: Mark): Promise<ClaimResult> {
+  if (store.claimOrGet) return store.claimOrGet(key, value, ttlMs, hit, mark);
   let counted: ClaimResult['hit'];
   if (hit) {
     counted = await store.hit(hit.key, hit.windowMs);
@@ -93,14 +114,19 @@ export async function claimOrGet(store: ProxyStore, key: string, value: string, 
   if (!result.claimed) {
     const found = await store.get(key);
     if (found !== undefined) result.value = found;
+  } else if (mark) {
+    const prior = await store.get(mark.key);
+    if (prior !== undefined) result.mark = prior;
+    await store.set(mark.key, mark.value, mark.ttlMs);
   }
   return result;
 }
 
-/** `store.settle` when the store has it, else `set` or `delete`. */
-export function settle(store: ProxyStore, key: string, value: string | undefined, ttlMs: number): Promise<void> {
-  if (store.settle) return store.settle(key, value, ttlMs);
-  return value === undefined ? store.delete(key) : store.set(key, value, ttlMs);
+/** `store.settle` when the store has it, else `set` or `delete` (and `delete` for the mark). */
+export async function settle(store: ProxyStore, key: string, value: string | undefined, ttlMs: number, dropMark?: string): Promise<void> {
+  if (store.settle) return store.settle(key, value, ttlMs, dropMark);
+  await (value === undefined ? store.delete(key) : store.set(key, value, ttlMs));
+  if (dropMark !== undefined) await store.delete(dropMark);
 }
 
 interface Entry {
@@ -172,6 +198,13 @@ export class MemoryStore implements ProxyStore {
   delete(key: string): Promise<void> {
     this.#map(key).delete(key);
     return Promise.resolve();
+  }
+
+  renew(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.#live(key);
+    if (entry?.value !== value) return Promise.resolve(false);
+    entry.expiresAt = this.#now() + ttlMs;
+    return Promise.resolve(true);
   }
 
   ping(): Promise<void> {

@@ -238,8 +238,8 @@ function cachedAnswer(session: Session, values: Map<string, string>): boolean {
 
 async function afterRefresh(ctx: Ctx, c: C, name: string, session: Session, result: TokenResult): Promise<Answer> {
   if (!result.ok) {
-    // the service ended the grant: so does the session
-    if (result.answer.body.error === 'invalid_grant') ctx.cookies.clear(c, name);
+    // the service ended the grant (or no longer takes the refresh token an interrupted refresh sent): so does the session
+    if (result.answer.body.error === 'invalid_grant' || result.answer.body.error === 'refresh_interrupted') ctx.cookies.clear(c, name);
     return result.answer;
   }
   const next = nextSession(session, result.tokens);

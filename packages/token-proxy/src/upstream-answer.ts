@@ -12,7 +12,11 @@ export interface Answer {
   headers?: Record<string, string>;
 }
 
-export type TokenResult = { ok: true; tokens: Record<string, unknown> } | { ok: false; answer: Answer };
+/**
+ * A token request's outcome. `unknown`: the request may have reached the service and been processed (no answer in
+ * time, or the connection lost), so a refresh token sent may have been rotated.
+ */
+export type TokenResult = { ok: true; tokens: Record<string, unknown> } | { ok: false; answer: Answer; unknown?: true };
 
 /**
  * The service's error as the proxy's: its code (OAuth `error` or business `Error.Code`) and RequestId, each

@@ -244,7 +244,11 @@ export class Upstream {
   ): Promise<TokenResult> {
     const { raw, failure } = await this.#call(server, request, signal);
     const checked = this.#check(raw, failure);
-    if ('answer' in checked) return { ok: false, answer: checked.answer };
+    // no answer, or the connection lost: the service may have processed the request (and rotated a refresh token)
+    if ('answer' in checked)
+      return failure === 'timeout' || failure === 'unreachable' || !raw
+        ? { ok: false, answer: checked.answer, unknown: true }
+        : { ok: false, answer: checked.answer };
     const { status } = raw!;
     const json = checked.json;
     if (status >= 200 && status < 300) {

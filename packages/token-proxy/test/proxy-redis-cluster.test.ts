@@ -228,6 +228,49 @@ describe('three proxy replicas on a Redis Cluster (3 primaries, 1 replica each)'
       replicas.every((r) => r.child.exitCode === null),
       'no replica restarted',
     );
+    // no refresh token spent twice (the service would have revoked its grant), none orphaned: one grant per session
+    const stats = (await (await fetch(`${emulator.baseUrl}/__emulator/stats`)).json()) as { grants: number };
+    assert.equal(stats.grants, sessions.length);
+  });
+});
+
+describe('three proxy replicas on a Redis Cluster: a replica killed mid-refresh', { timeout: 90_000 }, () => {
+  test('its leases lapse in about 2 s; each page retrying through another replica gets refresh_interrupted (no reuse grace)', async () => {
+    await fetch(`${emulator.baseUrl}/__emulator/reset`, { method: 'POST' });
+    const replicas = await startReplicas(['--rate-limit', 'off', '--timeout-ms', '8000']);
+    try {
+      // sessions until one's keys live on each primary
+      const known = new Set<string>();
+      const sessions: Jar[] = [];
+      const nodes = new Set<number>();
+      while (nodes.size < 3 || sessions.length < 6) {
+        assert.ok(sessions.length < 40, 'sessions on every primary');
+        const { jar } = await connectSession(emulator.baseUrl, replicas[1]!.url);
+        const first = await post(`${replicas[2]!.url}/token`, refreshFields({ force: '1', request_id: requestId() }), jar);
+        assert.equal(first.status, 200, first.text);
+        nodes.add((await newKeyNode('*rf:{session:*', known))!);
+        sessions.push(jar);
+      }
+      // the service processes each refresh at once and answers 3 s later; replica 0 is killed 1.2 s in
+      await fault(emulator.baseUrl, { path: '/openapi/v1/oauth/token', kind: 'delay', after: true, delayMs: 3_000, times: sessions.length });
+      const pages = sessions.map(async (jar) => {
+        const form = refreshFields({ force: '1', request_id: requestId() });
+        await assert.rejects(post(`${replicas[0]!.url}/token`, form, jar), 'the answer lost with the replica');
+        // the element's retry after a lost connection: 250 ms later, the same request id, another replica
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return { answer: await post(`${replicas[1]!.url}/token`, form, jar), at: Date.now() };
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      replicas[0]!.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      for (const [i, { answer, at }] of (await Promise.all(pages)).entries()) {
+        assert.equal(answer.status, 401, `session ${i}: ${answer.text}`);
+        assert.equal(answer.json.error, 'refresh_interrupted', `session ${i}: ${answer.text}`);
+        assert.ok(at - killedAt < 5_000, `session ${i} answered ${at - killedAt} ms after the kill`);
+      }
+    } finally {
+      await stopReplicas(replicas);
+    }
   });
 });
 

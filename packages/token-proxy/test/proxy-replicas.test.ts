@@ -60,7 +60,7 @@ async function startReplica(emu: Emulator, extra: string[] = []): Promise<Replic
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   let url: string | undefined;
   while (!url) {
     url = /listening on (http:\/\/\S+)/.exec(out)?.[1];

@@ -250,7 +250,8 @@ export class SessionManager extends EventTarget {
       tokens = await backend.refresh({ refreshToken: current.refreshToken, force });
     } catch (cause) {
       const error = EsignError.from(cause, 'refresh_failed');
-      if (error.code !== 'session_expired') throw error; // a network or service failure keeps the session
+      // a network or service failure keeps the session
+      if (error.code !== 'session_expired' && error.code !== 'refresh_interrupted') throw error;
       if (this.#holder === 'browser' && current.refreshToken) {
         // another tab may have rotated the token meanwhile: adopt its session rather than logging out
         const latest = await this.#readStored();
@@ -260,7 +261,7 @@ export class SessionManager extends EventTarget {
           return latest;
         }
       }
-      await this.#expire();
+      await this.#expire(error.code === 'refresh_interrupted' ? 'interrupted' : undefined);
       throw error;
     }
     const stored = this.#fromTokens(tokens, current, current.generation + 1);
@@ -270,10 +271,11 @@ export class SessionManager extends EventTarget {
     return stored;
   }
 
-  async #expire(): Promise<void> {
+  /** `why`: the session ended because a refresh was interrupted (the element says so), not merely expired. */
+  async #expire(why?: 'interrupted'): Promise<void> {
     await this.#clear();
     this.#post({ type: 'disconnected' });
-    this.#emit({ type: 'disconnected', reason: 'expired' });
+    this.#emit(why ? { type: 'disconnected', reason: 'expired', why } : { type: 'disconnected', reason: 'expired' });
   }
 
   // ---- cross-tab ----

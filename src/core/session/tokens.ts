@@ -123,7 +123,10 @@ export async function postForm(
   throw proxyError(code, response, body);
 }
 
-/** An error answer of the proxy as an EsignError; the codes that end a session become `session_expired`. */
+/**
+ * An error answer of the proxy as an EsignError; the codes that end a session become `session_expired`, or
+ * `refresh_interrupted` when an interrupted refresh ended it.
+ */
 function proxyError(code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed', response: Response, body: unknown): EsignError {
   const status = response.status;
   const error = isRecord(body) && typeof body['error'] === 'string' ? body['error'] : undefined;
@@ -131,6 +134,9 @@ function proxyError(code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_f
   const retryAfter = Number(response.headers.get('retry-after')) || undefined;
   const options = { status, serviceCode: error, retryAfter };
   if (status === 429) return new EsignError('rate_limited', description ?? 'Too many token requests; retry later.', options);
+  if (code === 'refresh_failed' && error === 'refresh_interrupted') {
+    return new EsignError('refresh_interrupted', 'A refresh of the session was interrupted and cannot be completed: connect again.', options);
+  }
   if (code === 'refresh_failed' && (error === 'session_missing' || error === 'session_invalid' || error === 'invalid_grant')) {
     return new EsignError('session_expired', 'The session was revoked or expired: connect again.', options);
   }

@@ -81,4 +81,4 @@ export interface LoginPart {
 export type SessionChange =
   | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
-  | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab' };
+  | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab'; why?: 'interrupted' };

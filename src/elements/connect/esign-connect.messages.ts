@@ -29,6 +29,7 @@ export interface ConnectTerms extends Record<string, string> {
   token_exchange_failed: string;
   origin_not_allowed: string;
   session_expired: string;
+  refresh_interrupted: string;
   offline: string;
 }
 
@@ -63,6 +64,7 @@ export const connectMessages: Messages<ConnectTerms> = {
     token_exchange_failed: 'The service did not accept the sign-in. Start again.',
     origin_not_allowed: 'The token proxy does not accept sign-ins from this page. Its settings must name this page’s origin.',
     session_expired: 'The session expired. Connect again to continue.',
+    refresh_interrupted: 'The connection to your e-signature account was interrupted and could not be renewed. Connect again to continue.',
     offline: 'You are offline.',
   },
 };

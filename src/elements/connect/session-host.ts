@@ -17,7 +17,7 @@ import { openPopup } from '../shared/popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 /** A term of connectMessages shown beside the button, or none. */
-export type ConnectNotice = '' | 'signedInClose' | 'sessionExpired';
+export type ConnectNotice = '' | 'signedInClose' | 'sessionExpired' | 'refresh_interrupted';
 
 /** What the controller reads and sets on its element: the settings, and the state the element renders. */
 export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
@@ -404,7 +404,7 @@ export class SessionHost implements ReactiveController {
         break;
       case 'disconnected':
         this.#host._status = 'idle';
-        this.#host._notice = change.reason === 'expired' ? 'sessionExpired' : '';
+        this.#host._notice = change.reason !== 'expired' ? '' : change.why === 'interrupted' ? 'refresh_interrupted' : 'sessionExpired';
         emit(this.#host, 'esign-disconnected', { reason: change.reason });
         break;
     }

@@ -13,7 +13,15 @@ import type { OperateType } from './rules.js';
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
 export const MAX_AUTO_RENEWALS = 2;
 /** Errors about the session itself are the session's to report; they keep their code. */
-const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_failed', 'login_expired']);
+const SESSION_CODES = new Set<EsignErrorCode>([
+  'no_session',
+  'no_files',
+  'aborted',
+  'session_expired',
+  'refresh_interrupted',
+  'refresh_failed',
+  'login_expired',
+]);
 
 /** A checked Url, not given to a window yet. */
 export interface HeldUrl {

@@ -35,6 +35,7 @@ export const tables: LocaleTables = {
     token_exchange_failed: 'Perkhidmatan tidak menerima log masuk ini. Mulakan semula.',
     origin_not_allowed: 'Proksi token tidak menerima log masuk daripada halaman ini. Tetapannya mesti menamakan asal (origin) halaman ini.',
     session_expired: 'Sesi telah tamat tempoh. Sambungkan semula untuk meneruskan.',
+    refresh_interrupted: 'Sambungan ke akaun e-tandatangan anda terganggu dan tidak dapat diperbaharui. Sambungkan semula untuk meneruskan.',
     offline: 'Anda di luar talian.',
   },
   uploader: {

@@ -34,6 +34,7 @@ export const tables: LocaleTables = {
     token_exchange_failed: '服务未接受此次登录。请重新开始。',
     origin_not_allowed: '令牌代理不接受来自此页面的登录。其设置必须包含此页面的源（origin）。',
     session_expired: '会话已过期。请重新连接以继续。',
+    refresh_interrupted: '与电子签名账户的连接已中断，无法续期。请重新连接以继续。',
     offline: '您已离线。',
   },
   uploader: {

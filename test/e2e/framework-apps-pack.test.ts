@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { packedTarball } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
 import { signInWithPopup } from '../../src/testing/person.js';
@@ -280,10 +281,8 @@ before(
       appName: 'Vite apps',
       siteOrigins: [...sites.values()].map((s) => s.origin),
     });
-    // prepack (the full build) prints to stdout before npm's JSON
-    const out = await npm(['pack', '--json', '--pack-destination', work], ROOT);
-    const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
-    const tarball = join(work, info.filename);
+    // `npm pack`, or the tarball `npm test` packed once (test/helpers/built.ts)
+    const tarball = packedTarball(work);
     await Promise.all(
       APPS.map(async (app) => {
         const folder = join(work, app.name);

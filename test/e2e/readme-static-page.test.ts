@@ -6,13 +6,14 @@
  * into the folder's node_modules.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '../../src/testing/person.js';
 import { freePort } from '../helpers/ports.js';
@@ -74,7 +75,7 @@ before(async () => {
   folder = mkdtempSync(join(tmpdir(), 'esign-readme-'));
   writeFileSync(join(folder, 'index.html'), ports(page.text));
   // `npm install esign-elements`, for what the page loads: the package's CDN build
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  await cdnBuild();
   mkdirSync(join(folder, 'node_modules/esign-elements/dist'), { recursive: true });
   cpSync(join(ROOT, 'dist/cdn'), join(folder, 'node_modules/esign-elements/dist/cdn'), { recursive: true });
 

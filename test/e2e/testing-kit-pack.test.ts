@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { packedTarball } from '../helpers/built.js';
 import { CHROMIUM_PATH } from '../helpers/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,16 +36,15 @@ const installed = (name: string): string => JSON.parse(readFileSync(join(ROOT, '
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'esign-kit-pack-'));
-  // prepack (the full build) prints to stdout before npm's JSON
-  const out = npm(['pack', '--json', '--pack-destination', work], ROOT);
-  const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
+  // `npm pack`, or the tarball `npm test` packed once (test/helpers/built.ts)
+  const tarball = packedTarball(work);
   folder = join(work, 'my-app');
   mkdirSync(folder);
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, type: 'module' }));
   npm(
     [
       'install',
-      join(work, info.filename),
+      tarball,
       `@playwright/test@${installed('@playwright/test')}`,
       `typescript@${installed('typescript')}`,
       `@types/node@${installed('@types/node')}`,

@@ -1,16 +1,18 @@
 /**
- * The package as a consumer gets it: `npm pack` (its prepack runs the full build), then the tarball is checked with
- * publint and arethetypeswrong (ESM-only profile), its manifest paths and editor data are checked against its own
- * files, the links of its README against its own files, and it is installed into an empty project (production
+ * The package as a consumer gets it: `npm pack` (its prepack runs the full build; under `npm test`, the tarball its
+ * pack stage made once after the build), then the tarball is checked with publint and arethetypeswrong (ESM-only
+ * profile), its manifest paths and editor data are checked against its own files, the links of its README against
+ * its own files, and it is installed into an empty project (production
  * install, registry for the dependencies, scripts allowed as a consumer's install allows them) to see that npm has
  * nothing to warn about, what a browser project pulls in and that `esign-emulator` / `esign-token-proxy` start from it.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { packedTarball } from '../helpers/built.js';
 
 /** Packages that only a server needs: none may reach a browser project's install. */
 const SERVER_ONLY = ['hono', '@hono/node-server', 'ioredis', 'redis', '@redis/client', '@lit/task', 'oauth4webapi'];
@@ -22,8 +24,6 @@ let unpacked: string;
 let consumer: string;
 let packInfo: { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
 
-const npm = (args: string[], cwd: string): string =>
-  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 const bin = (path: string, args: string[]): { ok: boolean; out: string } => {
   try {
     return { ok: true, out: execFileSync(process.execPath, [path, ...args], { encoding: 'utf8', stdio: 'pipe' }) };
@@ -32,21 +32,25 @@ const bin = (path: string, args: string[]): { ok: boolean; out: string } => {
     return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
   }
 };
+/** Every file under `dir`, by its path inside it, as npm pack lists them. */
+const filesUnder = (dir: string, prefix = ''): Array<{ path: string; size: number }> =>
+  readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(dir, join(prefix, entry.name)) : [{ path: join(prefix, entry.name), size: statSync(join(dir, prefix, entry.name)).size }],
+  );
 const pkgJson = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'esign-pack-'));
-  // prepack (the full build) prints to stdout before npm's JSON
-  const out = npm(['pack', '--json', '--pack-destination', work], process.cwd());
-  const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
-  packInfo = info;
-  tarball = join(work, info.filename);
+  // `npm pack` (or the tarball `npm test` packed once for every test that installs it: test/helpers/built.ts)
+  tarball = packedTarball(work);
   unpacked = join(work, 'unpacked');
   execFileSync('mkdir', ['-p', unpacked]);
   execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
   unpacked = join(unpacked, 'package');
+  const files = filesUnder(unpacked);
+  packInfo = { size: statSync(tarball).size, unpackedSize: files.reduce((sum, f) => sum + f.size, 0), entryCount: files.length, files };
   console.log(
-    `tarball ${info.filename}: ${(info.size / 1024).toFixed(1)} KiB packed, ${(info.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${info.entryCount} files`,
+    `tarball ${basename(tarball)}: ${(packInfo.size / 1024).toFixed(1)} KiB packed, ${(packInfo.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${packInfo.entryCount} files`,
   );
 });
 

@@ -3,12 +3,12 @@
  * the real emulator and the real token proxy on other origins, Chromium driven by playwright-core.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '../../packages/testing/src/person.js';
 import { PEOPLE, startEsignServices, type EsignServices } from '@esign-elements/testing';
@@ -33,7 +33,7 @@ function page(body: string): string {
 before(async () => {
   // the CDN build exactly as `npm run build:cdn` makes it (an entry and the chunks it imports relative to its own
   // URL), served as a folder, as a CDN serves it: what a static page would load
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  await cdnBuild();
   let markup = '';
   site = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;

@@ -4,11 +4,11 @@
  * frame that never loads. The policy the kit prints is enough (testing-kit.test.ts); here each part is left out.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PEOPLE, startEsignServices, type EsignServices } from '@esign-elements/testing';
 import { consent, signInWithPopup } from '../../packages/testing/src/person.js';
+import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 
 let services: EsignServices;
@@ -17,7 +17,7 @@ let browser: Browser;
 const BASE = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'";
 
 before(async () => {
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  await cdnBuild();
   services = await startEsignServices();
   browser = await chromium.launch(chromiumLaunchOptions());
 });

@@ -7,14 +7,15 @@
  * `npm install esign-elements` is a link to this package (its built dist/).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { sectionBlocks, shellWords, startNode } from '../helpers/doc-steps.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,44 +24,10 @@ let folder: string;
 let browser: Browser;
 let pageUrl: string;
 
-/** The code blocks of the guide's section that starts with `heading`, in order. */
-function sectionBlocks(doc: string, heading: string): Array<{ lang: string; text: string }> {
-  const text = readFileSync(join(ROOT, doc), 'utf8');
-  const start = text.indexOf(heading);
-  assert.ok(start >= 0, `${doc} has the section "${heading}"`);
-  const section = text.slice(start, text.indexOf('\n## ', start + heading.length));
-  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
-}
-
-/** One shell command (continuation lines joined) as its environment assignments and words; no quoting is used. */
-function shellWords(line: string): { env: Record<string, string>; words: string[] } {
-  const env: Record<string, string> = {};
-  const words = line.trim().replace(/\s*&$/, '').split(/\s+/);
-  while (words[0] && /^[A-Z_]+=/.test(words[0])) {
-    const [name, ...value] = words.shift()!.split('=');
-    env[name!] = value.join('=');
-  }
-  return { env, words };
-}
-
-function start(command: string[], env: Record<string, string>, ready: RegExp): Promise<void> {
-  const child = spawn(process.execPath, command, { cwd: folder, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (ready.test(output)) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}: ${output}`)));
-    setTimeout(() => reject(new Error(`${command.join(' ')} did not start: ${output}`)), 60_000).unref();
-  });
-}
-
 before(async () => {
   const blocks = sectionBlocks('docs/guides/token-proxy.md', '## Beside a dev server');
+  const start = (command: string[], env: Record<string, string>, ready: RegExp): Promise<void> =>
+    startNode(command, { cwd: folder, env: { ...env, NO_COLOR: '1' }, ready, children, timeoutMs: 60_000 });
   const config = blocks.find((b) => b.lang === 'ts' && b.text.startsWith('// vite.config.ts'));
   const tags = blocks.find((b) => b.lang === 'html');
   const commands = blocks.find((b) => b.lang === 'sh');

@@ -5,9 +5,9 @@
  * come from Debian's packages (test/helpers/engines.ts); a missing one fails the test.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
+import { cdnBuild } from '../helpers/built.js';
 import { openEnginePage } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
 
@@ -16,7 +16,7 @@ let pageUrl: string;
 
 before(async () => {
   // the CDN build exactly as `npm run build:cdn` makes it, which the test kit's site serves
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  await cdnBuild();
   esign = await startEsignServices();
   pageUrl = esign.servePage(`<h1>Contracts</h1>
 <esign-connect id="esign" ${esign.connectAttributes}></esign-connect>

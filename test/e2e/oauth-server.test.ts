@@ -8,12 +8,12 @@
  * by RFC 7662 introspection and its own events.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
 import { generateCookieKey, type TokenProxyOptions } from '@esign-elements/token-proxy';
@@ -35,7 +35,7 @@ const proxyPorts: number[] = [];
 before(async () => {
   // the CDN build (an entry and the chunks it imports relative to its own URL), served as a folder as a CDN
   // does; read once, so another build of dist/ meanwhile does not change what this page loads
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  await cdnBuild();
   const scripts = new Map<string, string>();
   for (const folder of ['cdn', 'cdn/chunks']) {
     for (const name of existsSync(`dist/${folder}`) ? readdirSync(`dist/${folder}`) : []) {

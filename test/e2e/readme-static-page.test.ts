@@ -6,15 +6,17 @@
  * into the folder's node_modules.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { sectionBlocks, shellWords, startNode } from '../helpers/doc-steps.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,48 +25,11 @@ let folder: string;
 let browser: Browser;
 let pageUrl: string;
 
-/** The code blocks of the README section that starts with `heading`, in order, by language. */
-function readmeBlocks(heading: string): Array<{ lang: string; text: string }> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(heading);
-  assert.ok(start >= 0, `the README has the section "${heading}"`);
-  const section = readme.slice(start, readme.indexOf('\n#', start + heading.length));
-  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
-}
-
-/** Splits one shell command line into its environment assignments and words (no quoting is used in the README). */
-function shellWords(line: string): { env: Record<string, string>; words: string[] } {
-  const env: Record<string, string> = {};
-  const words = line.trim().replace(/\s*&$/, '').split(/\s+/);
-  while (words[0] && /^[A-Z_]+=/.test(words[0])) {
-    const [name, ...value] = words.shift()!.split('=');
-    env[name!] = value.join('=');
-  }
-  return { env, words };
-}
-
-function start(cli: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<void> {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, cli), ...args], {
-    cwd: folder,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (ready.test(output)) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${cli} exited with ${code}: ${output}`)));
-    setTimeout(() => reject(new Error(`${cli} did not start: ${output}`)), 30_000).unref();
-  });
-}
-
 before(async () => {
-  const blocks = readmeBlocks('## Try it on your machine');
+  const blocks = sectionBlocks('README.md', '## Try it on your machine', '\n#');
+  const tsx = ['--import', import.meta.resolve('tsx')];
+  const start = (cli: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<void> =>
+    startNode([...tsx, join(ROOT, cli), ...args], { cwd: folder, env, ready, children, timeoutMs: 30_000 });
   const page = blocks.find((b) => b.lang === 'html');
   const commands = blocks.find((b) => b.lang === 'sh');
   assert.ok(page && commands, 'the section has the page and the commands');
@@ -74,7 +39,7 @@ before(async () => {
   folder = mkdtempSync(join(tmpdir(), 'esign-readme-'));
   writeFileSync(join(folder, 'index.html'), ports(page.text));
   // `npm install esign-elements`, for what the page loads: the package's CDN build
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { cwd: ROOT, stdio: 'pipe' });
+  await cdnBuild();
   mkdirSync(join(folder, 'node_modules/esign-elements/dist'), { recursive: true });
   cpSync(join(ROOT, 'dist/cdn'), join(folder, 'node_modules/esign-elements/dist/cdn'), { recursive: true });
 

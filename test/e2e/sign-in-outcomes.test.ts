@@ -8,7 +8,6 @@
  *   "Connecting…" with `origin_not_allowed`, and the proxy's log line names the reason.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
 import { generateCookieKey } from '@esign-elements/token-proxy';
 import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
+import { cdnBuild } from '../helpers/built.js';
 import { openEnginePage, type EnginePage } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
 
@@ -35,7 +35,7 @@ let refusedUrl: string;
 const logLines: string[] = [];
 
 before(async () => {
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  await cdnBuild();
   esign = await startEsignServices();
   folder = mkdtempSync(join(tmpdir(), 'esign-outcomes-'));
   cpSync('dist/cdn', join(folder, 'cdn'), { recursive: true });

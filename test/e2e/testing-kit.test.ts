@@ -4,7 +4,6 @@
  * end (the signer on the emailed link, an invited member), the clock and a fault. Real sockets, real Chromium.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { EsignError } from '../../src/core/errors.js';
 import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
 import { signInWithPopup, signInWithRedirect } from '../../packages/testing/src/person.js';
+import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 
 let services: EsignServices;
@@ -53,7 +53,7 @@ async function envelopeFor(signerEmail: string, subject: string): Promise<string
 
 before(async () => {
   // the kit serves the package's CDN build: the one of this checkout's sources
-  execFileSync(process.execPath, ['scripts/build-cdn.mjs'], { stdio: 'pipe' });
+  await cdnBuild();
   services = await startEsignServices({ appName: 'Kit test app' });
   browser = await chromium.launch(chromiumLaunchOptions());
 });

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,14 +15,36 @@ export const PACKAGES = [
 ] as const;
 export type PackageName = (typeof PACKAGES)[number];
 
+/** The folder of each package in this checkout. */
+const FOLDERS: Record<PackageName, string> = {
+  '@esign-elements/shared': 'packages/shared',
+  '@esign-elements/emulator': 'packages/emulator',
+  '@esign-elements/token-proxy': 'packages/token-proxy',
+  '@esign-elements/testing': 'packages/testing',
+  'esign-elements': '.',
+};
+
+/** The file name `npm pack` gives the package in `folder`. */
+function tarballName(folder: string): string {
+  const { name, version } = JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as { name: string; version: string };
+  return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
+}
+
 /**
  * `npm pack` of `names` (default: all five) into `destination`, as npm publishes them (prepack builds each first);
- * returns each one's tarball path. @esign-elements/shared is not on the registry before the first release: a consumer
+ * returns each one's tarball path. Under `npm test` the pack stage packed them once after the one build
+ * (`ESIGN_PACK_DIR`, scripts/test.mjs): those are copied instead. @esign-elements/shared is not on the registry before the first release: a consumer
  * install of any other package here names its tarball too.
  */
 export function packPackages(destination: string, names: readonly PackageName[] = PACKAGES): Record<PackageName, string> {
   const tarballs = {} as Record<PackageName, string>;
   for (const name of PACKAGES.filter((p) => names.includes(p))) {
+    const packed = process.env['ESIGN_PACK_DIR'] && join(process.env['ESIGN_PACK_DIR'], tarballName(FOLDERS[name]));
+    if (packed && existsSync(packed)) {
+      tarballs[name] = join(destination, tarballName(FOLDERS[name]));
+      copyFileSync(packed, tarballs[name]);
+      continue;
+    }
     const args = ['pack', '--json', '--pack-destination', destination, ...(name === 'esign-elements' ? [] : ['-w', name])];
     // prepack (a build) prints to stdout before npm's JSON
     const out = execFileSync('npm', args, {

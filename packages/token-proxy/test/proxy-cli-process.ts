@@ -1,5 +1,6 @@
 /** The esign-token-proxy CLI as a child process (a replica), for the operations suites: its output, its JSON log lines, a signal. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { createEmulator } from '@esign-elements/emulator';
 import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
@@ -37,8 +38,19 @@ export class CliStartError extends Error {
   }
 }
 
-/** Every CLI started and not yet gone: killed when this test process exits, however it ends (a failed test included). */
+/**
+ * Every CLI started and not yet gone: killed once the file's tests are done, however they ended. A CLI a failed test
+ * left running (started after its test timed out, or one of three when another failed to start) would otherwise
+ * keep this process, and the whole node suite behind it, waiting for ever: its pipes hold the event loop open, so
+ * 'exit' alone never comes.
+ */
 const live = new Set<ChildProcess>();
+after(() => {
+  for (const child of live) {
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+  }
+});
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });

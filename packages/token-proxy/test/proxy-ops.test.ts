@@ -269,7 +269,13 @@ describe('esign-token-proxy start-up', () => {
     }
     // this Redis has no such user: the CLI stops at start with one line that names the store without its password
     const url = redis.url.replace('redis://', 'redis://ops:hunter2-redis-password@');
-    await assert.rejects(startCli(emulator, KEY, ['--store', url]), (error: CliStartError) => {
+    // a CLI that starts anyway is stopped before the assertion fails, or it would keep this file's process (and the
+    // whole node suite) waiting for ever
+    const refused = startCli(emulator, KEY, ['--store', url]).then(async (started) => {
+      await started.stop();
+      return started;
+    });
+    await assert.rejects(refused, (error: CliStartError) => {
       assert.equal(error.code, 1, error.message);
       assert.match(error.stderr, new RegExp(`^esign-token-proxy: --store redis://127\\.0\\.0\\.1:${redis.port}: Redis refused the user name or password`));
       assert.equal(error.stderr.trimEnd().split('\n').length, 1, error.stderr);

@@ -64,11 +64,18 @@ async function startReplica(emu: Emulator, extra: string[] = []): Promise<Replic
   let url: string | undefined;
   while (!url) {
     url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`replica did not start: ${out}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // one that is slow to start is stopped, or its pipes would keep this file's process (and the node suite) open
+      child.kill('SIGKILL');
+      throw new Error(`replica did not start: ${out}`);
+    }
     if (!url) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const callbackUrl = /redirect URI to register at the service: (\S+)/.exec(out)?.[1];
-  if (!callbackUrl) throw new Error(`replica printed no callback: ${out}`);
+  if (!callbackUrl) {
+    child.kill('SIGKILL');
+    throw new Error(`replica printed no callback: ${out}`);
+  }
   // the sign-in a page starts through this replica comes back to its callback
   emu.registerRedirectUri(DEMO_LOGIN.clientId, callbackUrl);
   const replica: Replica = {

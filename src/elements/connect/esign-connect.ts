@@ -6,7 +6,8 @@ import { connectMessages } from './esign-connect.messages.js';
 import { connectStyles } from './esign-connect.styles.js';
 import { DEFAULT_SCOPE, SessionHost, type ConnectStatus } from './session-host.js';
 import { LocalizeController } from '../shared/localize.js';
-import { answerSessionRequests, type SessionProvider } from '../shared/session-context.js';
+import { ContextProvider } from '@lit/context';
+import { sessionContext, type SessionProvider } from '../shared/session-context.js';
 import { icon, alertIcon, checkIcon, linkIcon } from '../shared/icons.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
@@ -141,8 +142,8 @@ export class EsignConnect extends EsignElement implements SessionProvider {
 
   constructor() {
     super();
-    // offers this element as the session of the elements inside it (context)
-    answerSessionRequests(this);
+    // offers this element as the session of the elements inside it (not to itself)
+    new ContextProvider(this, { context: sessionContext, initialValue: this });
     // a replaced button's focus goes to the one that took its place (Connect → Connecting… → Disconnect → Connect)
     new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('[part~="button"]'));
   }

@@ -53,23 +53,26 @@ export type { ConnectStatus } from './session-host.js';
  *
  */
 export class EsignConnect extends EsignElement implements SessionProvider {
-  static override properties: PropertyDeclarations = {
-    clientId: { attribute: 'client-id', reflect: true },
-    baseUrl: { attribute: 'base-url', reflect: true },
-    tokenEndpoint: { attribute: 'token-endpoint', reflect: true },
-    revocationEndpoint: { attribute: 'revocation-endpoint' },
-    loginEndpoint: { attribute: 'login-endpoint' },
-    authorizationEndpoint: { attribute: 'authorization-endpoint' },
-    issuer: {},
-    refreshTokens: { attribute: 'refresh-tokens' },
-    redirectUri: { attribute: 'redirect-uri' },
-    scope: {},
-    spaceId: { attribute: 'space-id' },
-    loginHint: { attribute: 'login-hint' },
-    mode: {},
-    storage: {},
-    operatorUserId: { attribute: 'operator-user-id' },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      clientId: { attribute: 'client-id', reflect: true },
+      baseUrl: { attribute: 'base-url', reflect: true },
+      tokenEndpoint: { attribute: 'token-endpoint', reflect: true },
+      revocationEndpoint: { attribute: 'revocation-endpoint' },
+      loginEndpoint: { attribute: 'login-endpoint' },
+      authorizationEndpoint: { attribute: 'authorization-endpoint' },
+      issuer: {},
+      refreshTokens: { attribute: 'refresh-tokens' },
+      redirectUri: { attribute: 'redirect-uri' },
+      scope: {},
+      spaceId: { attribute: 'space-id' },
+      loginHint: { attribute: 'login-hint' },
+      mode: {},
+      storage: {},
+      operatorUserId: { attribute: 'operator-user-id' },
+    };
+  }
 
   static override styles = [buttonStyles, visuallyHiddenStyles, connectStyles];
 

@@ -80,15 +80,18 @@ const optionalNumber = {
  *
  */
 export class EsignUploader extends UploaderFormControl {
-  static override properties: PropertyDeclarations = {
-    connect: { reflect: true },
-    accept: {},
-    maxSize: { attribute: 'max-size', converter: optionalNumber },
-    maxFiles: { attribute: 'max-files', converter: optionalNumber },
-    multiple: { type: Boolean, reflect: true },
-    disabled: { type: Boolean, reflect: true },
-    persistKey: { attribute: 'persist-key' },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      connect: { reflect: true },
+      accept: {},
+      maxSize: { attribute: 'max-size', converter: optionalNumber },
+      maxFiles: { attribute: 'max-files', converter: optionalNumber },
+      multiple: { type: Boolean, reflect: true },
+      disabled: { type: Boolean, reflect: true },
+      persistKey: { attribute: 'persist-key' },
+    };
+  }
 
   static override styles = [buttonStyles, visuallyHiddenStyles, uploaderStyles, progressStyles, listStyles];
 

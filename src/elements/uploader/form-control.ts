@@ -11,10 +11,13 @@ import { EsignElement } from '../shared/element.js';
 export abstract class UploaderFormControl extends EsignElement {
   static formAssociated = true;
 
-  static override properties: PropertyDeclarations = {
-    required: { type: Boolean, reflect: true },
-    name: { reflect: true },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      required: { type: Boolean, reflect: true },
+      name: { reflect: true },
+    };
+  }
 
   /** In a form: the form is invalid until a file is uploaded. */
   required = false;

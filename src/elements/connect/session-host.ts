@@ -21,20 +21,25 @@ export type ConnectNotice = '' | 'signedInClose' | 'sessionExpired';
 
 /** What the controller reads on its element: the settings. The state it renders is the controller's. */
 export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
+  /** The settings of `<esign-connect>` of the same names (docs/elements.md); these three are required. */
   clientId: string;
   baseUrl: string;
   tokenEndpoint: string;
-  revocationEndpoint: string;
-  loginEndpoint: string;
-  authorizationEndpoint: string;
-  issuer: string;
-  refreshTokens: RefreshTokenHolder;
-  redirectUri: string;
-  scope: string;
-  spaceId: string;
-  loginHint: string;
-  mode: ConnectMode;
-  storage: StorageKind;
+  revocationEndpoint?: string | undefined;
+  loginEndpoint?: string | undefined;
+  authorizationEndpoint?: string | undefined;
+  issuer?: string | undefined;
+  /** Default `proxy`. */
+  refreshTokens?: RefreshTokenHolder | undefined;
+  redirectUri?: string | undefined;
+  /** Default `envelope:create envelope:read`. */
+  scope?: string | undefined;
+  spaceId?: string | undefined;
+  loginHint?: string | undefined;
+  /** Default `popup`. */
+  mode?: ConnectMode | undefined;
+  /** Default `indexeddb`. */
+  storage?: StorageKind | undefined;
 }
 
 /** What the element shows: where it is in the flow, the last error, a notice, and whether a popup was blocked. */
@@ -177,7 +182,7 @@ export class SessionHost implements ReactiveController {
     const refused = this.#applied?.refused;
     // settings that are missing or refused open no window: the error, visible as it is
     if (refused) return Promise.reject(this.#fail(refused));
-    const mode = options.mode ?? this.#host.mode;
+    const mode = options.mode ?? this.#host.mode ?? 'popup';
     // the popup must open synchronously in the click, before any await (even the login flow's module), or browsers block it
     const popup = mode === 'popup' ? openPopup('esign-connect', POPUP_FEATURES) : null;
     this.pending?.cancel(new EsignError('aborted', 'A new sign-in was started.'));
@@ -351,8 +356,9 @@ export class SessionHost implements ReactiveController {
         throw new EsignError('invalid_config', `${name} is not a valid URL: ${value}`);
       }
     };
-    if (this.#host.mode !== 'popup' && this.#host.mode !== 'redirect') {
-      throw new EsignError('invalid_config', `mode must be "popup" or "redirect", not "${String(this.#host.mode)}".`);
+    const mode = this.#host.mode ?? 'popup';
+    if (mode !== 'popup' && mode !== 'redirect') {
+      throw new EsignError('invalid_config', `mode must be "popup" or "redirect", not "${String(mode)}".`);
     }
     const here = new URL(location.href);
     here.search = '';
@@ -363,8 +369,8 @@ export class SessionHost implements ReactiveController {
       tokenEndpoint: resolve(this.#host.tokenEndpoint, 'token-endpoint'),
       redirectUri: this.#host.redirectUri ? resolve(this.#host.redirectUri, 'redirect-uri') : here.href,
       scope: this.#host.scope || DEFAULT_SCOPE,
-      storage: this.#host.storage,
-      refreshTokens: this.#host.refreshTokens,
+      storage: this.#host.storage ?? 'indexeddb',
+      refreshTokens: this.#host.refreshTokens ?? 'proxy',
     };
     if (this.#host.revocationEndpoint) config.revocationEndpoint = resolve(this.#host.revocationEndpoint, 'revocation-endpoint');
     if (this.#host.loginEndpoint) config.loginEndpoint = resolve(this.#host.loginEndpoint, 'login-endpoint');

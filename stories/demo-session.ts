@@ -10,6 +10,10 @@ import { demo } from './demo-config.js';
 
 type DemoSession = SessionInfo;
 
+/**
+ * @attr base-url - The emulator to ask (default: the demo's).
+ * @attr fault - A test fault (JSON, the emulator's `/__emulator/faults` body) registered before any call.
+ */
 export class EsignDemoSession extends HTMLElement implements SessionProvider {
   #token: Promise<string> | undefined;
   #session: DemoSession | undefined;

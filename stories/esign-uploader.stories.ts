@@ -24,6 +24,8 @@ const log = (e: CustomEvent) => console.info(e.type, e.type === 'esign-error' ? 
 /**
  * A stand-in session for the states that need one but should not touch the network: its token never
  * comes (uploads stay "on their way") or is refused (uploads fail).
+ *
+ * @attr behaviour - `refuse`: its token is refused (uploads fail); else it never comes.
  */
 class DemoSession extends HTMLElement {
   readonly baseUrl = demo.baseUrl;

@@ -4,9 +4,10 @@ import type { ConnectMode, RefreshTokenHolder, SessionInfo } from '../../core/se
 import type { StorageKind } from '../../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';
 import { connectStyles } from './esign-connect.styles.js';
-import { DEFAULT_SCOPE, SessionHost, type ConnectNotice, type ConnectStatus } from './session-host.js';
+import { DEFAULT_SCOPE, SessionHost, type ConnectStatus } from './session-host.js';
 import { LocalizeController } from '../shared/localize.js';
-import { answerSessionRequests, type SessionProvider } from '../shared/session-context.js';
+import { ContextProvider } from '@lit/context';
+import { sessionContext, type SessionProvider } from '../shared/session-context.js';
 import { icon, alertIcon, checkIcon, linkIcon } from '../shared/icons.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
@@ -52,27 +53,26 @@ export type { ConnectStatus } from './session-host.js';
  *
  */
 export class EsignConnect extends EsignElement implements SessionProvider {
-  static override properties: PropertyDeclarations = {
-    clientId: { attribute: 'client-id', reflect: true },
-    baseUrl: { attribute: 'base-url', reflect: true },
-    tokenEndpoint: { attribute: 'token-endpoint', reflect: true },
-    revocationEndpoint: { attribute: 'revocation-endpoint' },
-    loginEndpoint: { attribute: 'login-endpoint' },
-    authorizationEndpoint: { attribute: 'authorization-endpoint' },
-    issuer: {},
-    refreshTokens: { attribute: 'refresh-tokens' },
-    redirectUri: { attribute: 'redirect-uri' },
-    scope: {},
-    spaceId: { attribute: 'space-id' },
-    loginHint: { attribute: 'login-hint' },
-    mode: {},
-    storage: {},
-    operatorUserId: { attribute: 'operator-user-id' },
-    _status: { state: true, attribute: false },
-    _error: { state: true, attribute: false },
-    _popupBlocked: { state: true, attribute: false },
-    _notice: { state: true, attribute: false },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      clientId: { attribute: 'client-id', reflect: true },
+      baseUrl: { attribute: 'base-url', reflect: true },
+      tokenEndpoint: { attribute: 'token-endpoint', reflect: true },
+      revocationEndpoint: { attribute: 'revocation-endpoint' },
+      loginEndpoint: { attribute: 'login-endpoint' },
+      authorizationEndpoint: { attribute: 'authorization-endpoint' },
+      issuer: {},
+      refreshTokens: { attribute: 'refresh-tokens' },
+      redirectUri: { attribute: 'redirect-uri' },
+      scope: {},
+      spaceId: { attribute: 'space-id' },
+      loginHint: { attribute: 'login-hint' },
+      mode: {},
+      storage: {},
+      operatorUserId: { attribute: 'operator-user-id' },
+    };
+  }
 
   static override styles = [buttonStyles, visuallyHiddenStyles, connectStyles];
 
@@ -132,31 +132,21 @@ export class EsignConnect extends EsignElement implements SessionProvider {
 
   /** Where the element is in the flow: `idle`, `connecting`, `connected` or `error`. */
   get status(): ConnectStatus {
-    return this._status;
+    return this.#session.status;
   }
-
-  /** @internal The status (reactive state, set by the session host). */
-  _status: ConnectStatus = 'idle';
 
   /** The last error, while in the `error` status. */
   get error(): EsignError | undefined {
-    return this._error;
+    return this.#session.error;
   }
-
-  /** @internal The last error (reactive state). */
-  _error: EsignError | undefined;
-  /** @internal The browser blocked the login popup (reactive state). */
-  _popupBlocked = false;
-  /** @internal A term key of connectMessages shown beside the button, or '' (reactive state). */
-  _notice: ConnectNotice = '';
 
   readonly #t = new LocalizeController(this, connectMessages);
   readonly #session = new SessionHost(this);
 
   constructor() {
     super();
-    // offers this element as the session of the elements inside it (context)
-    answerSessionRequests(this);
+    // offers this element as the session of the elements inside it (not to itself)
+    new ContextProvider(this, { context: sessionContext, initialValue: this });
     // a replaced button's focus goes to the one that took its place (Connect → Connecting… → Disconnect → Connect)
     new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('[part~="button"]'));
   }
@@ -204,7 +194,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
 
   /** The error as the user should read it: a localized term for known codes, else the error's message. */
   #errorText(): string {
-    const error = this._error;
+    const error = this.error;
     if (!error) return this.#t.term('somethingWrong');
     // a refused redirect address: the user's words here, the address and the registered ones under it (#errorDetail)
     if (error.serviceCode === 'invalid_redirect_uri') return this.#t.term('invalid_redirect_uri');
@@ -213,7 +203,8 @@ export class EsignConnect extends EsignElement implements SessionProvider {
   }
 
   #liveText(): string {
-    if (this._notice) return this.#t.term(this._notice);
+    const notice = this.#session.notice;
+    if (notice) return this.#t.term(notice);
     switch (this.status) {
       case 'connecting':
         return this.#t.term('connectingLive');
@@ -231,7 +222,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
         return html`
           <button part="button" aria-busy="true" aria-disabled="true"><span class="spinner" aria-hidden="true"></span>${t('connecting')}</button>
           ${this.#session.pending ? html`<button part="button" class="secondary" @click=${() => this.cancel()}>${t('cancel')}</button>` : nothing}
-          ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
+          ${this.#renderNotice()}
         `;
       case 'connected':
         return html`
@@ -244,7 +235,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
           <p part="error">${icon(alertIcon)}<span>${this.#errorText()}${detail ? html`<span class="detail">${detail}</span>` : nothing}</span></p>
           <button part="button" @click=${() => void this.connect().catch(() => undefined)}>${t('retry')}</button>
           ${
-            this._popupBlocked
+            this.#session.popupBlocked
               ? html`<button part="button fallback" class="secondary" @click=${() => void this.connect({ mode: 'redirect' }).catch(() => undefined)}>
                 ${t('continueHere')}
               </button>`
@@ -257,9 +248,14 @@ export class EsignConnect extends EsignElement implements SessionProvider {
           <button part="button" @click=${() => void this.connect().catch(() => undefined)} @pointerenter=${this.#session.preloadSignIn} @focus=${this.#session.preloadSignIn}>
             ${icon(linkIcon)}${t('connect')}
           </button>
-          ${this._notice ? html`<span part="status">${t(this._notice)}</span>` : nothing}
+          ${this.#renderNotice()}
         `;
     }
+  }
+
+  #renderNotice() {
+    const notice = this.#session.notice;
+    return notice ? html`<span part="status">${this.#t.term(notice)}</span>` : nothing;
   }
 
   /** Who is connected, and to which Space, in the service's names when it gave them (optional fields, read defensively). */
@@ -277,7 +273,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
 
   /** The technical detail under a localized error: the address a refused redirect used, or a setup mistake's exact reason. */
   #errorDetail(): string {
-    const error = this._error;
+    const error = this.error;
     // the settings to change, with this page's values (the proxy's own words, as its refusal page says them)
     const technical = error?.code === 'origin_not_allowed' || error?.code === 'cookie_blocked';
     return error?.serviceCode === 'invalid_redirect_uri' || error?.directive || technical ? error!.message : '';

@@ -19,27 +19,37 @@ export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 /** A term of connectMessages shown beside the button, or none. */
 export type ConnectNotice = '' | 'signedInClose' | 'sessionExpired' | 'refresh_interrupted';
 
-/** What the controller reads and sets on its element: the settings, and the state the element renders. */
+/** What the controller reads on its element: the settings. The state it renders is the controller's. */
 export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
+  /** The settings of `<esign-connect>` of the same names (docs/elements.md); these three are required. */
   clientId: string;
   baseUrl: string;
   tokenEndpoint: string;
-  revocationEndpoint: string;
-  loginEndpoint: string;
-  authorizationEndpoint: string;
-  issuer: string;
-  refreshTokens: RefreshTokenHolder;
-  redirectUri: string;
-  scope: string;
-  spaceId: string;
-  loginHint: string;
-  mode: ConnectMode;
-  storage: StorageKind;
-  readonly status: ConnectStatus;
-  _status: ConnectStatus;
-  _error: EsignError | undefined;
-  _popupBlocked: boolean;
-  _notice: ConnectNotice;
+  revocationEndpoint?: string | undefined;
+  loginEndpoint?: string | undefined;
+  authorizationEndpoint?: string | undefined;
+  issuer?: string | undefined;
+  /** Default `proxy`. */
+  refreshTokens?: RefreshTokenHolder | undefined;
+  redirectUri?: string | undefined;
+  /** Default `envelope:create envelope:read`. */
+  scope?: string | undefined;
+  spaceId?: string | undefined;
+  loginHint?: string | undefined;
+  /** Default `popup`. */
+  mode?: ConnectMode | undefined;
+  /** Default `indexeddb`. */
+  storage?: StorageKind | undefined;
+}
+
+/** What the element shows: where it is in the flow, the last error, a notice, and whether a popup was blocked. */
+export interface ConnectState {
+  status: ConnectStatus;
+  /** The last error, while `status` is `error` (and the reason a token cannot be had). */
+  error: EsignError | undefined;
+  notice: ConnectNotice;
+  /** The browser blocked the sign-in window: the element offers to continue in this tab. */
+  popupBlocked: boolean;
 }
 
 export const DEFAULT_SCOPE = 'envelope:create envelope:read';
@@ -67,6 +77,33 @@ const POPUP_FEATURES = 'popup,width=520,height=720';
 export class SessionHost implements ReactiveController {
   readonly #host: ConnectHost;
   readonly #network: OnlineController;
+  #state: ConnectState = { status: 'idle', error: undefined, notice: '', popupBlocked: false };
+
+  /** Where the flow is: `idle`, `connecting`, `connected` or `error`. */
+  get status(): ConnectStatus {
+    return this.#state.status;
+  }
+
+  /** The last error, while `status` is `error`. */
+  get error(): EsignError | undefined {
+    return this.#state.error;
+  }
+
+  /** A term of the element's words to show beside the button ('' for none). */
+  get notice(): ConnectNotice {
+    return this.#state.notice;
+  }
+
+  /** The browser blocked the sign-in window (the element offers to continue in this tab). */
+  get popupBlocked(): boolean {
+    return this.#state.popupBlocked;
+  }
+
+  /** Changes what the element shows, and asks it to render. */
+  #set(change: Partial<ConnectState>): void {
+    this.#state = { ...this.#state, ...change };
+    this.#host.requestUpdate();
+  }
 
   constructor(host: ConnectHost) {
     (this.#host = host).addController(this);
@@ -74,9 +111,8 @@ export class SessionHost implements ReactiveController {
     this.#signIn = new LazyPart(host, () => import('../../core/sign-in/login-flow.js'), undefined, false);
     this.#network = new OnlineController(host, (online) => {
       // back online: a failure that was only the network is over
-      if (online && this.#host.status === 'error' && this.#host._error?.code === 'network_error') {
-        this.#host._error = undefined;
-        this.#host._status = this.session ? 'connected' : 'idle';
+      if (online && this.status === 'error' && this.error?.code === 'network_error') {
+        this.#set({ error: undefined, status: this.session ? 'connected' : 'idle' });
         // the session manager's code could not be loaded: try again
         if (this.#managerPart.status === 'failed' && this.#host.isConnected) void this.#ready();
       }
@@ -146,22 +182,20 @@ export class SessionHost implements ReactiveController {
     const refused = this.#applied?.refused;
     // settings that are missing or refused open no window: the error, visible as it is
     if (refused) return Promise.reject(this.#fail(refused));
-    const mode = options.mode ?? this.#host.mode;
+    const mode = options.mode ?? this.#host.mode ?? 'popup';
     // the popup must open synchronously in the click, before any await (even the login flow's module), or browsers block it
     const popup = mode === 'popup' ? openPopup('esign-connect', POPUP_FEATURES) : null;
     this.pending?.cancel(new EsignError('aborted', 'A new sign-in was started.'));
     this.pending = undefined;
-    this.#host._popupBlocked = false;
-    this.#host._notice = '';
+    this.#set({ popupBlocked: false, notice: '' });
     if (mode === 'popup' && !popup) {
-      this.#host._popupBlocked = true;
+      this.#set({ popupBlocked: true });
       return Promise.reject(
         this.#fail(new EsignError('popup_blocked', 'The browser blocked the sign-in window. Allow popups for this site, or continue in this tab.')),
       );
     }
     if (popup) writeWaitingPage(popup);
-    this.#host._status = 'connecting';
-    this.#host._error = undefined;
+    this.#set({ status: 'connecting', error: undefined });
     return this.#login(mode, popup).catch((error: unknown) => {
       throw this.#fail(EsignError.from(error, 'oauth_error'));
     });
@@ -178,7 +212,7 @@ export class SessionHost implements ReactiveController {
   /** A valid access token for business calls, refreshed if it is about to expire. Rejects with `no_session` when not connected. */
   async getAccessToken(options: { forceRefresh?: boolean; signal?: AbortSignal } = {}): Promise<string> {
     const manager = await this.#ready();
-    if (!manager) throw this.#host._error ?? new EsignError('no_session', 'Not connected: connect an account first.');
+    if (!manager) throw this.error ?? new EsignError('no_session', 'Not connected: connect an account first.');
     return manager.getAccessToken(options);
   }
 
@@ -214,8 +248,8 @@ export class SessionHost implements ReactiveController {
     const settings = this.#read();
     if (settings.key === this.#applied?.key) return;
     this.#applied = settings;
-    if (this.#host._error?.code === 'invalid_config') this.#host._error = undefined;
-    if (this.#host.status === 'error') this.#host._status = 'idle';
+    if (this.error?.code === 'invalid_config') this.#set({ error: undefined });
+    if (this.status === 'error') this.#set({ status: 'idle' });
     if (settings.config) {
       void this.#init(settings.config);
       return;
@@ -223,11 +257,10 @@ export class SessionHost implements ReactiveController {
     this.#drop();
     this.#readyPromise = Promise.resolve(undefined);
     // without a manager nothing is connected here (a stored session shows again once the settings are complete)
-    if (this.#host.status === 'connected') this.#host._status = 'idle';
+    if (this.status === 'connected') this.#set({ status: 'idle' });
     const refused = settings.error;
     if (refused) {
-      this.#host._error = refused;
-      this.#host._status = 'error';
+      this.#set({ error: refused, status: 'error' });
       // after this update: a listener that corrects the settings then starts the next one
       queueMicrotask(() => {
         if (this.#applied === settings) emit(this.#host, 'esign-error', { error: refused });
@@ -289,7 +322,7 @@ export class SessionHost implements ReactiveController {
       const peeked = await peekSession(config);
       if (key !== this.#managerKey) return undefined;
       this.#peeked = peeked;
-      if (peeked && this.#host.status === 'idle') this.#host._status = 'connected';
+      if (peeked && this.status === 'idle') this.#set({ status: 'connected' });
     }
     const SessionManagerClass = (await part).SessionManager;
     if (key !== this.#managerKey) return undefined;
@@ -302,13 +335,13 @@ export class SessionHost implements ReactiveController {
     if (callback && (await this.#handleCallback(manager))) return manager;
     const session = manager.session;
     if (session) {
-      this.#host._status = 'connected';
+      this.#set({ status: 'connected' });
       emit(this.#host, 'esign-connected', { session, restored: true });
-    } else if (this.#host.status === 'connected') {
+    } else if (this.status === 'connected') {
       // the stored record showed a session that ended before the manager read it: another page disconnected (or it
       // expired there) while this page's manager was still loading, so its broadcast found no one listening. Told
       // like any other end of a session: a status change always comes with its event
-      this.#host._status = 'idle';
+      this.#set({ status: 'idle' });
       emit(this.#host, 'esign-disconnected', { reason: 'other-tab' });
     }
     return manager;
@@ -323,8 +356,9 @@ export class SessionHost implements ReactiveController {
         throw new EsignError('invalid_config', `${name} is not a valid URL: ${value}`);
       }
     };
-    if (this.#host.mode !== 'popup' && this.#host.mode !== 'redirect') {
-      throw new EsignError('invalid_config', `mode must be "popup" or "redirect", not "${String(this.#host.mode)}".`);
+    const mode = this.#host.mode ?? 'popup';
+    if (mode !== 'popup' && mode !== 'redirect') {
+      throw new EsignError('invalid_config', `mode must be "popup" or "redirect", not "${String(mode)}".`);
     }
     const here = new URL(location.href);
     here.search = '';
@@ -335,8 +369,8 @@ export class SessionHost implements ReactiveController {
       tokenEndpoint: resolve(this.#host.tokenEndpoint, 'token-endpoint'),
       redirectUri: this.#host.redirectUri ? resolve(this.#host.redirectUri, 'redirect-uri') : here.href,
       scope: this.#host.scope || DEFAULT_SCOPE,
-      storage: this.#host.storage,
-      refreshTokens: this.#host.refreshTokens,
+      storage: this.#host.storage ?? 'indexeddb',
+      refreshTokens: this.#host.refreshTokens ?? 'proxy',
     };
     if (this.#host.revocationEndpoint) config.revocationEndpoint = resolve(this.#host.revocationEndpoint, 'revocation-endpoint');
     if (this.#host.loginEndpoint) config.loginEndpoint = resolve(this.#host.loginEndpoint, 'login-endpoint');
@@ -350,12 +384,12 @@ export class SessionHost implements ReactiveController {
 
   /** Completes or relays the callback this page was loaded with (login flow). Returns true when it was ours. */
   async #handleCallback(manager: SessionManager): Promise<boolean> {
-    this.#host._status = 'connecting';
+    this.#set({ status: 'connecting' });
     try {
       const { handlePageCallback } = await this.#signIn.load();
       const outcome = await handlePageCallback(manager);
-      if (outcome === 'relayed') this.#host._notice = 'signedInClose';
-      else if (outcome === 'not-ours') this.#host._status = manager.session ? 'connected' : 'idle';
+      if (outcome === 'relayed') this.#set({ notice: 'signedInClose' });
+      else if (outcome === 'not-ours') this.#set({ status: manager.session ? 'connected' : 'idle' });
       return outcome !== 'not-ours';
     } catch (error) {
       this.#fail(EsignError.from(error, 'oauth_error'));
@@ -368,7 +402,7 @@ export class SessionHost implements ReactiveController {
     const manager = await this.#ready();
     if (!manager) {
       popup?.close();
-      throw this.#host._error ?? new EsignError('invalid_config', 'esign-connect is not configured.');
+      throw this.error ?? new EsignError('invalid_config', 'esign-connect is not configured.');
     }
     let pending: PendingLogin;
     try {
@@ -391,28 +425,28 @@ export class SessionHost implements ReactiveController {
     const change = (event as CustomEvent<SessionChange>).detail;
     switch (change.type) {
       case 'connected':
-        this.#host._status = 'connected';
-        this.#host._error = undefined;
+        this.#set({ status: 'connected', error: undefined });
         emit(this.#host, 'esign-connected', { session: change.session, restored: change.byOtherTab });
         break;
       case 'refreshed':
-        if (this.#host.status !== 'connected') {
-          this.#host._status = 'connected';
+        if (this.status !== 'connected') {
+          this.#set({ status: 'connected' });
           emit(this.#host, 'esign-connected', { session: change.session, restored: true });
         }
         emit(this.#host, 'esign-session-refreshed', { session: change.session, byOtherTab: change.byOtherTab });
         break;
       case 'disconnected':
-        this.#host._status = 'idle';
-        this.#host._notice = change.reason !== 'expired' ? '' : change.why === 'interrupted' ? 'refresh_interrupted' : 'sessionExpired';
+        this.#set({
+          status: 'idle',
+          notice: change.reason !== 'expired' ? '' : change.why === 'interrupted' ? 'refresh_interrupted' : 'sessionExpired',
+        });
         emit(this.#host, 'esign-disconnected', { reason: change.reason });
         break;
     }
   };
 
   #fail(error: EsignError): EsignError {
-    this.#host._error = error;
-    this.#host._status = 'error';
+    this.#set({ error, status: 'error' });
     emit(this.#host, 'esign-error', { error });
     return error;
   }

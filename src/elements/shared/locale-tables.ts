@@ -1,5 +1,5 @@
 import type { ConnectTerms } from '../connect/esign-connect.messages.js';
-import type { UploaderTerms, UploadListTerms } from '../uploader/esign-uploader.messages.js';
+import type { UploaderTerms } from '../uploader/esign-uploader.messages.js';
 import type { EmbeddedViewTerms } from '../embedded-view/embedded-view.messages.js';
 import type { SigningFrameTerms } from '../embedded-view/esign-signing-frame.messages.js';
 import type { ContractListTerms } from '../embedded-view/esign-contract-list.messages.js';
@@ -8,7 +8,7 @@ import type { TableId } from './messages.js';
 /** One language's text for every element; a missing term falls back to English. */
 export interface LocaleTables extends Record<TableId, object> {
   connect: Partial<ConnectTerms>;
-  uploader: Partial<UploaderTerms & UploadListTerms>;
+  uploader: Partial<UploaderTerms>;
   embeddedView: Partial<EmbeddedViewTerms>;
   signingFrame: Partial<SigningFrameTerms>;
   contractList: Partial<ContractListTerms>;

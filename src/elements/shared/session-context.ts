@@ -1,13 +1,11 @@
 /**
  * How elements find their session: nested inside an <esign-connect> (context) or `connect="ID"`.
  *
- * The context is the community context protocol (https://github.com/webcomponents-cg/community-protocols), with the
- * event and key of @lit/context. Its ContextProvider and ContextConsumer are not used: they keep subscriptions for a
- * value that changes (and a consumer registry to hand over to a nearer provider), and ours never changes, it is the
- * <esign-connect> element itself, whose own events say when its session changes. Answering the request is the
- * whole of it here.
+ * The context is @lit/context's (the community context protocol, https://github.com/webcomponents-cg/community-protocols):
+ * <esign-connect> provides itself with a `ContextProvider`, and `SessionController` asks with a `ContextConsumer`.
+ * The value never changes, it is the <esign-connect> element itself, whose own events say when its session changes.
  */
-import { ContextEvent, createContext, type ContextType } from '@lit/context';
+import { createContext } from '@lit/context';
 import type { SessionInfo } from '../../core/session/session-manager.js';
 import type { TokenSource } from '../../core/service/service-client.js';
 
@@ -29,25 +27,3 @@ export interface SessionProvider extends EventTarget, TokenSource {
  * package, or two versions) still finds the <esign-connect> of the first.
  */
 export const sessionContext = createContext<SessionProvider | undefined>('esign-session');
-
-type SessionRequest = ContextEvent<typeof sessionContext>;
-
-/** A subscriber is never called again (the value never changes), so letting go of it has nothing to do. */
-const unsubscribe = (): void => undefined;
-
-/** Makes `provider` answer the session requests of the elements inside it (not its own), as a context provider. */
-export function answerSessionRequests(provider: HTMLElement & SessionProvider): void {
-  provider.addEventListener('context-request', (event) => {
-    const request = event as SessionRequest;
-    if (request.context !== sessionContext) return;
-    // a request of the provider itself goes on to the providers above it
-    if ((request.contextTarget ?? request.composedPath()[0]) === provider) return;
-    request.stopPropagation();
-    request.callback(provider, request.subscribe ? unsubscribe : undefined);
-  });
-}
-
-/** Asks the nearest provider around `host` for the session; `callback` hears the answer, if any, at once. */
-export function requestSession(host: HTMLElement, callback: (provider: ContextType<typeof sessionContext>) => void): void {
-  host.dispatchEvent(new ContextEvent(sessionContext, host, callback));
-}

@@ -2,10 +2,13 @@
  * Finds the SessionProvider of an element (the `connect="ID"` attribute first, else the nearest
  * <esign-connect> ancestor through context) and re-renders the host when the session changes.
  */
+import { ContextConsumer } from '@lit/context';
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { requestSession, type SessionProvider } from './session-context.js';
+import { sessionContext, type SessionProvider } from './session-context.js';
 
-type Host = ReactiveControllerHost & HTMLElement & { connect?: string | null | undefined };
+/** An element that uses a session: `connect` names an <esign-connect> by id; none, the nearest around it. */
+export type SessionUserHost = ReactiveControllerHost & HTMLElement & { connect?: string | null | undefined };
+type Host = SessionUserHost;
 
 const SESSION_EVENTS = ['esign-connected', 'esign-disconnected', 'esign-session-refreshed'] as const;
 
@@ -16,10 +19,20 @@ export class SessionController implements ReactiveController {
   #watched: SessionProvider | undefined;
   #observer: MutationObserver | undefined;
   readonly #onChange = (): void => this.#host.requestUpdate();
+  /** Asks the nearest provider each time the host enters the page, and hears a nearer one that appears later. */
+  readonly #consumer: ContextConsumer<typeof sessionContext, Host>;
 
   constructor(host: Host) {
     this.#host = host;
     host.addController(this);
+    this.#consumer = new ContextConsumer(host, {
+      context: sessionContext,
+      subscribe: true,
+      callback: (provider) => {
+        this.#fromContext = provider;
+        this.#sync();
+      },
+    });
   }
 
   /** The session provider in use, if any. */
@@ -28,15 +41,9 @@ export class SessionController implements ReactiveController {
   }
 
   hostConnected(): void {
-    // asked each time the element enters the page: it may have moved under another <esign-connect>, or out of one
-    const before = this.#fromContext;
-    this.#fromContext = undefined;
-    requestSession(this.#host, (provider) => {
-      this.#fromContext = provider;
-      this.#sync();
-    });
-    if (before && !this.#fromContext) this.#sync();
+    // the consumer asks again as the element enters the page (it may have moved under another <esign-connect>)
     this.#resolveById();
+    this.#sync();
   }
 
   hostUpdate(): void {
@@ -45,6 +52,8 @@ export class SessionController implements ReactiveController {
   }
 
   hostDisconnected(): void {
+    // out of the page, no session: where it comes back, the nearest provider there answers (or none does)
+    this.#fromContext = this.#consumer.value = undefined;
     this.#observer?.disconnect();
     this.#observer = undefined;
     this.#watch(undefined);

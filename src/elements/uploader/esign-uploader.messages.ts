@@ -1,7 +1,6 @@
 import type { Messages } from '../shared/messages.js';
 
-/** What <esign-uploader> says to the user. */
-/** The drop zone's words (the first state). */
+/** What <esign-uploader> says to the user: the drop zone's words, and the file list's. */
 export interface UploaderTerms extends Record<string, string> {
   groupLabel: string;
   chooseMany: string;
@@ -15,10 +14,6 @@ export interface UploaderTerms extends Record<string, string> {
   busyValidity: string;
   requiredValidity: string;
   noFiles: string;
-}
-
-/** The words of the file list, loaded with it (esign-uploader-list.messages.ts). */
-export interface UploadListTerms extends Record<string, string> {
   filesLabel: string;
   queued: string;
   encoding: string;
@@ -84,5 +79,53 @@ export const uploaderMessages: Messages<UploaderTerms> = {
     busyValidity: 'Wait until the uploads finish.',
     requiredValidity: 'Upload at least one file.',
     noFiles: 'No files yet',
+    filesLabel: 'Files',
+    queued: 'Waiting',
+    encoding: 'Preparing…',
+    uploading: 'Uploading… {percent}%',
+    retrying: 'Trying again shortly…',
+    offline: 'Waiting for the connection',
+    done: 'Uploaded',
+    restored: 'Uploaded earlier',
+    cancelled: 'Cancelled',
+    rejected: 'Not added: {reason}',
+    failed: 'Failed: {reason}',
+    requestId: 'Request ID {id}',
+    progressOf: 'Upload of {name}',
+    overallLabel: 'All uploads',
+    overallText: '{done} of {count} uploaded',
+    cancel: 'Cancel',
+    cancelFile: 'Cancel {name}',
+    cancelAll: 'Cancel all',
+    retry: 'Retry',
+    retryFile: 'Retry {name}',
+    retryAll: 'Retry failed',
+    remove: 'Remove',
+    removeFile: 'Remove {name}',
+    liveProgress: 'Uploading: {done} of {count} files done, {percent}%',
+    liveDone_one: '{count} file uploaded',
+    liveDone_other: '{count} files uploaded',
+    liveSent_one: '{count} file sent for signing',
+    liveSent_other: '{count} files sent for signing',
+    liveFileError: '{name}: {reason}',
+    liveOffline_one: 'You are offline: {count} upload waiting for the connection',
+    liveOffline_other: 'You are offline: {count} uploads waiting for the connection',
+    liveOnline_one: 'Back online: resuming {count} upload',
+    liveOnline_other: 'Back online: resuming {count} uploads',
+    offlineNote: 'You are offline. Uploads resume by themselves when the connection is back.',
+    file_too_large: 'larger than {size}',
+    file_type_not_accepted: 'this type of file is not accepted',
+    too_many_files_one: 'only {count} file fits here',
+    too_many_files_other: 'at most {count} files fit here',
+    empty: 'the file is empty',
+    rate_limited: 'too many uploads right now, try again in a minute',
+    upload_failed: 'the service did not accept the upload',
+    network_error: 'the connection to the service was lost',
+    csp_blocked: "this page's Content-Security-Policy (connect-src) blocks the e-signature service",
+    server_error: 'the service had a problem (HTTP {status}); try again',
+    http_error: 'the service refused the upload (HTTP {status})',
+    sent: 'Sent for signing',
+    no_session: 'connect your e-signature account first',
+    aborted: 'cancelled',
   },
 };

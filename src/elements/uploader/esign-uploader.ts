@@ -1,28 +1,26 @@
-import { html, nothing, type PropertyValues, type PropertyDeclarations } from 'lit';
+import { html, nothing, svg, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { repeat } from 'lit/directives/repeat.js';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import type { UploadItem } from '../../core/upload/queue.js';
-import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES, parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
+import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES } from '../../core/upload/validate.js';
 import { emit, type EsignUploadCompleteDetail } from '../shared/events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { CountingLocalizeController } from './localize-counts.js';
-import { alertIcon, icon } from '../shared/icons.js';
+import { alertIcon, checkIcon, icon } from '../shared/icons.js';
 import { DropZone } from './drop-zone.js';
 import { UploaderFormControl } from './form-control.js';
-import { KeptRecord } from './kept.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
-import { SessionController } from '../shared/session-controller.js';
-import type { UploadList } from './list.js';
-import { OnlineController } from '../shared/online.js';
-import { LazyPart } from '../shared/lazy.js';
-import { uploaderStyles } from './esign-uploader.styles.js';
+import { listStyles, progressStyles, uploaderStyles } from './esign-uploader.styles.js';
 import { FocusKeeper, liveRegions } from '../shared/a11y.js';
+import { isActive, UploadController, type Announcement, type UploaderStatus } from './upload-controller.js';
 
 export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
+export type { UploaderStatus } from './upload-controller.js';
 
-/** Where an `<esign-uploader>` is: no files, files on their way (or waiting for the connection), a file failed or was refused, every file uploaded. */
-export type UploaderStatus = 'idle' | 'uploading' | 'error' | 'done';
+const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
+const offlineIcon = svg`<path d="M3 3l18 18"/><path d="M8.5 16.5a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 4.2-2.4M19 12.9a10 10 0 0 0-3-2M2 8.8a15 15 0 0 1 4.3-2.6M22 8.8A15 15 0 0 0 11 5"/><path d="M12 20h.01"/>`;
 
 const optionalNumber = {
   fromAttribute: (value: string | null): number | undefined => (value === null || value.trim() === '' ? undefined : Number(value)),
@@ -82,19 +80,20 @@ const optionalNumber = {
  *
  */
 export class EsignUploader extends UploaderFormControl {
-  static override properties: PropertyDeclarations = {
-    connect: { reflect: true },
-    accept: {},
-    maxSize: { attribute: 'max-size', converter: optionalNumber },
-    maxFiles: { attribute: 'max-files', converter: optionalNumber },
-    multiple: { type: Boolean, reflect: true },
-    disabled: { type: Boolean, reflect: true },
-    persistKey: { attribute: 'persist-key' },
-    _live: { state: true, attribute: false },
-    _alert: { state: true, attribute: false },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      connect: { reflect: true },
+      accept: {},
+      maxSize: { attribute: 'max-size', converter: optionalNumber },
+      maxFiles: { attribute: 'max-files', converter: optionalNumber },
+      multiple: { type: Boolean, reflect: true },
+      disabled: { type: Boolean, reflect: true },
+      persistKey: { attribute: 'persist-key' },
+    };
+  }
 
-  static override styles = [buttonStyles, visuallyHiddenStyles, uploaderStyles];
+  static override styles = [buttonStyles, visuallyHiddenStyles, uploaderStyles, progressStyles, listStyles];
 
   /**
    * The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element.
@@ -129,69 +128,27 @@ export class EsignUploader extends UploaderFormControl {
   /** Keeps completed uploads under this key across reloads (with the service and Space). Default: the element's id, else one key per page origin. */
   persistKey = '';
 
-  /** @internal The polite live region's text (reactive state). */
-  private _live = '';
-  /** @internal The assertive live region's text: the last error (reactive state). */
-  private _alert = '';
-
-  readonly #session = new SessionController(this);
+  /** The files, their uploads and what to announce. */
+  readonly #uploads = new UploadController(this, { changed: () => this.#syncForm() });
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
-  /** The drop zone and the file picker. */
+  /** The drop zone and the file picker; a pointer, the focus or a drag on it loads the upload pipeline. */
   readonly #zone = new DropZone(
     this,
     () => this.#canTakeFiles(),
     () => {
-      // a pointer or the focus on the drop zone, or a file dragged over it: files may come, so their code starts loading
-      if (!this.#list && this.#canTakeFiles()) void this.#listPart.load().catch(() => undefined);
+      if (this.#canTakeFiles()) this.#uploads.preload();
     },
   );
-  /** Completed FileIds kept across reloads, under this uploader's record. */
-  readonly #kept = new KeptRecord();
-  /** Uploads on their way wait while the browser is offline, and go on by themselves when it is back. */
-  readonly #network = new OnlineController(this, (online) => this.#list?.queue.setOnline(online));
-  #limits: UploaderLimits | undefined;
-  #configError: EsignError | undefined;
-  #reportedConfigError = '';
-  /** The files' queue and list: loaded by the first file (or a pointer, the focus, a drag), or kept FileIds to restore. */
-  readonly #listPart = new LazyPart(
-    this,
-    () => import('./list.js'),
-    ({ UploadList }) => {
-      const list = new UploadList({
-        host: this,
-        session: () => {
-          const provider = this.#session.provider;
-          if (!provider?.session) throw noSession();
-          return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
-        },
-        limits: () => this.#limits,
-        announce: (text, error) => {
-          if (error) this._alert = text;
-          else [this._live, this._alert] = [text, ''];
-        },
-        changed: () => this.#syncForm(),
-        kept: this.#kept,
-      });
-      list.queue.setOnline(this.#network.online);
-      return list;
-    },
-  );
+
   constructor() {
     super();
     // a file row's button that goes takes the focus to the row's next control, the next row, else the drop zone
     new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('[part~="drop-zone"]'));
   }
 
-  get #list(): UploadList | undefined {
-    return this.#listPart.value;
-  }
-
   /** Where the uploader is: `idle` (no files), `uploading` (files on their way, or waiting for the connection), `error` (a file failed or was refused, or a setting is wrong), `done` (the files are uploaded). */
   get status(): UploaderStatus {
-    const files = this.#list?.queue.items ?? [];
-    if (this.#list?.queue.busy) return 'uploading';
-    if (this.#configError || files.some((f) => f.status === 'failed' || f.status === 'rejected')) return 'error';
-    return files.some((f) => f.status === 'done') ? 'done' : 'idle';
+    return this.#uploads.status;
   }
 
   /**
@@ -200,7 +157,7 @@ export class EsignUploader extends UploaderFormControl {
    * given files (as `upload()`, errors reported as events).
    */
   get files(): readonly UploadItem[] {
-    return this.#list?.queue.items.map((item) => ({ ...item })) ?? [];
+    return this.#uploads.items.map((item) => ({ ...item }));
   }
 
   set files(value: Iterable<File> | ArrayLike<File> | null | undefined) {
@@ -213,7 +170,7 @@ export class EsignUploader extends UploaderFormControl {
    * that attaches listeners after the first render); undefined before one, and after `reset()`.
    */
   get lastResult(): EsignUploadCompleteDetail | undefined {
-    return this.#list?.lastResult;
+    return this.#uploads.lastResult;
   }
 
   /** The FileIds uploaded so far (restored ones included) and not yet sent in an envelope, in order. */
@@ -223,7 +180,7 @@ export class EsignUploader extends UploaderFormControl {
 
   /** The files uploaded so far and not yet sent in an envelope, in the service's names. */
   get uploadedFiles(): UploadedFile[] {
-    return this.#list?.uploaded ?? [];
+    return this.#uploads.uploaded;
   }
 
   /**
@@ -233,33 +190,33 @@ export class EsignUploader extends UploaderFormControl {
    */
   async upload(files: Iterable<File> | ArrayLike<File>): Promise<UploadedFile[]> {
     const list = Array.from(files as ArrayLike<File>).filter((f): f is File => typeof Blob !== 'undefined' && f instanceof Blob);
-    this.#checkConfig();
-    if (this.#configError) throw this.#fail(this.#configError);
-    if (this.disabled || this._formDisabled) throw this.#fail(new EsignError('invalid_argument', 'The uploader is disabled.'));
-    if (list.length === 0) return [];
-    return (await this.#listPart.load()).upload(list, (error) => this.#fail(error));
+    // a wrong setting is said first (by the controller)
+    if (!this.#uploads.checkSettings() && (this.disabled || this.formDisabled)) {
+      const error = new EsignError('invalid_argument', 'The uploader is disabled.');
+      emit(this, 'esign-error', { error });
+      throw error;
+    }
+    return this.#uploads.upload(list);
   }
 
   /** Cancels one file's upload by its `key`, or every upload on its way. */
   cancel(key?: string): void {
-    this.#list?.queue.cancel(key);
+    this.#uploads.cancel(key);
   }
 
   /** Uploads a failed or cancelled file again (or all of them); resolves when they settle. */
   retry(key?: string): Promise<void> {
-    return this.#list?.queue.retry(key) ?? Promise.resolve();
+    return this.#uploads.retry(key);
   }
 
   /** Takes one file off the list, cancelling it if it is on its way. The service keeps an uploaded file. */
   removeFile(key: string): void {
-    this.#list?.queue.remove(key);
+    this.#uploads.remove(key);
   }
 
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
   override reset(): void {
-    this.#list?.reset();
-    this._live = '';
-    this._alert = '';
+    this.#uploads.reset();
   }
 
   /** Opens the file picker. Browsers allow it only from a user gesture (a click or key press). */
@@ -268,50 +225,15 @@ export class EsignUploader extends UploaderFormControl {
   }
 
   protected override restoreState(state: string): void {
-    // read by the list's module: a page needs it only when the browser gives a form back
-    void this.#listPart.load().then(
-      (list) => list.restoreState(state),
-      () => undefined,
-    );
-  }
-
-  // ---- lifecycle ----
-
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('accept') || changed.has('maxSize') || changed.has('maxFiles') || changed.has('multiple') || !this.#limits) {
-      this.#checkConfig();
-    }
+    this.#uploads.restoreState(state);
   }
 
   protected override updated(): void {
     this.#syncForm();
-    void this.#kept.restore(this.#session.provider, this.persistKey || this.id || 'default', () => this.#listPart.load());
-  }
-
-  #checkConfig(): void {
-    try {
-      this.#limits = parseLimits({
-        accept: this.accept,
-        maxSize: Number.isNaN(this.maxSize) ? this.getAttribute('max-size') : this.maxSize,
-        maxFiles: Number.isNaN(this.maxFiles) ? this.getAttribute('max-files') : this.maxFiles,
-        multiple: this.multiple,
-      });
-      this.#configError = undefined;
-      this.#reportedConfigError = '';
-    } catch (error) {
-      this.#limits = undefined;
-      this.#configError = EsignError.from(error, 'invalid_config');
-      // once per distinct problem, not on every render
-      if (this.#reportedConfigError !== this.#configError.message) {
-        this.#reportedConfigError = this.#configError.message;
-        const reported = this.#configError;
-        queueMicrotask(() => emit(this, 'esign-error', { error: reported }));
-      }
-    }
   }
 
   #syncForm(): void {
-    const busy = this.#list?.queue.busy ? this.#t.term('busyValidity') : undefined;
+    const busy = this.#uploads.busy ? this.#t.term('busyValidity') : undefined;
     this.syncForm(
       this.uploadedFiles,
       busy,
@@ -320,37 +242,32 @@ export class EsignUploader extends UploaderFormControl {
     );
   }
 
-  #fail(error: EsignError): EsignError {
-    emit(this, 'esign-error', { error });
-    return error;
-  }
-
   #canTakeFiles(): boolean {
-    return !this.disabled && !this._formDisabled && !this.#configError && !!this.#session.provider?.session;
+    return !this.disabled && !this.formDisabled && !this.#uploads.configError && !!this.#uploads.connected;
   }
 
   // ---- rendering ----
 
   protected override render() {
-    const connected = !!this.#session.provider?.session;
-    const off = this.disabled || this._formDisabled;
-    const label = this.#configError
-      ? this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne')
+    const configError = this.#uploads.configError;
+    const off = this.disabled || this.formDisabled;
+    const t = this.#t;
+    const label = configError
+      ? t.term(this.multiple ? 'chooseMany' : 'chooseOne')
       : off
-        ? this.#t.term('disabled')
-        : !connected
-          ? this.#t.term('connectFirst')
+        ? t.term('disabled')
+        : !this.#uploads.connected
+          ? t.term('connectFirst')
           : this.#zone.dragging
-            ? this.#t.term('dropHere')
-            : this.#t.term(this.multiple ? 'chooseMany' : 'chooseOne');
+            ? t.term('dropHere')
+            : t.term(this.multiple ? 'chooseMany' : 'chooseOne');
+    const items = this.#uploads.items;
     return html`
-      <div part="base" role="group" aria-label=${this.#t.term('groupLabel')}>
+      <div part="base" role="group" aria-label=${t.term('groupLabel')}>
         ${this.#zone.render(label, this.#hint(), off)}
-        ${this.#configError ? html`<p part="error">${icon(alertIcon)}<span>${this.#misconfigured(this.#configError)}</span></p>` : nothing}
-        <div class="files">
-          ${this.#list && this.#list.queue.items.length > 0 ? this.#list.render() : html`<p part="empty"><span>${this.#t.term('noFiles')}</span></p>`}
-        </div>
-        ${liveRegions(this._live, this.#configError ? this.#misconfigured(this.#configError) : this._alert)}
+        ${configError ? html`<p part="error">${icon(alertIcon)}<span>${this.#misconfigured(configError)}</span></p>` : nothing}
+        <div class="files">${items.length > 0 ? this.#renderFiles(items) : html`<p part="empty"><span>${t.term('noFiles')}</span></p>`}</div>
+        ${liveRegions(this.#say(this.#uploads.live), configError ? this.#misconfigured(configError) : this.#say(this.#uploads.alert))}
       </div>
     `;
   }
@@ -361,15 +278,174 @@ export class EsignUploader extends UploaderFormControl {
 
   #hint(): string {
     // a bad max-size leaves no limits: the hint then shows the service's
-    const size = this.#t.bytes(this.#limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES);
-    if (!this.#limits || this.accept === DEFAULT_ACCEPT) return this.#t.term('hintDefault', { size });
-    const types = this.#limits.accept.filter((t) => t.startsWith('.') || t.endsWith('/*'));
-    return this.#t.term('hintCustom', { size, types: (types.length > 0 ? types : this.#limits.accept).join(', ') || '*' });
+    const limits = this.#uploads.limits;
+    const size = this.#t.bytes(limits?.maxSize ?? DEFAULT_MAX_FILE_BYTES);
+    if (!limits || this.accept === DEFAULT_ACCEPT) return this.#t.term('hintDefault', { size });
+    const types = limits.accept.filter((t) => t.startsWith('.') || t.endsWith('/*'));
+    return this.#t.term('hintCustom', { size, types: (types.length > 0 ? types : limits.accept).join(', ') || '*' });
   }
-}
 
-function noSession(): EsignError {
-  return new EsignError('no_session', 'Not connected: connect an e-signature account first.');
+  /** An announcement in the user's words ('' for none). */
+  #say(news: Announcement | undefined): string {
+    const t = this.#t;
+    switch (news?.say) {
+      case undefined:
+        return '';
+      case 'progress':
+        return t.term('liveProgress', { done: news.done, count: news.count, percent: news.percent });
+      case 'file-error':
+        return t.term('liveFileError', { name: news.name, reason: this.#reason(news.error) });
+      case 'done':
+        return t.plural('liveDone', news.count);
+      case 'sent':
+        return t.plural('liveSent', news.count);
+      case 'offline':
+        return t.plural('liveOffline', news.count);
+      case 'online':
+        return t.plural('liveOnline', news.count);
+    }
+  }
+
+  /** The offline note, the overall row and the files. */
+  #renderFiles(items: readonly UploadItem[]): TemplateResult {
+    const t = this.#t;
+    return html`${
+      !this.#uploads.online && items.some((i) => i.status === 'offline')
+        ? html`<p part="offline">${icon(offlineIcon)}<span>${t.term('offlineNote')}</span></p>`
+        : nothing
+    }
+      ${this.#renderSummary(items)}
+      <ul part="list" aria-label=${t.term('filesLabel')}>
+        ${repeat(
+          items,
+          (item) => item.key,
+          (item) => this.#renderItem(item),
+        )}
+      </ul>`;
+  }
+
+  #renderSummary(items: readonly UploadItem[]) {
+    const active = items.filter(isActive);
+    const failed = items.filter((i) => i.status === 'failed' || i.status === 'cancelled');
+    // one file's row has its own progress: a summary that came and went with it would move the page below
+    if (active.length + failed.length < 2 && items.length < 2) return nothing;
+    if (active.length === 0 && failed.length === 0) return nothing;
+    const t = this.#t;
+    const overall = this.#uploads.overall();
+    const done = items.filter((i) => i.status === 'done' && !i.restored).length;
+    return html`<div part="summary">
+      ${
+        active.length > 0
+          ? html`<progress part="progress overall" aria-label=${t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
+          : html`<span></span>`
+      }
+      <span class="actions">
+        ${active.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => this.cancel()}>${t.term('cancelAll')}</button>` : nothing}
+        ${failed.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => void this.retry()}>${t.term('retryAll')}</button>` : nothing}
+      </span>
+      ${active.length > 0 ? html`<span class="meta">${t.term('overallText', { done, count: done + active.length })}</span>` : nothing}
+    </div>`;
+  }
+
+  #renderItem(item: UploadItem) {
+    const t = this.#t;
+    const name = item.FileName;
+    const active = isActive(item);
+    const sent = this.#uploads.isSent(item);
+    const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
+    const retryable = (item.status === 'failed' || item.status === 'cancelled') && !item.restored;
+    const bad = item.status === 'failed' || item.status === 'rejected';
+    // a row without a bar keeps its place: the row does not change height when its upload ends (the page below stays)
+    const progress =
+      !active || item.status === 'offline'
+        ? html`<span class="no-progress"></span>`
+        : item.status === 'uploading' || item.status === 'queued'
+          ? html`<progress part="progress" aria-label=${t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
+          : html`<progress part="progress" aria-label=${t.term('progressOf', { name })}></progress>`;
+    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key} data-focus-scope=${item.key}>
+      <span part="file-icon" class="file-icon" aria-hidden="true">${icon(bad ? alertIcon : item.status === 'done' ? checkIcon : fileIcon)}</span>
+      <span class="body">
+        <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${t.bytes(item.size)})</span>` : nothing}</span>
+        ${progress}
+        <span part="file-status">${sent ? t.term('sent') : this.#statusText(item, percent)}</span>
+      </span>
+      <span class="actions">
+        ${
+          active
+            ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('cancelFile', { name })} @click=${() => this.cancel(item.key)}>
+              ${t.term('cancel')}
+            </button>`
+            : nothing
+        }
+        ${
+          retryable
+            ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('retryFile', { name })} @click=${() => void this.retry(item.key)}>
+              ${t.term('retry')}
+            </button>`
+            : nothing
+        }
+        ${
+          !active
+            ? html`<button part="button" class="quiet small" type="button" aria-label=${t.term('removeFile', { name })} @click=${() => this.removeFile(item.key)}>
+              ${t.term('remove')}
+            </button>`
+            : nothing
+        }
+      </span>
+    </li>`;
+  }
+
+  #statusText(item: UploadItem, percent: number) {
+    const t = this.#t;
+    switch (item.status) {
+      case 'uploading':
+        return t.term('uploading', { percent });
+      case 'done':
+        return t.term(item.restored ? 'restored' : 'done');
+      case 'rejected':
+        return t.term('rejected', { reason: item.error ? this.#reason(item.error) : '' });
+      case 'failed':
+        return html`${t.term('failed', { reason: item.error ? this.#reason(item.error) : t.term('upload_failed') })}${
+          item.error?.requestId ? html` <span class="meta">${t.term('requestId', { id: item.error.requestId })}</span>` : nothing
+        }`;
+      default:
+        return t.term(item.status);
+    }
+  }
+
+  /** The user's words for why a file was refused or failed. */
+  #reason(error: EsignError): string {
+    const t = this.#t;
+    const limits = this.#uploads.limits;
+    switch (error.code) {
+      case 'file_too_large':
+        // the service's own limit may differ from ours: its message says which
+        // ours comes from the checks against the limits (there are none with a bad setting: no file goes then)
+        return error.status === 413 || !limits ? error.message : t.term('file_too_large', { size: t.bytes(limits.maxSize) });
+      case 'too_many_files':
+        return t.plural('too_many_files', limits?.maxFiles ?? 0);
+      case 'invalid_argument':
+        return error.status === undefined ? t.term('empty') : this.#serviceReason(error);
+      case 'file_type_not_accepted':
+      case 'rate_limited':
+      case 'no_session':
+      case 'aborted':
+      case 'network_error':
+      case 'csp_blocked':
+        return t.term(error.code);
+      default:
+        return this.#serviceReason(error);
+    }
+  }
+
+  /** A failure the service explained: its message when it sent one, else what its HTTP status means. */
+  #serviceReason(error: EsignError): string {
+    const t = this.#t;
+    if (error.status !== undefined && error.status >= 500) return t.term('server_error', { status: error.status });
+    if (error.serviceCode && error.message) return error.message;
+    if (error.status !== undefined) return t.term('http_error', { status: error.status });
+    return error.message || t.term('upload_failed');
+  }
 }
 
 declare global {

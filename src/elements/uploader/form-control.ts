@@ -11,11 +11,13 @@ import { EsignElement } from '../shared/element.js';
 export abstract class UploaderFormControl extends EsignElement {
   static formAssociated = true;
 
-  static override properties: PropertyDeclarations = {
-    required: { type: Boolean, reflect: true },
-    name: { reflect: true },
-    _formDisabled: { state: true, attribute: false },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      required: { type: Boolean, reflect: true },
+      name: { reflect: true },
+    };
+  }
 
   /** In a form: the form is invalid until a file is uploaded. */
   required = false;
@@ -23,8 +25,12 @@ export abstract class UploaderFormControl extends EsignElement {
   /** In a form: the FileIds are submitted under this name, one entry each. */
   name = '';
 
-  /** @internal A disabled fieldset or form holds the element (reactive state). */
-  protected _formDisabled = false;
+  #formDisabled = false;
+
+  /** A disabled fieldset or form holds the element. */
+  protected get formDisabled(): boolean {
+    return this.#formDisabled;
+  }
 
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
   abstract reset(): void;
@@ -68,7 +74,8 @@ export abstract class UploaderFormControl extends EsignElement {
   }
 
   formDisabledCallback(disabled: boolean): void {
-    this._formDisabled = disabled;
+    this.#formDisabled = disabled;
+    this.requestUpdate();
   }
 
   /**

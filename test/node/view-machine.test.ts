@@ -38,7 +38,10 @@ describe('view machine', () => {
     const { state, effects } = run(idle, { type: 'open', display: 'popup' });
     assert.equal(state.status, 'requesting');
     assert.equal(state.shownIn, 'popup');
-    assert.deepEqual(effects, [{ type: 'cancel' }, { type: 'request-url', request: 1, display: 'popup' }]);
+    assert.deepEqual(effects, [
+      { type: 'cancel', keepPopup: true },
+      { type: 'request-url', request: 1, display: 'popup' },
+    ]);
   });
 
   it('open starts the renewals again', () => {

@@ -215,7 +215,8 @@ function request(state: ViewState, display: ViewDisplay): Transition {
   const number = state.request + 1;
   return {
     state: { ...reset(state, 'requesting'), shownIn: display, origin: undefined, expiresAt: undefined, request: number, resumeOnline: false },
-    effects: [{ type: 'cancel' }, { type: 'request-url', request: number, display }],
+    // a popup is kept: the element opened it in the click (or it shows the page being renewed)
+    effects: [display === 'popup' ? { type: 'cancel', keepPopup: true } : { type: 'cancel' }, { type: 'request-url', request: number, display }],
   };
 }
 

@@ -82,6 +82,7 @@ describe('the packed tarball', () => {
     for (const entry of [
       '.',
       './cdn',
+      './headless',
       './react',
       ...wrappers,
       './types/react',

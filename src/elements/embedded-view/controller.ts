@@ -14,7 +14,7 @@ import { EsignError, type EsignErrorCode } from '../../core/errors.js';
 import { ServiceClient } from '../../core/service/service-client.js';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
 import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
-import type { SessionController } from '../shared/session-controller.js';
+import { SessionController } from '../shared/session-controller.js';
 import type { SessionProvider } from '../shared/session-context.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import { initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from './machine.js';
@@ -81,8 +81,12 @@ export class EmbeddedViewController implements ReactiveController {
   #reportedProblem: string | undefined;
   #resizeObserver: ResizeObserver | undefined;
 
-  /** Built by the element once it is needed (a session, or a click), with the element's session. */
-  constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions, session: SessionController) {
+  /**
+   * Built by the element once it is needed (a session, or a click), with the element's session; a host of your own
+   * may leave `session` out: the controller then finds it as the elements do (`connect="ID"` on the host, else the
+   * nearest `<esign-connect>` ancestor).
+   */
+  constructor(host: EmbeddedViewHost & { connect?: string | null }, options: EmbeddedViewOptions, session: SessionController = new SessionController(host)) {
     this.#host = host;
     this.operateType = options.operateType;
     this.#fileIds = options.fileIds ?? (() => []);

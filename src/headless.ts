@@ -1,15 +1,31 @@
 /**
- * Bring your own UI: the controllers behind the elements, for a Lit element of your own (docs/guides/headless.md).
- * A controller owns its state and fires the elements' events on its host; the host renders what it reads.
+ * `esign-elements/headless`: the behaviour of the elements without their look, for a Lit element of your own (bring
+ * your own UI; docs/guides/headless.md). Registers no tag. A controller owns its state and fires the elements' events
+ * on its host; the host renders what it reads.
  *
  * - `SessionHost`: <esign-connect>'s session (sign-in, restore, tokens, disconnect) on a host with its settings
  *   (`ConnectHost`: `clientId`, `baseUrl`, `tokenEndpoint`, the others optional).
  * - `SessionController`: finds the session of a host inside an <esign-connect> (or naming one with `connect`).
  * - `UploadController`: <esign-uploader>'s files, uploads and status on a host with the uploader's settings
  *   (`UploadHost`, all optional); it finds its session as `SessionController` does.
+ * - The view machine of <esign-signing-frame> and <esign-contract-list>: `transition(state, event)` returns the next
+ *   state and its effects, as data (no DOM, no timers): `initialViewState`, `transition`, `MAX_AUTO_RENEWALS`.
+ * - The view controller that performs them: `new EmbeddedViewController(host, {operateType, fileIds})` in your
+ *   element's constructor; your template reads `status`, `error`, `viewId`, `framePending`, … and renders the frame.
  */
 export { SessionHost, type ConnectHost, type ConnectState, type ConnectStatus, type ConnectNotice } from './elements/connect/session-host.js';
 export { SessionController, type SessionUserHost } from './elements/shared/session-controller.js';
 export { sessionContext, type SessionProvider } from './elements/shared/session-context.js';
 export { UploadController, type UploadHost, type UploaderStatus, type Announcement } from './elements/uploader/upload-controller.js';
 export type { UploadItem, UploadStatus } from './core/upload/queue.js';
+export {
+  initialViewState,
+  transition,
+  MAX_AUTO_RENEWALS,
+  type ViewState,
+  type ViewEvent,
+  type ViewEffect,
+  type Transition,
+} from './elements/embedded-view/machine.js';
+export { EmbeddedViewController, isShown, type EmbeddedViewHost, type EmbeddedViewOptions } from './elements/embedded-view/controller.js';
+export { FRAME_ALLOW, FRAME_SANDBOX_BLANK, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './elements/embedded-view/rules.js';

@@ -9,7 +9,7 @@ import {
   parseList,
   settingsFault,
 } from '../../src/elements/embedded-view/rules.js';
-import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/page-rules.js';
+import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/url-rules.js';
 
 type Settings = { display: unknown; allowedOrigins: unknown; loadTimeout: unknown };
 /** What the view's controller says of these settings on a page of `pageOrigin`: the check (first render), then its words. */

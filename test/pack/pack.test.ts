@@ -108,7 +108,7 @@ describe('the packed tarball', () => {
     );
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entries = Object.keys(report.analysis.entrypoints);
-    for (const entry of ['.', './cdn', './react', ...wrappers, './types/react', './types/vue', './core'])
+    for (const entry of ['.', './cdn', './headless', './react', ...wrappers, './types/react', './types/vue', './core'])
       assert.ok(entries.includes(entry), `attw checked ${entry}`);
     for (const wrapper of wrappers)
       assert.match(report.analysis.entrypoints[wrapper].resolutions['node16-esm'].resolution.fileName, /dist\/react\/esign-[a-z-]+\.d\.ts$/);

@@ -1,48 +1,144 @@
 /**
- * The controller behind <esign-signing-frame> and <esign-contract-list>: decides when a page is asked for (a click,
- * `auto`, expiry, re-attachment, the connection's return), keeps the element's state (`status`, `error`, …) and
- * reports it as esign-* events. Each job is its own module: the Url's lifecycle (request, check, expiry) in
- * view-url.ts, the frame (pre-build, adoption, navigation, size) in view-frame.ts, the page's messages in
- * view-messages.ts, the popup window in view-popup.ts. The states' look is in render.ts and states.ts, the rules in
- * rules.ts and page-rules.ts.
+ * The controller behind <esign-signing-frame> and <esign-contract-list>, and the one place that performs the view
+ * machine's effects (machine.ts decides; this does): it asks for Urls (a `@lit/task` Task), checks them, holds one
+ * until its frame can take it and watches its expiry, gives it to the frame (frame.ts) or the popup, listens to the
+ * page's messages and times its `ready`, and turns what happens into the machine's events: a click or `auto`, the
+ * element leaving or entering the page or being seen again, the connection's return, a CSP block, a bad setting.
  *
- * Loaded by the element (embedded-view/element.ts) once it has a session or is opened.
+ * Loaded by the element (element.ts) once it has a session or is opened; a custom element can host it too
+ * (`esign-elements/headless`).
  */
-import type { ReactiveController } from 'lit';
-import { EsignError } from '../../core/errors.js';
-import { emit } from '../shared/events.js';
-import type { SessionController } from '../shared/session-controller.js';
-import { allowedOriginsFor, hostPageOrigin, type OperateType, type ViewDisplay, type ViewStatus } from './rules.js';
-import { ViewState } from './view-state.js';
-import type { EmbeddedViewHost, EmbeddedViewOptions } from './view-types.js';
-import { isExpired, loadTimeoutMessage } from './page-rules.js';
-import { frameStyles } from './states.js';
-import { adoptStyles } from '../shared/adopt-styles.js';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { Task } from '@lit/task';
+import { EsignError, type EsignErrorCode } from '../../core/errors.js';
+import { ServiceClient } from '../../core/service/service-client.js';
+import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
+import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
+import { SessionController } from '../shared/session-controller.js';
+import type { SessionProvider } from '../shared/session-context.js';
 import { TabChannel } from '../shared/tab-channel.js';
-import { MAX_AUTO_RENEWALS, ViewUrl, type CheckedUrl } from './view-url.js';
-import { ViewFrame } from './view-frame.js';
-import { ViewPopup } from './view-popup.js';
-import { PageMessages } from './view-messages.js';
-import { CspWatch, SettingsGuard } from './view-guards.js';
-import { isShown, ViewTriggers } from './view-triggers.js';
+import { initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from './machine.js';
+import { ViewFrame, type HeldUrl } from './frame.js';
+import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
+import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, loadTimeoutMessage, parseInstant } from './url-rules.js';
 
-// what the element needs once this module is loaded: the later states' look and words
-export { renderEmbeddedView } from './states.js';
-export { embeddedViewStateMessages } from './states.messages.js';
-export { DEPRECATED_AUTO } from './page-rules.js';
-export { attachExtras } from './extras.js';
+export type { ViewState, ViewEvent, ViewEffect } from './machine.js';
 
-/** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
-const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
+/** The element that hosts the controller: its settings (the embedded views' attributes). */
+export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
+  /** Opens the page by itself as soon as there is a session (and FileIds); inline only. */
+  readonly auto: boolean;
+  readonly display: ViewDisplay;
+  readonly allowedOrigins: string;
+  readonly loadTimeout: number;
+}
 
-export type { EmbeddedViewHost, EmbeddedViewOptions } from './view-types.js';
+export interface EmbeddedViewOptions {
+  operateType: OperateType;
+  /** FileIds for request_signatures. */
+  fileIds?: () => readonly string[];
+}
 
-export class EmbeddedViewController extends ViewState implements ReactiveController {
+/** Errors about the session itself are the session's to report; they keep their code. */
+const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_interrupted', 'refresh_failed', 'login_expired']);
+
+/** The Url request's outcome, for request number `request`. */
+type UrlOutcome = { request: number; url: unknown; expiresAt: string } | { request: number; error: EsignError };
+
+export class EmbeddedViewController implements ReactiveController {
   readonly session: SessionController;
   readonly operateType: OperateType;
 
-  // the frame's state, for the templates (see ViewFrame): its key, the height its page reported, whether a blank frame
-  // waits for the Url on its way (pending) or for the next Url (pre-built: hidden, inert, out of the layout flow)
+  #state: ViewState;
+  readonly #host: EmbeddedViewHost;
+  readonly #fileIds: () => readonly string[];
+  readonly #frame: ViewFrame;
+  readonly #popup = new ViewPopup(() => this.#send({ type: 'closed' }));
+  readonly #tabs: TabChannel;
+  /** Asks `embedded/views` for a Url; a new run aborts the one under way. */
+  readonly #url: Task<[number, SessionProvider, readonly string[], ViewDisplay], UrlOutcome>;
+  /** The page's CSP blocked the request under way: its failure, when it comes, is told as this. */
+  #cspError: EsignError | undefined;
+  /** The accepted Url, until it is given to its frame or popup (inline: held until the element is shown). */
+  #held: HeldUrl | undefined;
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #readyTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A window was given the Url: its messages are the page's. */
+  #placed = false;
+  /** The window the element opened in the click, for the next popup request. */
+  #clickPopup: Window | null = null;
+  /** Events sent while effects run wait their turn. */
+  readonly #queue: ViewEvent[] = [];
+  #busy = false;
+  /** open() calls waiting for their request's outcome. */
+  #opening: Array<{ request: number; resolve: () => void; reject: (error: EsignError) => void }> = [];
+  #sentWaiters: Array<(detail: EsignEnvelopeSentDetail) => void> = [];
+  // when the view opens by itself
+  #autoKey = '';
+  #wasShown = false;
+  #restored = false;
+  #deciding = false;
+  #reportedProblem: string | undefined;
+  #resizeObserver: ResizeObserver | undefined;
+
+  /**
+   * Built by the element once it is needed (a session, or a click), with the element's session; a host of your own
+   * may leave `session` out: the controller then finds it as the elements do (`connect="ID"` on the host, else the
+   * nearest `<esign-connect>` ancestor).
+   */
+  constructor(host: EmbeddedViewHost & { connect?: string | null }, options: EmbeddedViewOptions, session: SessionController = new SessionController(host)) {
+    this.#host = host;
+    this.operateType = options.operateType;
+    this.#fileIds = options.fileIds ?? (() => []);
+    this.session = session;
+    this.#state = initialViewState(options.operateType);
+    this.#frame = new ViewFrame(host);
+    this.#url = new Task(host, {
+      autoRun: false,
+      task: ([request, provider, fileIds, display], { signal }) => this.#request(request, provider, fileIds, display, signal),
+      onComplete: (outcome) => this.#answered(outcome),
+    });
+    host.addController(this);
+    // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
+    this.#tabs = new TabChannel(host, () => session.provider);
+  }
+
+  // ---- what the element reads ----
+
+  /** The machine's state. */
+  get state(): ViewState {
+    return this.#state;
+  }
+  get status(): ViewStatus {
+    return this.#state.status;
+  }
+  get error(): EsignError | undefined {
+    return this.#state.error;
+  }
+  get origin(): string | undefined {
+    return this.#state.origin;
+  }
+  get expiresAt(): string | undefined {
+    return this.#state.expiresAt;
+  }
+  get shownIn(): ViewDisplay | undefined {
+    return this.#state.shownIn;
+  }
+  get sentEnvelopeId(): string | undefined {
+    return this.#state.sentEnvelopeId;
+  }
+  get lastResult(): ViewResult | undefined {
+    return this.#state.lastResult;
+  }
+  /** True while the element has a session to ask with. */
+  get hasSession(): boolean {
+    return this.session.provider?.session !== undefined;
+  }
+  get hasFiles(): boolean {
+    return this.operateType !== 'request_signatures' || this.#fileIds().length > 0;
+  }
+  // the frame, for the template: its key, the height its page reported, whether a blank frame waits for the Url on
+  // its way (pending) or for the next Url (pre-built: hidden, inert, out of the layout flow)
   get viewId(): number {
     return this.#frame.viewId;
   }
@@ -56,122 +152,86 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
     return this.#frame.prebuilt(this.#wantsPrebuilt());
   }
 
-  readonly #host: EmbeddedViewHost;
-  readonly #fileIds: () => readonly string[];
-  readonly #tabs: TabChannel;
-  readonly #url = new ViewUrl(() => {
-    // never used, now too old: a new one is asked for when the element is seen again
-    const shown = isShown(this.#host);
-    emit(this.#host, 'esign-view-expired', { expiresAt: this.expiresAt ?? '', renewing: shown });
-    if (shown) this.#renew();
-    else this.#reset('expired');
-  });
-  readonly #frame: ViewFrame;
-  readonly #popup = new ViewPopup(() => this.#reset('idle'));
-  readonly #settings: SettingsGuard;
-  readonly #triggers: ViewTriggers;
-  #placed = false;
-  readonly #messages: PageMessages;
+  /**
+   * The envelope sent in the page: at once while the element shows it (`status` sent), else at the next one. Never
+   * rejects: an error leaves the person able to try again in the same element (see `lastResult`).
+   */
+  whenSent(): Promise<EsignEnvelopeSentDetail> {
+    const result = this.#state.lastResult;
+    if (this.#state.status === 'sent' && result?.event === 'esign-envelope-sent') return Promise.resolve(result.detail);
+    return new Promise((resolve) => this.#sentWaiters.push(resolve));
+  }
 
-  /** Built by the element once it is needed (a session, or a click), with the element's session. */
-  constructor(host: EmbeddedViewHost, options: EmbeddedViewOptions, session: SessionController) {
-    super(host);
-    this.#host = host;
-    this.operateType = options.operateType;
-    this.#fileIds = options.fileIds ?? (() => []);
-    this.session = session;
-    this.#frame = new ViewFrame(host);
-    this.#settings = new SettingsGuard(host);
-    const start = (): void => void this.#start('inline', null).catch(() => undefined);
-    this.#triggers = new ViewTriggers(host, this, {
-      checkConfig: () =>
-        this.#settings.check(
-          (problem) => {
-            this.#reset('idle');
-            this.fail(new EsignError('invalid_config', problem));
-          },
-          () => {
-            // fixed: back to idle, and `auto` may open again
-            this.#triggers.autoKey = '';
-            if (this.error?.code === 'invalid_config') this.#reset('idle');
-          },
-        ),
-      autoKey: () => this.#currentAutoKey(),
-      start,
-      renew: () => {
-        this.#url.renewals = 0;
-        this.#renew();
-      },
-      close: () => this.#reset('idle'),
-    });
-    host.addController(this);
-    // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
-    this.#tabs = new TabChannel(host, () => session.provider);
-    new CspWatch(
-      host,
-      {
-        frameOrigin: () => (this.status === 'loading' && this.shownIn !== 'popup' ? this.origin : undefined),
-        serviceUrl: () => this.session.provider?.baseUrl,
-      },
-      (error) => {
-        if (error.directive === 'frame-src') {
-          this.#reset('idle');
-          this.fail(error);
-        } else if (this.status === 'requesting') this.#url.cspError = error;
-        else if (this.status === 'error' && this.error?.code === 'network_error') {
-          this.#triggers.resumeOnline = false;
-          this.fail(error);
-        }
-      },
-    );
-    this.#messages = new PageMessages(
-      host,
-      () =>
-        this.#placed && (this.status === 'loading' || this.status === 'loaded')
-          ? { window: this.shownIn === 'popup' ? this.#popup.window : this.#frame.element?.contentWindow, origin: this.origin }
-          : undefined,
-      {
-        ready: () => this.#loaded(),
-        resize: (height) => {
-          if (this.shownIn !== 'inline') return;
-          this.#frame.height = height;
-          this.#host.requestUpdate();
-        },
-        error: (code) => this.#pageError(code),
-        envelopeSent: (envelopeId, status) => {
-          if (this.operateType === 'request_signatures') this.#envelopeSent(envelopeId, status);
-        },
-      },
-    );
+  // ---- what the element does ----
+
+  /**
+   * Asks for a new Url and shows it, in the frame or in `popup`: the element opened that window blank inside the
+   * user's click (a blocker refuses one opened after an await), null when the browser refused it. Resolves once the
+   * page is on its way (or a later request superseded this one); rejects with the EsignError also sent as `esign-error`.
+   */
+  open(display: ViewDisplay, popup: Window | null): Promise<void> {
+    const problem = this.#settingsProblem();
+    if (problem) {
+      popup?.close();
+      return Promise.reject(this.#fail(new EsignError('invalid_config', problem)));
+    }
+    if (display === 'popup' && !popup) {
+      return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.')));
+    }
+    this.#autoKey = this.#currentAutoKey();
+    this.#clickPopup = popup;
+    this.#send({ type: 'open', display });
+    return this.#outcome(this.#state.request);
+  }
+
+  /** Closes the page (frame or popup), or leaves the sent state, and goes back to idle. */
+  close(): void {
+    this.#send({ type: 'closed' });
   }
 
   /** The browser's connection came back or went (the element listens, with its OnlineController). */
   networkChanged(online: boolean): void {
-    if (this.status === 'error' && this.error?.code === 'network_error') this.#triggers.networkChanged(online);
+    if (online) this.#send({ type: 'back-online' });
   }
 
-  /** True while the element has a session to ask with. */
-  get hasSession(): boolean {
-    return this.session.provider?.session !== undefined;
+  /** The iframe's `load` event: only trusted as "loaded" when the load timeout is off (a page that posts no `ready`). */
+  readonly onFrameLoad = (): void => {
+    if (!this.#placed || this.#state.status !== 'loading' || this.#loadTimeoutMs() > 0) return;
+    this.#send({ type: 'page-ready' });
+  };
+
+  /** Brings the popup of the current page to the front. */
+  focusPopup(): void {
+    this.#popup.focus();
   }
 
-  get hasFiles(): boolean {
-    return this.operateType !== 'request_signatures' || this.#fileIds().length > 0;
-  }
+  // ---- the host's lifecycle ----
 
   hostConnected(): void {
-    // the frame's styles come with this module (added once); the render root exists by now (Lit makes it before hostConnected)
-    adoptStyles(this.#host.shadowRoot, frameStyles);
-    this.#triggers.connected();
+    document.addEventListener('visibilitychange', this.#onVisibility);
+    document.addEventListener('securitypolicyviolation', this.#onViolation);
+    window.addEventListener('pageshow', this.#onPageShow);
+    window.addEventListener('message', this.#onMessage);
+    if (typeof ResizeObserver === 'function') {
+      // a host that goes from display:none to shown changes size: time to use or renew a held Url
+      this.#resizeObserver ??= new ResizeObserver(() => this.#host.requestUpdate());
+      this.#resizeObserver.observe(this.#host);
+    }
     this.#host.requestUpdate();
   }
 
   hostDisconnected(): void {
-    this.#triggers.disconnected();
-    // a detached element keeps no frame: the update that #reset asks for renders none (framePrebuilt is false); a sent
-    // envelope stays said (a route entered again shows it, and does not start the same files again)
+    document.removeEventListener('visibilitychange', this.#onVisibility);
+    document.removeEventListener('securitypolicyviolation', this.#onViolation);
+    window.removeEventListener('pageshow', this.#onPageShow);
+    window.removeEventListener('message', this.#onMessage);
+    this.#resizeObserver?.disconnect();
+    // a sent envelope stays said: `auto` does not start the same files again
+    if (this.#state.status !== 'sent') this.#autoKey = '';
+    this.#wasShown = false;
+    // a detached element keeps no frame: the update the machine's `cancel` asks for renders none
     this.#frame.forgetPrebuilt();
-    this.#reset(this.status === 'sent' ? 'sent' : 'idle');
+    this.#send({ type: 'hidden' });
   }
 
   hostUpdated(): void {
@@ -181,194 +241,232 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
       () => this.#wantsPrebuilt(),
       () => isShown(this.#host),
     );
-    this.#triggers.updated();
+    // decisions that start work run after the update, never inside it
+    if (this.#deciding) return;
+    this.#deciding = true;
+    queueMicrotask(() => {
+      this.#deciding = false;
+      this.#decide();
+    });
   }
 
-  /**
-   * Asks for a new Url and shows it, in the frame or in `popup`: the element opened that window blank inside the
-   * user's click (a blocker refuses one opened after an await), null when the browser refused it. Rejects with the
-   * EsignError also sent as `esign-error`.
-   */
-  async open(display: ViewDisplay, popup: Window | null): Promise<void> {
-    const problem = this.#settings.problem();
-    if (problem) {
-      popup?.close();
-      throw this.fail(new EsignError('invalid_config', problem));
+  // ---- events in, effects out ----
+
+  /** Runs `event` through the machine and performs its effects; events sent meanwhile follow in order. */
+  #send(event: ViewEvent): boolean {
+    this.#queue.push(event);
+    if (this.#busy) return true;
+    this.#busy = true;
+    let acted = false;
+    try {
+      for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
+        const { state, effects } = transition(this.#state, next);
+        acted ||= effects.length > 0 || state !== this.#state;
+        this.#state = state;
+        // rendered before any listener of the events below runs
+        this.#host.requestUpdate();
+        for (const effect of effects) this.#perform(effect);
+        this.#settleOpening();
+      }
+    } finally {
+      this.#busy = false;
     }
-    if (display === 'popup' && !popup) {
-      throw this.fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'));
+    return acted;
+  }
+
+  #perform(effect: ViewEffect): void {
+    switch (effect.type) {
+      case 'request-url':
+        return this.#requestUrl(effect.request, effect.display);
+      case 'show-page':
+        return this.#showPage(effect.display);
+      case 'cancel':
+        return this.#cancel(effect.keepPopup === true);
+      case 'emit':
+        emit(this.#host, effect.name, effect.detail as never);
+        if (effect.name === 'esign-envelope-sent') for (const resolve of this.#sentWaiters.splice(0)) resolve(effect.detail);
+        return;
+      case 'tell-tabs':
+        return this.#tabs.post(effect.detail);
     }
-    this.#url.renewals = 0;
-    this.#triggers.autoKey = this.#currentAutoKey();
-    await this.#start(display, display === 'popup' ? popup : null);
   }
 
-  /** Closes the page (frame or popup), or leaves the sent state, and goes back to idle. */
-  close(): void {
-    this.#reset('idle');
+  /** Fails the view with `error` (kept, and told as `esign-error`); returns it. */
+  #fail(error: EsignError): EsignError {
+    this.#send({ type: 'failed', error });
+    return error;
   }
 
-  /** The iframe's `load` event: only trusted as "loaded" when the load timeout is off (a page that posts no `ready`). */
-  readonly onFrameLoad = (): void => {
-    if (!this.#placed || this.status !== 'loading' || this.#loadTimeoutMs() > 0) return;
-    this.#loaded();
-  };
-
-  /** Brings the popup of the current page to the front. */
-  focusPopup(): void {
-    this.#popup.focus();
+  /** open()'s promise for request `request`: resolved once the page is on its way or superseded, rejected on an error. */
+  #outcome(request: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#opening.push({ request, resolve, reject });
+      this.#settleOpening();
+    });
   }
 
-  // ---- the flow ----
+  #settleOpening(): void {
+    const { status, request, error } = this.#state;
+    this.#opening = this.#opening.filter((waiting) => {
+      if (status === 'requesting' && request === waiting.request) return true;
+      if (status === 'error' && request === waiting.request && error) waiting.reject(error);
+      else waiting.resolve();
+      return false;
+    });
+  }
 
-  async #start(display: ViewDisplay, popup: Window | null): Promise<void> {
-    // the frame built ahead of need, if it is still there and still blank, is this Url's frame
-    const adopt = display === 'inline' && this.framePrebuilt && this.#frame.isFresh(this.#frame.element);
-    this.#frame.forgetPrebuilt();
-    this.#reset(this.status, { keepPopup: popup ?? undefined });
+  // ---- the Url ----
+
+  #requestUrl(request: number, display: ViewDisplay): void {
+    this.#frame.prepare(display === 'inline');
+    if (display === 'popup') {
+      // the window opened in the click, else the one of the page being renewed
+      const popup = this.#clickPopup ?? this.#popup.open;
+      this.#clickPopup = null;
+      if (!popup) {
+        this.#send({ type: 'closed' });
+        return;
+      }
+      this.#popup.use(popup);
+    }
     const provider = this.session.provider;
     if (!provider?.session) {
-      popup?.close();
-      throw this.fail(new EsignError('no_session', 'Not connected: connect an e-signature account first.'));
+      this.#send({ type: 'url-failed', request, error: new EsignError('no_session', 'Not connected: connect an e-signature account first.') });
+      return;
     }
     const fileIds = [...this.#fileIds()];
     if (this.operateType === 'request_signatures' && fileIds.length === 0) {
-      popup?.close();
-      throw this.fail(new EsignError('no_files', 'No FileIds: upload the files to sign first.'));
+      this.#send({ type: 'url-failed', request, error: new EsignError('no_files', 'No FileIds: upload the files to sign first.') });
+      return;
     }
-    this.#popup.window = popup;
-    this.status = 'requesting';
-    this.error = undefined;
-    // the frame for this Url has never navigated, and stays about:blank until the checked Url is placed: the
-    // pre-built one (same key, so the same element; already attached) or a new one (new key)
-    if (adopt) this.#frame.pending = true;
-    else this.#frame.renew();
-    this.#host.requestUpdate();
-    let checked: CheckedUrl;
+    void this.#url.run([request, provider, fileIds, display]);
+  }
+
+  /** The Task's work: one request to `embedded/views`. Never throws: the outcome carries the error. */
+  async #request(request: number, provider: SessionProvider, fileIds: readonly string[], display: ViewDisplay, signal: AbortSignal): Promise<UrlOutcome> {
+    this.#cspError = undefined;
     try {
-      // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
-      const answer = await this.#url.request(provider, this.operateType, fileIds, () => {
-        if (display !== 'inline' || this.#frame.pending) return;
-        this.#frame.pending = true;
-        this.#host.requestUpdate();
+      const client = new ServiceClient({
+        baseUrl: provider.baseUrl,
+        tokens: provider,
+        operatorUserId: provider.operatorUserId,
+        fetch: (input, init) => {
+          const response = globalThis.fetch(input, init);
+          // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
+          if (display === 'inline' && !signal.aborted) this.#frame.requestSent();
+          return response;
+        },
       });
-      if (!answer) return; // superseded or torn down
-      this.#frame.pending = false;
-      checked = this.#url.accept(answer, allowedOriginsFor(this.#host.allowedOrigins, provider.baseUrl), hostPageOrigin());
+      const { data } =
+        this.operateType === 'request_signatures' ? await client.requestSignaturesView([...fileIds], { signal }) : await client.signatureStatusView({ signal });
+      return { request, url: data.Url, expiresAt: data.ExpiresAt };
     } catch (error) {
-      this.#frame.pending = false;
-      popup?.close();
-      // offline: open again by itself when the connection returns (inline only: a popup needs a click)
-      if ((error as EsignError).code === 'network_error') this.#triggers.resumeOnline = true;
-      throw this.fail(error as EsignError);
+      const failure = this.#cspError ?? viewError(error);
+      this.#cspError = undefined;
+      if (failure.code !== 'csp_blocked' && (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false))) {
+        const offline = 'The browser is offline or cannot reach the service; the page opens again when the connection returns.';
+        return { request, error: new EsignError('network_error', offline, { cause: failure }) };
+      }
+      return { request, error: failure };
     }
-    this.origin = checked.origin;
-    this.expiresAt = checked.expiresAt;
-    this.#frame.height = undefined;
-    this.shownIn = display;
-    this.status = 'loading';
-    emit(this.#host, 'esign-view-ready', { origin: checked.origin, expiresAt: checked.expiresAt, operateType: this.operateType });
-    if (display === 'popup' && popup) {
-      if (this.#popup.place(popup, checked.url)) {
+  }
+
+  /** The latest request's outcome: its Url checked against the allowed origins, then told to the machine. */
+  #answered(outcome: UrlOutcome): void {
+    if (outcome.request !== this.#state.request || this.#state.status !== 'requesting') return;
+    this.#frame.settled();
+    if ('error' in outcome) {
+      this.#send({ type: 'url-failed', request: outcome.request, error: outcome.error });
+      return;
+    }
+    const provider = this.session.provider;
+    const check = checkEmbeddedUrl(outcome.url, allowedOriginsFor(this.#host.allowedOrigins, provider?.baseUrl ?? ''), hostPageOrigin());
+    if (!check.ok) {
+      this.#send({ type: 'url-failed', request: outcome.request, error: new EsignError('url_rejected', check.reason) });
+      return;
+    }
+    const receivedAt = Date.now();
+    // an unreadable ExpiresAt makes the Url good for immediate use only
+    const expiresAtMs = parseInstant(outcome.expiresAt) ?? receivedAt;
+    this.#held = { url: outcome.url as string, expiresAtMs };
+    this.#expiryTimer = setTimeout(
+      () => {
+        this.#expiryTimer = undefined;
+        if (!this.#held) return;
+        // never used, now too old: dropped; a new one while the element can be seen
+        this.#held = undefined;
+        this.#send({ type: 'url-expiring', shown: isShown(this.#host) });
+      },
+      Math.min(Math.max(0, expiresAtMs - EXPIRY_MARGIN_MS - receivedAt), 2_147_483_647),
+    );
+    this.#send({ type: 'url-answered', request: outcome.request, origin: check.origin, expiresAt: outcome.expiresAt });
+  }
+
+  /** Gives the accepted Url to the popup at once, or holds it for the frame (placed once the element can be seen). */
+  #showPage(display: ViewDisplay): void {
+    if (display === 'popup') {
+      const held = this.#take();
+      const popup = this.#popup.window;
+      if (held && popup && this.#popup.place(popup, held.url)) {
         this.#placed = true;
         this.#expectReady();
-      } else this.#reset('idle');
-    } else {
-      this.#url.hold(checked);
-      // the frame rendered while requesting takes the Url now, not after another update (else the next update does)
-      this.#placeHeld();
+      } else this.#send({ type: 'closed' });
+      return;
     }
-    this.#host.requestUpdate();
+    // the frame rendered while requesting takes the Url now, not after another update (else the next update does)
+    this.#placeHeld();
   }
 
   /** Gives a held Url to the frame once the frame exists and the element can be seen. */
   #placeHeld(): void {
-    const held = this.#url.held;
-    if (!held || this.shownIn !== 'inline' || !isShown(this.#host)) return;
+    const held = this.#held;
+    if (!held || this.#state.shownIn !== 'inline' || this.#state.status !== 'loading' || !isShown(this.#host)) return;
     const frame = this.#frame.blank(held);
     if (frame === 'failed') {
-      this.#reset('idle');
-      this.fail(new EsignError('view_failed', 'No blank frame could be prepared for the embedded page.'));
-    } else if (frame && isExpired(held.expiresAtMs, Date.now()) && this.#url.renewals < MAX_AUTO_RENEWALS) {
-      // too old to use: a new Url, asked for after this update
-      this.#url.take();
-      queueMicrotask(() => this.#renew());
+      this.#take();
+      queueMicrotask(() => this.#fail(new EsignError('view_failed', 'No blank frame could be prepared for the embedded page.')));
+    } else if (frame && isExpired(held.expiresAtMs, Date.now())) {
+      // too old to use: a new Url (counted), asked for after this update
+      this.#take();
+      queueMicrotask(() => this.#send({ type: 'url-expiring', shown: true }));
     } else if (frame) {
-      this.#url.take();
+      this.#take();
       this.#placed = true;
       this.#frame.navigate(frame, held.url);
       this.#expectReady();
     }
   }
 
-  /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
-  #wantsPrebuilt(): boolean {
-    return (
-      this.#host.isConnected &&
-      (this.status === 'idle' || this.status === 'expired' || this.status === 'sent') &&
-      this.#host.display === 'inline' &&
-      this.hasSession &&
-      this.#settings.problem() === undefined
-    );
+  /** The held Url, given away: it is not held (nor watched) any more. */
+  #take(): HeldUrl | undefined {
+    const held = this.#held;
+    this.#held = undefined;
+    clearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
+    return held;
   }
 
-  #renew(): void {
-    this.#url.renewals += 1;
-    const display = this.shownIn ?? 'inline';
-    const popup = display === 'popup' ? this.#popup.open : null;
-    if (display === 'popup' && !popup) {
-      this.#reset('expired');
-      return;
-    }
-    void this.#start(display, popup).catch(() => undefined);
-  }
-
-  #currentAutoKey(): string {
-    const provider = this.session.provider;
-    return JSON.stringify([provider?.baseUrl, provider?.session?.spaceId, this.#host.allowedOrigins, [...this.#fileIds()]]);
-  }
-
-  /** The page sent the envelope: the element says so (the `sent` state) and tells the page's other elements. */
-  #envelopeSent(envelopeId: string, status: string): void {
-    const fileIds = [...this.#fileIds()];
-    // a popup stays open on the envelope's page for the user; the frame makes way for the sent state
-    this.#reset('sent', { keepPopup: this.shownIn === 'popup' ? (this.#popup.window ?? undefined) : undefined });
-    this.shownIn = undefined;
-    this.sent({ envelopeId, fileIds, status });
-    this.#tabs.post({ envelopeId, fileIds, status });
-  }
-
-  #loaded(): void {
-    this.#messages.stopWaiting();
-    this.#url.renewals = 0;
-    if (this.status !== 'loaded') {
-      this.status = 'loaded';
-      this.#host.requestUpdate();
-      emit(this.#host, 'esign-view-loaded', { origin: this.origin ?? '' });
-    }
-  }
-
-  #pageError(code: string): void {
-    if (RENEWABLE_PAGE_ERRORS.has(code)) {
-      const renewing = this.#url.renewals < MAX_AUTO_RENEWALS && isShown(this.#host);
-      emit(this.#host, 'esign-view-expired', { expiresAt: this.expiresAt ?? '', renewing });
-      if (renewing) this.#renew();
-      else this.#reset('expired');
-      return;
-    }
-    this.#reset('idle');
-    this.fail(new EsignError('view_failed', `The embedded page cannot be used (${code}).`, { serviceCode: code }));
+  /** Forgets the current page: request, held Url, timers, the frame's src, the popup (unless `keepPopup`). */
+  #cancel(keepPopup: boolean): void {
+    this.#url.abort();
+    this.#take();
+    clearTimeout(this.#readyTimer);
+    this.#readyTimer = undefined;
+    this.#frame.clear();
+    this.#popup.release(keepPopup);
+    this.#placed = false;
   }
 
   /** Waits for the page's `ready` (the element's `loadTimeout`); a page that stays silent is reported as `frame_blocked`. */
   #expectReady(): void {
+    clearTimeout(this.#readyTimer);
     const timeout = this.#loadTimeoutMs();
-    this.#messages.expectReady(timeout, () => {
-      if (this.status !== 'loading') return;
-      const inPopup = this.shownIn === 'popup';
-      this.#reset('idle');
-      this.fail(new EsignError('frame_blocked', loadTimeoutMessage(this.origin ?? '', timeout, inPopup)));
-    });
+    if (timeout <= 0) return;
+    this.#readyTimer = setTimeout(() => {
+      this.#readyTimer = undefined;
+      if (this.#state.status !== 'loading') return;
+      this.#fail(new EsignError('frame_blocked', loadTimeoutMessage(this.#state.origin ?? '', timeout, this.#state.shownIn === 'popup')));
+    }, timeout);
   }
 
   /** The element's `loadTimeout` (default there); a value that is not a number is a settings fault, reported: no timer meanwhile. */
@@ -376,20 +474,219 @@ export class EmbeddedViewController extends ViewState implements ReactiveControl
     return Number(this.#host.loadTimeout) || 0;
   }
 
-  /** Forgets the current page: request, held Url, timers, the frame's src, the popup. */
-  #reset(status: ViewStatus, options: { keepPopup?: Window } = {}): void {
-    this.#url.cancel();
-    this.#messages.stopWaiting();
-    this.#frame.clear();
-    this.#popup.release(options.keepPopup);
-    this.#placed = false;
-    if (status === 'idle') {
-      this.shownIn = undefined;
-      this.#triggers.resumeOnline = false;
+  // ---- when the view opens by itself ----
+
+  /**
+   * After each update: a bad setting (reported once), the session gone (the page of that account goes too), a
+   * re-attached element or a page restored from the back/forward cache, an expired page seen again, and `auto`
+   * (once per session, Space, allowed origins and FileIds).
+   */
+  #decide(): void {
+    if (!this.#host.isConnected || this.#checkSettings()) return;
+    const shown = isShown(this.#host);
+    const becameShown = shown && !this.#wasShown;
+    this.#wasShown = shown;
+    if (!this.hasSession) {
+      const { status } = this.#state;
+      if (status !== 'idle' && status !== 'error') this.#send({ type: 'closed' });
+      this.#autoKey = '';
+      return;
     }
-    if (status !== 'sent') this.sentEnvelopeId = undefined;
-    this.status = status;
-    if (status !== 'error') this.error = undefined;
+    const inline = this.#host.display !== 'popup';
+    if (inline && (this.#state.reopen || this.#restored)) {
+      this.#restored = false;
+      if (this.#send({ type: 'reattached' })) {
+        this.#autoKey = this.#currentAutoKey();
+        return;
+      }
+    }
+    if (becameShown && this.#state.status === 'expired' && this.#send({ type: 'shown' })) return;
+    if (!this.#host.auto || !inline || !this.hasFiles) return;
+    const key = this.#currentAutoKey();
+    if (key === this.#autoKey) return;
+    this.#autoKey = key;
+    this.#send({ type: 'open', display: 'inline' });
+  }
+
+  #currentAutoKey(): string {
+    const provider = this.session.provider;
+    return JSON.stringify([provider?.baseUrl, provider?.session?.spaceId, this.#host.allowedOrigins, [...this.#fileIds()]]);
+  }
+
+  /** What is wrong with the element's settings now, in words (undefined: nothing). */
+  #settingsProblem(): string | undefined {
+    const pageOrigin = hostPageOrigin();
+    return configProblem(this.#host, settingsFault(this.#host, pageOrigin), pageOrigin);
+  }
+
+  /** A bad setting is reported once (`invalid_config`), and cleared once fixed. True while a setting is bad. */
+  #checkSettings(): boolean {
+    const problem = this.#settingsProblem();
+    if (problem) {
+      if (problem !== this.#reportedProblem) this.#fail(new EsignError('invalid_config', (this.#reportedProblem = problem)));
+      return true;
+    }
+    if (this.#reportedProblem) {
+      this.#reportedProblem = undefined;
+      // fixed: back to idle, and `auto` may open again
+      this.#autoKey = '';
+      if (this.#state.error?.code === 'invalid_config') this.#send({ type: 'closed' });
+    }
+    return false;
+  }
+
+  /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
+  #wantsPrebuilt(): boolean {
+    const { status } = this.#state;
+    return (
+      this.#host.isConnected &&
+      (status === 'idle' || status === 'expired' || status === 'sent') &&
+      this.#host.display === 'inline' &&
+      this.hasSession &&
+      this.#settingsProblem() === undefined
+    );
+  }
+
+  /**
+   * The page came back from the back/forward cache: its frame shows a page whose Url was used (or has expired since),
+   * so a new Url is asked for, as for a re-attached element; a sent envelope stays shown.
+   */
+  readonly #onPageShow = (event: PageTransitionEvent): void => {
+    if (!event.persisted) return;
+    this.#restored = true;
     this.#host.requestUpdate();
+  };
+
+  readonly #onVisibility = (): void => {
+    if (document.visibilityState === 'visible') this.#host.requestUpdate();
+  };
+
+  // ---- the page and the page's policy ----
+
+  /** Only the page we opened, on the origin of its Url: any other window or origin is ignored. */
+  readonly #onMessage = (event: MessageEvent): void => {
+    const { status, shownIn, origin } = this.#state;
+    if (!this.#placed || (status !== 'loading' && status !== 'loaded')) return;
+    const page = shownIn === 'popup' ? this.#popup.window : this.#frame.element?.contentWindow;
+    if (!page || event.source !== page || event.origin !== origin) return;
+    emit(this.#host, 'esign-view-message', { data: event.data, origin: event.origin });
+    const data: unknown = event.data;
+    if (!isEsignMessage(data)) return;
+    switch (data.type) {
+      case 'ready':
+        clearTimeout(this.#readyTimer);
+        this.#send({ type: 'page-ready' });
+        break;
+      case 'resize': {
+        const height = Number(data['height']);
+        if (shownIn === 'inline' && Number.isFinite(height) && height > 0) this.#frame.resize(Math.min(Math.ceil(height), 100_000));
+        break;
+      }
+      case 'error':
+        this.#send({ type: 'page-error', code: typeof data['code'] === 'string' ? data['code'] : 'unknown', shown: this.#canShow() });
+        break;
+      case 'envelope-sent':
+        if (typeof data['envelopeId'] === 'string') {
+          const status = typeof data['status'] === 'string' ? data['status'] : 'sent';
+          this.#send({ type: 'envelope-sent', envelopeId: data['envelopeId'], status, fileIds: this.#fileIds() });
+        }
+        break;
+    }
+  };
+
+  /** Whether a renewed page could be shown now: the element can be seen, and a popup page's window is still open. */
+  #canShow(): boolean {
+    return isShown(this.#host) && (this.#state.shownIn !== 'popup' || this.#popup.open !== null);
+  }
+
+  /** A blocked frame-src or connect-src of the view's origins, reported at once as `csp_blocked`. */
+  readonly #onViolation = (event: SecurityPolicyViolationEvent): void => {
+    const { status, shownIn, origin, error } = this.#state;
+    const frameOrigin = status === 'loading' && shownIn !== 'popup' ? origin : undefined;
+    const frame = frameOrigin ? blockedOrigin(event, 'frame-src', [frameOrigin]) : undefined;
+    if (frame) return void this.#fail(cspBlocked('frame-src', frame));
+    const service = blockedOrigin(event, 'connect-src', [originOf(this.session.provider?.baseUrl)]);
+    if (!service) return;
+    if (status === 'requesting') this.#cspError = cspBlocked('connect-src', service);
+    else if (status === 'error' && error?.code === 'network_error') this.#fail(cspBlocked('connect-src', service));
+  };
+}
+
+/**
+ * The popup window of `display="popup"`: the element opens it blank inside the person's click; this gives it the
+ * checked Url, watches for the person closing it, brings it to the front, and closes it.
+ */
+class ViewPopup {
+  #window: Window | null = null;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #onClosed: () => void;
+
+  /** `onClosed`: the person closed the window of the current page. */
+  constructor(onClosed: () => void) {
+    this.#onClosed = onClosed;
+  }
+
+  /** The window of the current page (or the blank one opened for it), while it is ours. */
+  get window(): Window | null {
+    return this.#window;
+  }
+
+  /** The window, while it is open. */
+  get open(): Window | null {
+    return this.#window && !this.#window.closed ? this.#window : null;
+  }
+
+  /** `popup` is the window of the next page (the one before, if another, is closed). */
+  use(popup: Window): void {
+    if (this.#window !== popup) this.release(false);
+    this.#window = popup;
+  }
+
+  /** Gives the window its Url; false when the person closed it meanwhile. */
+  place(popup: Window, url: string): boolean {
+    if (popup.closed) return false;
+    popup.location.replace(url);
+    clearInterval(this.#timer);
+    this.#timer = setInterval(() => {
+      if (this.#window === popup && popup.closed) this.#onClosed();
+    }, 500);
+    return true;
+  }
+
+  focus(): void {
+    this.open?.focus();
+  }
+
+  /** Stops watching; the window is closed and forgotten unless `keep` (a popup stays open on the page of a sent envelope). */
+  release(keep: boolean): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    if (keep) return;
+    if (this.#window && !this.#window.closed) this.#window.close();
+    this.#window = null;
   }
 }
+
+/** Whether `host` can be seen: connected, its tab visible, not hidden by a style (`checkVisibility` where there is one). */
+export function isShown(host: HTMLElement): boolean {
+  if (document.visibilityState === 'hidden' || !host.isConnected) return false;
+  const check = (host as HTMLElement & { checkVisibility?: () => boolean }).checkVisibility;
+  return check ? check.call(host) : true;
+}
+
+function viewError(error: unknown): EsignError {
+  const e = EsignError.from(error, 'view_failed');
+  if (SESSION_CODES.has(e.code) || e.code === 'view_failed' || e.code === 'network_error') return e;
+  // one code for "the service gave no page"; the service's own code, status and RequestId stay on it
+  return new EsignError('view_failed', `The service did not give an embedded page: ${e.message}`, {
+    status: e.status,
+    requestId: e.requestId,
+    serviceCode: e.serviceCode ?? e.code,
+    retryAfter: e.retryAfter,
+    cause: e,
+  });
+}
+
+// what the element adds with this part, beside the controller: the phone sheet (`sheet`) and esign-activity
+export { SheetController } from './sheet.js';
+export { ActivityController } from '../shared/activity.js';

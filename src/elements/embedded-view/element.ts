@@ -1,24 +1,35 @@
 /**
- * The base of <esign-signing-frame> and <esign-contract-list>: their shared settings, status, open/close and
- * rendering. The elements keep only what differs (their operation, their words, and how they learn of FileIds).
+ * The base of <esign-signing-frame> and <esign-contract-list>: their shared settings, status, open/close, styles,
+ * words and template. The elements keep only what differs (their operation, their words, and how they learn of
+ * FileIds).
  *
  * What runs only once there is something to show (asking for Urls, frames, expiry, the page's messages: the
- * EmbeddedViewController) is its own module, loaded when the element first has a session or is opened. Until
- * then the element shows its first state from here: the empty card, or the "connect first" one.
+ * EmbeddedViewController, with the phone sheet and esign-activity) is the element's one lazy part, loaded when the
+ * element first has a session or is opened. Until then the same template shows the first state: the empty card,
+ * or the "connect first" one.
  */
 import type { SVGTemplateResult, PropertyDeclarations } from 'lit';
-import type { EsignError } from '../../core/errors.js';
-import { embeddedViewMessages, type EmbeddedViewTerms, type StateTerms } from './embedded-view.messages.js';
+import { partNotLoaded, type EsignError } from '../../core/errors.js';
+import { embeddedViewMessages, type EmbeddedViewTerms } from './embedded-view.messages.js';
 import { LocalizeController, type Messages } from '../shared/localize.js';
 import { openPopup } from '../shared/popup.js';
 import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
-import { LazyPart } from '../shared/lazy.js';
 import { EsignElement } from '../shared/element.js';
 import { FocusKeeper } from '../shared/a11y.js';
-import type { EmbeddedViewController, renderEmbeddedView } from './controller.js';
-import { embeddedViewStyles, renderFirstState, type FirstState, type ViewText } from './render.js';
-import { legacyOff, settingsFault, VIEW_POPUP_FEATURES, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
+import { emit } from '../shared/events.js';
+import type { EmbeddedViewController } from './controller.js';
+import { embeddedViewStyles, renderView, type ViewModel, type ViewText } from './template.js';
+import {
+  DEPRECATED_AUTO,
+  legacyOff,
+  settingsFault,
+  VIEW_POPUP_FEATURES,
+  type OperateType,
+  type ViewDisplay,
+  type ViewResult,
+  type ViewStatus,
+} from './rules.js';
 
 /** The words each element has of its own (the shared ones are embeddedViewMessages). */
 export interface OwnTerms extends Record<string, string> {
@@ -111,27 +122,42 @@ export abstract class EmbeddedViewElement extends EsignElement {
   protected startAnotherAction: (() => void) | undefined;
 
   readonly #session = new SessionController(this);
-  readonly #shared = new LocalizeController(this, embeddedViewMessages);
+  readonly #words = new LocalizeController(this, embeddedViewMessages);
   readonly #own: LocalizeController<OwnTerms>;
-  /** The words of the later states, from the controller's module. */
-  #states: LocalizeController<StateTerms> | undefined;
-  #renderStates: typeof renderEmbeddedView | undefined;
-  /** The controller and the later states: loaded with a session, a bad setting (which it reports), or `open()`. */
-  readonly #part = new LazyPart(
-    this,
-    () => import('./controller.js'),
-    ({ EmbeddedViewController, renderEmbeddedView, embeddedViewStateMessages, DEPRECATED_AUTO, attachExtras }) => {
-      if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
-      this.#states ??= new LocalizeController(this, embeddedViewStateMessages);
-      this.#renderStates = renderEmbeddedView;
-      // the phone sheet and esign-activity (embedded-view/extras.ts)
-      attachExtras(this, this.#states);
-      // added to the element: it starts at once (hostConnected) when the element is in the page
-      return new EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
-    },
-  );
-  get #view(): EmbeddedViewController | undefined {
-    return this.#part.value;
+  /** The view's controller, once loaded. */
+  #view: EmbeddedViewController | undefined;
+  /** Its load under way. */
+  #loading: Promise<EmbeddedViewController> | undefined;
+  /** The error of a failed load (tried again by the next need: a click on its "try again", `open()`). */
+  #loadError: EsignError | undefined;
+
+  /**
+   * The element's one lazy part: the view's controller (with the phone sheet and esign-activity), loaded with a
+   * session, a bad setting (which it reports), or `open()`; one `import()`, kept. A failed load is reported as
+   * `esign-error` and shown with a button that tries again. (Not a `@lit/task` Task: that would put the Task's code in
+   * every page's first render, past the signing frame's 14 KiB; the controller's Url request is one.)
+   */
+  #load(): Promise<EmbeddedViewController> {
+    return (this.#loading ??= import('./controller.js').then(
+      (module) => {
+        if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
+        new module.SheetController(this, this.#words);
+        // the shown frame only: a blank one built ahead of need has no part and is not the page
+        new module.ActivityController(this, () => this.shadowRoot?.querySelector('iframe[part~="frame"]'));
+        // added to the element: it starts at once (hostConnected) when the element is in the page
+        this.#view = new module.EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
+        this.#loadError = undefined;
+        this.requestUpdate();
+        return this.#view;
+      },
+      (cause: unknown) => {
+        this.#loading = undefined;
+        const error = (this.#loadError = partNotLoaded(cause));
+        this.requestUpdate();
+        emit(this, 'esign-error', { error });
+        throw error;
+      },
+    ));
   }
 
   constructor(ownMessages: Messages<OwnTerms>) {
@@ -145,12 +171,12 @@ export abstract class EmbeddedViewElement extends EsignElement {
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */
   get status(): ViewStatus {
-    return this.#view?.status ?? (this.#part.error ? 'error' : 'idle');
+    return this.#view?.status ?? (this.#loadError ? 'error' : 'idle');
   }
 
   /** The last error, while `status` is `error`. */
   get error(): EsignError | undefined {
-    return this.#view ? this.#view.error : this.#part.error;
+    return this.#view ? this.#view.error : this.#loadError;
   }
 
   /**
@@ -169,7 +195,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
     const display: ViewDisplay = (options.display ?? this.display) === 'popup' ? 'popup' : 'inline';
     // opened now, inside the click, even when the controller's module still has to load
     const popup = display === 'popup' && settingsFault(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
-    return this.#part.load().then(
+    return this.#load().then(
       (view) => view.open(display, popup),
       (error: EsignError) => {
         popup?.close();
@@ -180,7 +206,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
 
   /** The controller, loaded if it was not. */
   protected view(): Promise<EmbeddedViewController> {
-    return this.#part.load();
+    return this.#load();
   }
 
   /** Closes the page. */
@@ -196,7 +222,9 @@ export abstract class EmbeddedViewElement extends EsignElement {
   protected override updated(): void {
     // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
     // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
-    if (!this.#view && !this.#part.error && (this.hasSession || settingsFault(this) !== undefined)) void this.#part.load().catch(() => undefined);
+    if (!this.#loading && !this.#loadError && (this.hasSession || settingsFault(this) !== undefined)) {
+      void this.#load().catch(() => undefined);
+    }
   }
 
   protected override render() {
@@ -207,19 +235,26 @@ export abstract class EmbeddedViewElement extends EsignElement {
       open: this.#own.term('open'),
       empty: this.#own.term('empty'),
       startAnother: this.startAnotherAction,
-      term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) =>
-        key in embeddedViewMessages.en ? this.#shared.term(key, params) : (this.#states?.term(key, params) ?? key),
+      term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) => this.#words.term(key, params),
     };
-    return this.#view && this.#renderStates ? this.#renderStates(this.#view, this, text) : renderFirstState(this.#idle(), this, text);
+    return renderView(this.#view ?? this.#firstState(), this, text);
   }
 
-  /** The state shown before the controller is loaded. */
-  #idle(): FirstState {
+  /** What the template shows before the controller is loaded: idle, or the error of a failed load. */
+  #firstState(): ViewModel {
     return {
       status: this.status,
-      error: this.#part.error,
+      error: this.#loadError,
+      origin: undefined,
+      shownIn: undefined,
+      framePending: false,
+      framePrebuilt: false,
+      viewId: 0,
+      frameHeight: undefined,
       hasSession: this.hasSession,
       hasFiles: this.operateType !== 'request_signatures' || this.fileIdsToSend().length > 0,
+      onFrameLoad: () => undefined,
+      focusPopup: () => undefined,
     };
   }
 }

@@ -1,7 +1,7 @@
 /** Text shared by <esign-signing-frame> and <esign-contract-list>: states, errors and buttons. */
 import type { Messages } from '../shared/messages.js';
 
-/** The words of the first states (empty, connect first, loading), and of a failed load of the rest. */
+/** The words of the first states (empty, connect first, loading), and of a failed load of the controller. */
 export interface FirstStateTerms extends Record<string, string> {
   loading: string;
   noSession: string;
@@ -9,7 +9,7 @@ export interface FirstStateTerms extends Record<string, string> {
   retry: string;
 }
 
-/** The words of the states that follow, loaded with the view's controller (embedded-view/states.ts). */
+/** The words of the states that follow (popup, expired, errors, sent) and of the phone sheet. */
 export interface StateTerms extends Record<string, string> {
   openedInPopup: string;
   showPopup: string;
@@ -34,19 +34,42 @@ export interface StateTerms extends Record<string, string> {
   /** Said in the polite live region after Send: other words than the visible card's, so the card's text is found once. */
   sentLive: string;
   startAnother: string;
-  /** The close button of the phone sheet (embedded-view/sheet.ts). */
+  /** The close button of the phone sheet (`sheet`). */
   closeSheet: string;
 }
 
 /** All of the embedded views' shared words (the `embeddedView` table of a locale). */
 export interface EmbeddedViewTerms extends FirstStateTerms, StateTerms {}
 
-export const embeddedViewMessages: Messages<FirstStateTerms> = {
+export const embeddedViewMessages: Messages<EmbeddedViewTerms> = {
   id: 'embeddedView',
   en: {
     loading: 'Loading the e-signature page…',
     noSession: 'Connect your e-signature account to continue.',
     retry: 'Try again',
     errorGeneric: 'Something went wrong.',
+    openedInPopup: 'The e-signature page is open in another window.',
+    showPopup: 'Show the window',
+    expired: 'This page has expired.',
+    reload: 'Load it again',
+    openInPopup: 'Open in a new window',
+    errorUrlRejected: 'The e-signature service sent a page address this site does not trust, so it was not opened.',
+    errorFrameBlocked: 'The e-signature page did not load here. Likely causes:',
+    errorCspBlocked: "This site's Content-Security-Policy ({directive}) blocks the e-signature service.",
+    causeCsp: "this site's Content-Security-Policy (frame-src) does not allow {origin};",
+    causeFrameAncestors: 'the e-signature service does not allow this site to show its pages (frame-ancestors);',
+    causeNetwork: 'the network is slow or offline.',
+    errorPopupBlocked: 'The browser blocked the new window. Allow popups for this site and try again.',
+    errorNoSession: 'Connect your e-signature account first.',
+    errorNoFiles: 'Upload the files to sign first.',
+    errorViewFailed: 'The e-signature service could not open the page.',
+    errorOffline: 'You are offline. The page opens again by itself when the connection returns.',
+    errorSetup: 'This element is not set up correctly.',
+    requestId: 'Request ID {id}',
+    sentTitle: 'Envelope sent',
+    sentText: 'The signers get an email with a link to sign. Follow the envelope in your contracts.',
+    sentLive: 'Your envelope has gone out for signature; the signers get an email with a link.',
+    startAnother: 'Start another envelope',
+    closeSheet: 'Close',
   },
 };

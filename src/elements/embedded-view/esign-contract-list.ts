@@ -66,7 +66,8 @@ export class EsignContractList extends EmbeddedViewElement {
     // loading again (after an envelope was sent, or refresh()), the list keeps the height its page had until the new
     // page reports its own, instead of taking the opening height meanwhile: what is below moves once, by the new
     // rows, if at all; set through the CSSOM, which a strict style-src allows
-    const reloading = this.status === 'requesting' || this.status === 'loading';
+    // (until then: the page may say `ready` before it says how tall it is)
+    const reloading = this.status === 'requesting' || this.status === 'loading' || (this.#kept > 0 && this.status === 'loaded');
     const before = this.renderRoot?.querySelector<HTMLElement>('[part~="base"]');
     if (reloading && !this.#kept && before?.classList.contains('sized')) this.#kept = before.getBoundingClientRect().height;
     super.update(changed);

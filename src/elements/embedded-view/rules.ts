@@ -1,7 +1,7 @@
 /**
  * The rules of the embedded views' settings (<esign-signing-frame>, <esign-contract-list>), free of the DOM: types,
- * the check of the settings, and the attribute converters. Part of the first render (the view's controller uses it
- * too). The rules of Urls and pages are in page-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
+ * the check of the settings, the attribute converters, the frame's sandbox. Part of the first render; the rules of
+ * Urls and pages are in url-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
  */
 import type { EsignError } from '../../core/errors.js';
 import type { EsignEnvelopeSentDetail } from '../shared/events.js';
@@ -47,7 +47,7 @@ export function allowedOriginsFor(allowedOrigins: string | readonly string[] | n
   return [...new Set(origins)];
 }
 
-/** What is wrong with the element's settings (messages in page-rules.ts `configProblem`), or undefined. Never throws. */
+/** What is wrong with the element's settings (in words: url-rules.ts `configProblem`), or undefined. Never throws. */
 export type SettingsFault = { kind: 'display' | 'timeout' | 'self' } | { kind: 'origins'; bad: string[] };
 
 export function settingsFault(
@@ -73,7 +73,7 @@ export function hostPageOrigin(): string | undefined {
 
 /**
  * `auto="false"` (or "off", "0"): the spelling of "off" before `auto` became an HTML boolean (on whenever present).
- * Deprecated, still read as off for now; the view warns of it when it starts (page-rules.ts `DEPRECATED_AUTO`).
+ * Deprecated, still read as off for now; the view warns of it when it starts (`DEPRECATED_AUTO`).
  */
 export const legacyOff = (value: string | null): boolean => value !== null && /^(false|off|0)$/i.test(value.trim());
 
@@ -92,3 +92,17 @@ export const fileIdsConverter = {
 export function listChanged(value: readonly string[] | undefined, old: readonly string[] | undefined): boolean {
   return (value ?? []).join('\u0000') !== (old ?? []).join('\u0000');
 }
+
+/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
+export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+/**
+ * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
+ * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
+ * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
+ */
+export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
+export const FRAME_ALLOW = 'clipboard-write';
+
+/** The console warning for the deprecated `auto="false"` (`legacyOff`), given when the view starts. */
+export const DEPRECATED_AUTO =
+  'esign: auto="false" is deprecated and will mean on (an HTML boolean) in a later release: remove the attribute (<esign-signing-frame>) or use manual (<esign-contract-list>).';

@@ -11,11 +11,10 @@
  * a marker); back (popstate) closes the page; closing any other way (the close button, Escape, `close()`, an envelope
  * sent, an error, a wider window) goes back over that entry, so none is left behind.
  *
- * Loaded with the embedded views' later part (not at first render).
+ * Its styles are the element's (template.ts); it is loaded with the view's controller.
  */
-import { css, html, render, svg, type ReactiveController, type ReactiveControllerHost } from 'lit';
+import { html, render, svg, type ReactiveController, type ReactiveControllerHost } from 'lit';
 import { icon } from '../shared/icons.js';
-import { adoptStyles } from '../shared/adopt-styles.js';
 import type { LocalizeController } from '../shared/localize.js';
 import type { StateTerms } from './embedded-view.messages.js';
 
@@ -49,61 +48,6 @@ if (typeof window !== 'undefined') {
 
 const closeIcon = svg`<path d="M6 6l12 12M18 6 6 18"/>`;
 
-export const sheetStyles = css`
-  /* :host raises the specificity over the frame's own rules (min-height), whichever were added first */
-  :host [part~='base'][data-sheet] {
-    position: fixed;
-    inset: 0;
-    z-index: var(--esign-sheet-z-index, 2147483000);
-    width: auto;
-    height: auto;
-    max-width: none;
-    max-height: none;
-    min-height: 0;
-    margin: 0;
-    border: 0;
-    overflow: hidden;
-    box-sizing: border-box;
-    padding: env(safe-area-inset-top, 0px) env(safe-area-inset-right, 0px) env(safe-area-inset-bottom, 0px) env(safe-area-inset-left, 0px);
-    background: var(--esign-sheet-background, var(--_surface));
-    color: var(--_text);
-  }
-  [part~='base'][data-sheet]::backdrop {
-    background: var(--esign-sheet-background, var(--_surface));
-  }
-  [part~='sheet-bar'] {
-    display: none;
-  }
-  [data-sheet] > [part~='sheet-bar'] {
-    display: flex;
-    flex: 0 0 auto;
-    justify-content: flex-end;
-    padding: var(--_space);
-    border-bottom: 1px solid var(--_border);
-    /* over the loading state, which covers the rest of the sheet while the page loads */
-    position: relative;
-    z-index: 1;
-    background: var(--esign-sheet-background, var(--_surface));
-  }
-  [part~='sheet-close'] {
-    display: inline-flex;
-    align-items: center;
-    gap: var(--_space);
-  }
-  [part~='sheet-close'] svg {
-    width: 1.25rem;
-    height: 1.25rem;
-  }
-  /* the page fills what is left of the screen, whatever height it reported */
-  [data-sheet] > [part~='frame'] {
-    flex: 1 1 0 !important;
-    height: auto !important;
-    min-height: 0;
-    border: 0;
-    border-radius: 0;
-  }
-`;
-
 export class SheetController implements ReactiveController {
   readonly #host: SheetHost;
   readonly #words: Pick<LocalizeController<StateTerms>, 'term'>;
@@ -123,7 +67,6 @@ export class SheetController implements ReactiveController {
   }
 
   hostConnected(): void {
-    adoptStyles(this.#host.shadowRoot, sheetStyles);
     window.addEventListener('popstate', this.#onPopState);
     window.addEventListener('resize', this.#onResize);
     this.#host.addEventListener('keydown', this.#onKey);

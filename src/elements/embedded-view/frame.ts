@@ -10,8 +10,15 @@
  * the frame to the height its page reports. Loaded with the view's controller.
  */
 import type { ReactiveControllerHost } from 'lit';
-import { FRAME_SANDBOX } from './page-rules.js';
-import type { HeldUrl } from './view-url.js';
+import { FRAME_SANDBOX } from './rules.js';
+
+/** A checked Url, not given to a window yet. */
+export interface HeldUrl {
+  url: string;
+  expiresAtMs: number;
+  /** A frame that was not blank any more was replaced once for this Url (a second time is an error, not a loop). */
+  replacedFrame?: boolean;
+}
 
 /** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
 const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
@@ -19,15 +26,9 @@ const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
 const PREBUILD_FALLBACK_DELAY_MS = 100;
 
 export class ViewFrame {
-  /**
-   * The key of the rendered iframe. A new key means a new iframe element: it changes whenever a frame that never
-   * navigated is needed (a pre-built frame, or a Url with no unused frame to adopt), so every Url gets a fresh one.
-   */
-  viewId = 0;
-  /** True while the fresh frame of a Url on its way is rendered (blank, sandboxed, hidden). */
-  pending = false;
-  /** The height the page reported with `resize`, in CSS pixels. */
-  height: number | undefined;
+  #viewId = 0;
+  #pending = false;
+  #height: number | undefined;
   #prebuilt = false;
   #cancelIdle: (() => void) | undefined;
   /** Frames that were given a Url: never given another (a Url may be placed before the update that renders its fresh frame). */
@@ -36,6 +37,24 @@ export class ViewFrame {
 
   constructor(host: ReactiveControllerHost & HTMLElement) {
     this.#host = host;
+  }
+
+  /**
+   * The key of the rendered iframe. A new key means a new iframe element: it changes whenever a frame that never
+   * navigated is needed (a pre-built frame, or a Url with no unused frame to adopt), so every Url gets a fresh one.
+   */
+  get viewId(): number {
+    return this.#viewId;
+  }
+
+  /** True while the fresh frame of a Url on its way is rendered (blank, sandboxed, hidden). */
+  get pending(): boolean {
+    return this.#pending;
+  }
+
+  /** The height the page reported with `resize`, in CSS pixels. */
+  get height(): number | undefined {
+    return this.#height;
   }
 
   /** The rendered iframe, looked up in the shadow root as Lit's `@query` does (one iframe at a time: the template keys it). */
@@ -48,9 +67,39 @@ export class ViewFrame {
     return this.#prebuilt && wanted;
   }
 
+  /**
+   * A Url is asked for: its frame is the pre-built one if it is rendered and still blank (same key, so the same
+   * element, shown as pending at once), else a new one (new key), rendered by `requestSent()`.
+   */
+  prepare(inline: boolean): void {
+    const adopt = inline && this.#prebuilt && this.isFresh(this.element);
+    this.forgetPrebuilt();
+    this.#height = undefined;
+    if (adopt) this.#pending = true;
+    else this.#renew();
+  }
+
+  /** The request of an inline Url is on its way: its blank frame is rendered now, so building it does not delay sending it. */
+  requestSent(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    this.#host.requestUpdate();
+  }
+
+  /** The request ended (answered or failed): the frame is not waiting for a Url any more. */
+  settled(): void {
+    this.#pending = false;
+  }
+
+  /** The page reported its height. */
+  resize(height: number): void {
+    this.#height = height;
+    this.#host.requestUpdate();
+  }
+
   /** The next render makes a new iframe element. */
-  renew(): void {
-    this.viewId += 1;
+  #renew(): void {
+    this.#viewId += 1;
     this.#host.requestUpdate();
   }
 
@@ -81,7 +130,7 @@ export class ViewFrame {
     this.#used.add(frame);
     if (held.replacedFrame) return 'failed';
     held.replacedFrame = true;
-    this.renew();
+    this.#renew();
     return undefined;
   }
 
@@ -115,7 +164,7 @@ export class ViewFrame {
       if (this.#prebuilt || !wanted() || !shown()) return;
       // a new key: a new iframe element, attached blank by the next render; never one that was given a Url
       this.#prebuilt = true;
-      this.renew();
+      this.#renew();
     });
   }
 
@@ -125,7 +174,7 @@ export class ViewFrame {
     if (!frame) return;
     const { style } = frame;
     let height = '';
-    if (this.height) {
+    if (this.#height) {
       // the page reported the height of its own viewport's content; the frame's box also holds its border (and any
       // padding a page style gives it through ::part(frame)) when it is border-box, as it is by default: without
       // them the page is a few pixels short and engines with classic scrollbars show one
@@ -137,7 +186,7 @@ export class ViewFrame {
               0,
             )
           : 0;
-      height = `${this.height + around}px`;
+      height = `${this.#height + around}px`;
     }
     style.flexBasis = height;
     style.height = height;
@@ -145,8 +194,8 @@ export class ViewFrame {
 
   /** Forgets the current page's frame: an iframe keeps its src when detached and loads it again when re-inserted. */
   clear(): void {
-    this.pending = false;
-    this.height = undefined;
+    this.#pending = false;
+    this.#height = undefined;
     this.element?.removeAttribute('src');
   }
 }

@@ -1,26 +1,13 @@
 /**
  * The rules of the service's Urls and pages, free of the DOM: which Url may be shown, when it expires, which
- * messages are the page's. Loaded with the view's controller; unit-tested in test/node/embedded-view.test.ts.
+ * messages are the page's, and a bad setting in words. Loaded with the view's controller; unit-tested in
+ * test/node/embedded-view.test.ts.
  */
 import { isAllowedServiceUrl } from '../../core/url.js';
 import type { SettingsFault } from './rules.js';
 
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
 export const EXPIRY_MARGIN_MS = 5_000;
-/** `sandbox` of the frame: the service's pages run scripts and post forms on their own origin, and may open a document in a new window. */
-export const FRAME_SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
-/**
- * `sandbox` of a frame before its Url: no scripts. A blank frame is about:blank, same-origin with this page, and
- * scripts plus same-origin there is the combination browsers warn can escape the sandbox; the full FRAME_SANDBOX is
- * set just before the frame navigates to the service's (other-origin) page, so that page alone runs with it.
- */
-export const FRAME_SANDBOX_BLANK = 'allow-same-origin';
-export const FRAME_ALLOW = 'clipboard-write';
-
-/** The console warning for the deprecated `auto="false"` (rules.ts `legacyOff`), given when the view starts. */
-export const DEPRECATED_AUTO =
-  'esign: auto="false" is deprecated and will mean on (an HTML boolean) in a later release: remove the attribute (<esign-signing-frame>) or use manual (<esign-contract-list>).';
-
 /**
  * Why the element's settings cannot work, in words, or undefined when they can: `fault` is what rules.ts `settingsFault`
  * found in `settings` on a page of `pageOrigin`. Never throws: bad attribute values are reported, not thrown.

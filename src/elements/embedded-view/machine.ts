@@ -1,0 +1,238 @@
+/**
+ * The embedded views' state machine: `transition(state, event)` returns the next state and what to do about it (the
+ * effects), as data. No DOM, no timers, no fetch: the controller (controller.ts) performs the effects and turns what
+ * happens (an answer, a message of the page, the element leaving the page) into events. Unit-tested in
+ * test/node/view-machine.test.ts.
+ *
+ * The statuses are the element's `status` (rules.ts `ViewStatus`): `idle` → `requesting` (a Url is asked for) →
+ * `loading` (the Url is in a frame or popup, or held until the element is shown) → `loaded` (the page said `ready`);
+ * `expired` (the Url or the page expired, no new one asked for yet), `sent` (the page sent an envelope), `error`.
+ * Renewals: a Url that expires, or a page that says it expired, is replaced by a new one at most MAX_AUTO_RENEWALS
+ * times without a `ready` in between (a page that keeps saying "expired" does not loop).
+ */
+import { EsignError } from '../../core/errors.js';
+import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
+import type { OperateType, ViewDisplay, ViewResult, ViewStatus } from './rules.js';
+
+/** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
+export const MAX_AUTO_RENEWALS = 2;
+
+/** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
+const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
+
+/** Everything an embedded view knows of where it is. */
+export interface ViewState {
+  readonly operateType: OperateType;
+  readonly status: ViewStatus;
+  /** The last error, while `status` is `error`. */
+  readonly error: EsignError | undefined;
+  /** Where the page asked for (or shown) is shown. */
+  readonly shownIn: ViewDisplay | undefined;
+  /** The origin of the current Url (the Url itself never enters the state: it carries a token). */
+  readonly origin: string | undefined;
+  /** ExpiresAt of the current Url, as the service sent it. */
+  readonly expiresAt: string | undefined;
+  /** The envelope the page reported as sent, while `status` is `sent`. */
+  readonly sentEnvelopeId: string | undefined;
+  /** The last outcome, as the event that told it: for listeners attached after it happened. */
+  readonly lastResult: ViewResult | undefined;
+  /** Automatic renewals since the last `ready` (or the last open). */
+  readonly renewals: number;
+  /** The number of the latest Url request: answers to any other are stale. */
+  readonly request: number;
+  /** An offline failure: ask again when the connection returns. */
+  readonly resumeOnline: boolean;
+  /** The element left the page while its frame held a Url (used once): ask for a new one when it is back. */
+  readonly reopen: boolean;
+}
+
+export type ViewEvent =
+  /** Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. */
+  | { type: 'open'; display: ViewDisplay }
+  /** The Url of request `request` was checked and accepted. */
+  | { type: 'url-answered'; request: number; origin: string; expiresAt: string }
+  /** Request `request` failed (or its Url was rejected). */
+  | { type: 'url-failed'; request: number; error: EsignError }
+  /** The held Url is too old to use; `shown`: a new one could be shown now. */
+  | { type: 'url-expiring'; shown: boolean }
+  | { type: 'page-ready' }
+  /** The page said `error` with `code`; `shown`: a new Url could be shown now. */
+  | { type: 'page-error'; code: string; shown: boolean }
+  | { type: 'envelope-sent'; envelopeId: string; status: string; fileIds: readonly string[] }
+  /** The element left the document. */
+  | { type: 'hidden' }
+  /** The element can be seen again (shown after display:none, its tab visible again). */
+  | { type: 'shown' }
+  /** The element is back in the document with a session, or its page came back from the back/forward cache. */
+  | { type: 'reattached' }
+  | { type: 'back-online' }
+  /** The page goes: `close()`, the person closed the popup or the sheet, the session ended. */
+  | { type: 'closed' }
+  /** Something stopped the page before or after the service answered (settings, CSP, load timeout, no session, …). */
+  | { type: 'failed'; error: EsignError };
+
+export type ViewEffect =
+  /** Ask the service for a Url (for `display`), numbered `request`. */
+  | { type: 'request-url'; request: number; display: ViewDisplay }
+  /** Give the accepted Url to its frame (once the element is shown) or popup, and time the page's `ready`. */
+  | { type: 'show-page'; display: ViewDisplay }
+  /** Forget the current page: the request under way, the held Url, the timers, the frame's src, the popup (unless `keepPopup`). */
+  | { type: 'cancel'; keepPopup?: boolean }
+  /** Fire an esign-* event at the element. */
+  | { [K in ViewEventName]: { type: 'emit'; name: K; detail: EsignEventDetailMap[K] } }[ViewEventName]
+  /** Tell the other tabs of this service and Space that an envelope was sent. */
+  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail };
+
+type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
+
+export interface Transition {
+  state: ViewState;
+  effects: ViewEffect[];
+}
+
+export function initialViewState(operateType: OperateType): ViewState {
+  return {
+    operateType,
+    status: 'idle',
+    error: undefined,
+    shownIn: undefined,
+    origin: undefined,
+    expiresAt: undefined,
+    sentEnvelopeId: undefined,
+    lastResult: undefined,
+    renewals: 0,
+    request: 0,
+    resumeOnline: false,
+    reopen: false,
+  };
+}
+
+/** Whether a page is open or on its way (a Url asked for, held or shown). */
+export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
+
+export function transition(state: ViewState, event: ViewEvent): Transition {
+  switch (event.type) {
+    case 'open':
+      return request({ ...state, renewals: 0 }, event.display);
+
+    case 'url-answered': {
+      if (state.status !== 'requesting' || event.request !== state.request) return same(state);
+      const display = state.shownIn ?? 'inline';
+      return {
+        state: { ...state, status: 'loading', origin: event.origin, expiresAt: event.expiresAt },
+        effects: [
+          { type: 'emit', name: 'esign-view-ready', detail: { origin: event.origin, expiresAt: event.expiresAt, operateType: state.operateType } },
+          { type: 'show-page', display },
+        ],
+      };
+    }
+
+    case 'url-failed':
+      if (state.status !== 'requesting' || event.request !== state.request) return same(state);
+      return fail(state, event.error, event.error.code === 'network_error');
+
+    case 'url-expiring':
+      if (state.status !== 'loading') return same(state);
+      return expire(state, event.shown);
+
+    case 'page-ready': {
+      if (state.status !== 'loading' && state.status !== 'loaded') return same(state);
+      const next = { ...state, status: 'loaded' as const, renewals: 0 };
+      if (state.status === 'loaded') return same(next);
+      return { state: next, effects: [{ type: 'emit', name: 'esign-view-loaded', detail: { origin: state.origin ?? '' } }] };
+    }
+
+    case 'page-error':
+      if (state.status !== 'loading' && state.status !== 'loaded') return same(state);
+      if (RENEWABLE_PAGE_ERRORS.has(event.code)) return expire(state, event.shown);
+      return fail(state, new EsignError('view_failed', `The embedded page cannot be used (${event.code}).`, { serviceCode: event.code }));
+
+    case 'envelope-sent': {
+      if (state.operateType !== 'request_signatures' || (state.status !== 'loading' && state.status !== 'loaded')) return same(state);
+      const detail: EsignEnvelopeSentDetail = { envelopeId: event.envelopeId, fileIds: [...event.fileIds], status: event.status };
+      return {
+        state: {
+          ...reset(state, 'sent'),
+          sentEnvelopeId: event.envelopeId,
+          lastResult: { event: 'esign-envelope-sent', detail },
+        },
+        // a popup stays open on the envelope's page for the person; the frame makes way for the sent state
+        effects: [
+          { type: 'cancel', keepPopup: true },
+          { type: 'emit', name: 'esign-envelope-sent', detail },
+          { type: 'tell-tabs', detail },
+        ],
+      };
+    }
+
+    case 'hidden': {
+      // moved in the DOM, an iframe loads its src again: a frame's Url (used once) must not be, so a re-attached element
+      // asks for a new one; a sent envelope stays said (a route entered again shows it, and does not start it again)
+      const reopen = state.shownIn !== 'popup' && (isOpen(state) || state.status === 'expired');
+      return { state: { ...reset(state, state.status === 'sent' ? 'sent' : 'idle'), reopen }, effects: [{ type: 'cancel' }] };
+    }
+
+    case 'shown':
+      // expired while out of sight: seen again, it asks for a new Url (counted); while in sight the person decides
+      if (state.status !== 'expired' || state.shownIn === 'popup') return same(state);
+      return request({ ...state, renewals: 1 }, 'inline');
+
+    case 'reattached':
+      // a frame whose Url was used (re-attached, or restored from the back/forward cache) gets a new one
+      if (!state.reopen && (state.shownIn === 'popup' || !(isOpen(state) || state.status === 'expired'))) return same(state);
+      return request({ ...state, reopen: false }, 'inline');
+
+    case 'back-online':
+      if (state.status !== 'error' || !state.resumeOnline) return same(state);
+      return request({ ...state, resumeOnline: false }, 'inline');
+
+    case 'closed':
+      if (state.status === 'idle') return same(state);
+      return { state: reset(state, 'idle'), effects: [{ type: 'cancel' }] };
+
+    case 'failed':
+      return fail(state, event.error);
+  }
+}
+
+const same = (state: ViewState): Transition => ({ state, effects: [] });
+
+/** The state without its page: `status`, no error, nor request; idle also forgets where the page was shown. */
+function reset(state: ViewState, status: ViewStatus): ViewState {
+  return {
+    ...state,
+    status,
+    error: undefined,
+    shownIn: status === 'idle' ? undefined : state.shownIn,
+    sentEnvelopeId: status === 'sent' ? state.sentEnvelopeId : undefined,
+    resumeOnline: status === 'idle' ? false : state.resumeOnline,
+    reopen: false,
+  };
+}
+
+/** A new Url for `display`: the current page (if any) goes first. */
+function request(state: ViewState, display: ViewDisplay): Transition {
+  const number = state.request + 1;
+  return {
+    state: { ...reset(state, 'requesting'), shownIn: display, origin: undefined, expiresAt: undefined, request: number, resumeOnline: false },
+    // a popup is kept: the element opened it in the click (or it shows the page being renewed)
+    effects: [display === 'popup' ? { type: 'cancel', keepPopup: true } : { type: 'cancel' }, { type: 'request-url', request: number, display }],
+  };
+}
+
+/** The Url or the page expired: a new one (counted) while it can be shown and the renewals allow, else `expired`. */
+function expire(state: ViewState, shown: boolean): Transition {
+  const renewing = shown && state.renewals < MAX_AUTO_RENEWALS;
+  const told: ViewEffect = { type: 'emit', name: 'esign-view-expired', detail: { expiresAt: state.expiresAt ?? '', renewing } };
+  if (!renewing) return { state: reset(state, 'expired'), effects: [{ type: 'cancel' }, told] };
+  const next = request({ ...state, renewals: state.renewals + 1 }, state.shownIn ?? 'inline');
+  return { state: next.state, effects: [told, ...next.effects] };
+}
+
+/** The state is `error`: kept, and told as `esign-error`. `resumeOnline`: open again when the connection returns. */
+function fail(state: ViewState, error: EsignError, resumeOnline = false): Transition {
+  return {
+    state: { ...reset(state, 'error'), shownIn: undefined, error, resumeOnline, lastResult: { event: 'esign-error', detail: { error } } },
+    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail: { error } }],
+  };
+}

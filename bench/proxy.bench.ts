@@ -569,7 +569,7 @@ async function main(): Promise<void> {
   const proxyEnv = { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: key };
   const memory = await startChild('proxy', proxyEnv);
   const replicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: redis.url })));
-  const { startRedisCluster } = await import('../test/node/proxy-redis-cluster.js');
+  const { startRedisCluster } = await import('../packages/token-proxy/test/proxy-redis-cluster.js');
   const cluster = await startRedisCluster();
   const clusterReplicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: cluster.url })));
   try {
@@ -632,12 +632,24 @@ async function main(): Promise<void> {
       `target proxy CPU per refresh ≤ ${CPU_RATIO_TARGET}× the emulator's CPU per token call (1 proxy, as fast as they go on loopback): ` +
         `${cpuRatio <= CPU_RATIO_TARGET ? 'MET' : 'MISSED'} (${cpu.proxy} / ${cpu.emulator} µs = ${cpuRatio.toFixed(2)}×, at ${loopback.memory.rps.toFixed(0)} and ${loopback.direct.rps.toFixed(0)} req/s)`,
     );
+    // issue 39: the cluster beside standalone, in this one run
+    for (const [where, x] of [
+      [`${FIXED_RATE} req/s, ${SERVICE_ROUND_TRIP_MS} ms round trip`, remoteFixed],
+      ['as fast as they go, loopback', loopback],
+    ] as const) {
+      const a = addedLatency(x);
+      console.log(
+        `information: Redis Cluster beside standalone Redis (3 proxies each, ${where}): added p50 ${a.cluster3.p50} vs ${a.redis3.p50} ms, p99 ${a.cluster3.p99} vs ${a.redis3.p99} ms; ` +
+          `proxy CPU ${x.cluster3.cpuMicrosPerRequest.proxies} vs ${x.redis3.cpuMicrosPerRequest.proxies} µs/refresh; Redis CPU ${x.cluster3.cpuMicrosPerRequest.redis} vs ${x.redis3.cpuMicrosPerRequest.redis} µs/refresh (all nodes)`,
+      );
+    }
     console.log(
       `information: proxy CPU per refresh with ${SERVICE_ROUND_TRIP_MS} ms: ${remote.memory.cpuMicrosPerRequest.proxies} µs as fast as it goes at ${remote.memory.rps.toFixed(0)} req/s, ` +
         `${remoteFixed.memory.cpuMicrosPerRequest.proxies} µs at ${FIXED_RATE} req/s (CPU per request rises as the rate falls: more wake-ups per request)`,
     );
- * and three scenarios of 4 warm-ups + 8 segments (four sides: direct, memory, 3 on Redis, 3 on a Redis Cluster), of
- * which the cookie pool serves 3 + 3 × 9 runs (a run was measured to lose 10 of them), plus a margin.
+    console.log(
+      `information: proxy CPU with no requests: ${idle.memory} µs/s (1 proxy), ${idle.redis3} µs/s (3 replicas on Redis, summed), ${idle.cluster3} µs/s (3 replicas on the Redis Cluster, summed)`,
+    );
     console.log(
       `emulator counted ${counters['grant:refresh_token'] ?? 0} refresh grants; token pool ${pool.length}, cookie pool ${cookies.length} of ${POOL_GRANTS}; found empty ${poolEmpty.count} times`,
     );
@@ -653,8 +665,8 @@ async function main(): Promise<void> {
       connections: CONNECTIONS,
       secondsPerSide: 2 * SEGMENT_SECONDS,
       design:
- * and three scenarios of 4 warm-ups + 8 segments (four sides: direct, memory, 3 on Redis, 3 on a Redis Cluster), of
- * which the cookie pool serves 3 + 3 × 9 runs (a run was measured to lose 10 of them), plus a margin.
+        'ABCDDCBA segments; direct = refresh-token pool at the emulator; proxies = session-cookie pool, force=1 (a rotation each); 3 replicas share the connections and a redis-server, or a Redis Cluster of 3 primaries + 3 replicas; child processes on loopback; ' +
+        'three scenarios: 30 ms as fast as 10 connections go, 30 ms at a fixed rate for every side, loopback as fast as they go',
       withServiceRoundTrip: { roundTripMs: SERVICE_ROUND_TRIP_MS, ...remote, ratios: ratios(remote), target: TARGET_RATIO },
       loopback: { ...loopback, ratios: ratios(loopback) },
       fixedRate: {

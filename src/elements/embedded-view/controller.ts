@@ -40,7 +40,15 @@ export interface EmbeddedViewOptions {
 }
 
 /** Errors about the session itself are the session's to report; they keep their code. */
-const SESSION_CODES = new Set<EsignErrorCode>(['no_session', 'no_files', 'aborted', 'session_expired', 'refresh_interrupted', 'refresh_failed', 'login_expired']);
+const SESSION_CODES = new Set<EsignErrorCode>([
+  'no_session',
+  'no_files',
+  'aborted',
+  'session_expired',
+  'refresh_interrupted',
+  'refresh_failed',
+  'login_expired',
+]);
 
 /** The Url request's outcome, for request number `request`. */
 type UrlOutcome = { request: number; url: unknown; expiresAt: string } | { request: number; error: EsignError };

@@ -9,10 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { packPackages, type PackageName } from '../helpers/pack.js';
 
 /** Packages that only a server needs: none may reach a browser project's install. */
 const SERVER_ONLY = [
@@ -44,8 +45,6 @@ const tarballs = {} as Record<Workspace, string>;
 let unpacked: string;
 let packInfo: { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string; size: number }> };
 
-const npm = (args: string[], cwd: string): string =>
-  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
 const bin = (path: string, args: string[]): { ok: boolean; out: string } => {
   try {
     return { ok: true, out: execFileSync(process.execPath, [path, ...args], { encoding: 'utf8', stdio: 'pipe' }) };
@@ -56,26 +55,33 @@ const bin = (path: string, args: string[]): { ok: boolean; out: string } => {
 };
 const pkgJson = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
+/** Every file under `dir`, with its path relative to `base` and its size. */
+function filesUnder(dir: string, base = dir): Array<{ path: string; size: number }> {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path, base) : [{ path: relative(base, path).split(sep).join('/'), size: statSync(path).size }];
+  });
+}
+
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'esign-pack-'));
-  // prepack (the full build) prints to stdout before npm's JSON
-  const out = npm(['pack', '--json', '--pack-destination', work], process.cwd());
-  const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {')));
-  packInfo = info;
-  tarball = join(work, info.filename);
-  // the workspaces, the shared one first: each one's prepack builds it against the others' dist
+  // `npm pack` of the five (each one's prepack builds it), or under `npm test` the tarballs its pack stage made once
+  // after the one build (test/helpers/pack.ts): packing here would rebuild dist/ under the stages running beside it
+  const packed = packPackages(work);
+  tarball = packed['esign-elements'];
   for (const [folder, name] of Object.entries(WORKSPACES) as Array<[Workspace, string]>) {
-    const packed = npm(['pack', '--json', '--pack-destination', work, '-w', name], process.cwd());
-    const [workspaceInfo] = JSON.parse(packed.slice(packed.lastIndexOf('[\n  {')));
-    tarballs[folder] = join(work, workspaceInfo.filename);
-    console.log(`tarball ${workspaceInfo.filename}: ${(workspaceInfo.size / 1024).toFixed(1)} KiB packed, ${workspaceInfo.entryCount} files`);
+    tarballs[folder] = packed[name as PackageName];
+    console.log(`tarball ${basename(tarballs[folder])}: ${(statSync(tarballs[folder]).size / 1024).toFixed(1)} KiB packed`);
   }
   unpacked = join(work, 'unpacked');
   execFileSync('mkdir', ['-p', unpacked]);
   execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
   unpacked = join(unpacked, 'package');
+  // what npm's --json reports, read from the tarball itself
+  const files = filesUnder(unpacked);
+  packInfo = { size: statSync(tarball).size, unpackedSize: files.reduce((sum, f) => sum + f.size, 0), entryCount: files.length, files };
   console.log(
-    `tarball ${info.filename}: ${(info.size / 1024).toFixed(1)} KiB packed, ${(info.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${info.entryCount} files`,
+    `tarball ${basename(tarball)}: ${(packInfo.size / 1024).toFixed(1)} KiB packed, ${(packInfo.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${packInfo.entryCount} files`,
   );
 });
 

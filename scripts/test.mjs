@@ -60,7 +60,9 @@ function selected(names) {
 const stages = selected(args.filter((a) => !a.startsWith('-')));
 const jobs = Number(process.env.ESIGN_TEST_JOBS) || Math.max(2, availableParallelism() + 1);
 const packDir = mkdtempSync(join(tmpdir(), 'esign-test-pack-'));
-const env = { ...process.env, ESIGN_PACK_DIR: packDir, FORCE_COLOR: '0' };
+// no colours in the kept output: NO_COLOR, and no FORCE_COLOR at all (some libraries colour whenever it is set, even to 0)
+const env = { ...process.env, ESIGN_PACK_DIR: packDir, NO_COLOR: '1' };
+delete env.FORCE_COLOR;
 const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 const clock = () => seconds(Date.now() - started).padStart(6);

@@ -58,7 +58,11 @@ describe('static Storybook build', () => {
       if (!rendered) problems.push(`nothing rendered`);
       if (entry.type === 'story') {
         const tags = await page.evaluate(
-          () => [...document.querySelectorAll('#storybook-root *')].filter((el) => el.localName.startsWith('esign-') && el.shadowRoot).length,
+          // an esign element, or the headless story's own element built on the library's controllers
+          () =>
+            [...document.querySelectorAll('#storybook-root *')].filter(
+              (el) => (el.localName.startsWith('esign-') || el.localName === 'my-signing-panel') && el.shadowRoot,
+            ).length,
         );
         if (tags === 0) problems.push('no esign element rendered');
       }

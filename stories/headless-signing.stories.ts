@@ -1,6 +1,8 @@
 import type { Meta, StoryObj } from '@storybook/web-components-vite';
 import { html } from 'lit';
-import { MySigningPanel } from './headless-panel.js';
+// the side effect defines <my-signing-panel>; the class is used as a type only, which alone would drop the import
+import './headless-panel.js';
+import type { MySigningPanel } from './headless-panel.js';
 import { EsignClient } from '../src/core/service/client.js';
 import type { SessionProvider } from '../src/elements/shared/session-context.js';
 import { demo } from './demo-config.js';

@@ -23,7 +23,8 @@ export function parseFault(body: unknown): Fault | string {
   if (b.kind !== 'delay' && b.kind !== 'status' && b.kind !== 'drop') return 'kind must be delay, status or drop';
   const status = b.status ?? 503;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) return 'status must be an integer 400..599';
-  const delayMs = b.delayMs ?? 1000;
+  // a status fault answers at once unless asked to wait (a slow failure); a delay waits 1 s by default
+  const delayMs = b.delayMs ?? (b.kind === 'status' ? 0 : 1000);
   if (typeof delayMs !== 'number' || delayMs < 0 || delayMs > 120_000) return 'delayMs must be 0..120000';
   if (b.retryAfter !== undefined && (typeof b.retryAfter !== 'number' || !Number.isInteger(b.retryAfter) || b.retryAfter < 0))
     return 'retryAfter must be a non-negative integer (seconds)';
@@ -71,6 +72,7 @@ export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
       c.env.incoming.socket?.destroy();
       return new Response(null, { status: 599 });
     }
+    if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     return faultResponse(c, path, fault);
   };
 }

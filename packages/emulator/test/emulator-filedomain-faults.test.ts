@@ -138,6 +138,21 @@ describe('fault injection', () => {
     assert.equal(((await res.json()) as { error: string }).error, 'temporarily_unavailable');
   });
 
+  it('a status fault with delayMs is a slow failure; without, it answers at once', async () => {
+    await helper(emu, 'faults', { path: '/openapi/v1/oauth/token', kind: 'status', status: 503, delayMs: 300 });
+    const form = () => new URLSearchParams({ grant_type: 'refresh_token' });
+    const t0 = Date.now();
+    const slow = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, { method: 'POST', body: form() });
+    assert.equal(slow.status, 503);
+    assert.ok(Date.now() - t0 >= 290, 'held before the failure');
+    const listed = (await (await helper(emu, 'faults', undefined, 'GET')).json()) as unknown[];
+    assert.equal(listed.length, 0, 'used up');
+    await helper(emu, 'faults', { path: '/openapi/v1/oauth/token', kind: 'status', status: 503 });
+    const quick = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, { method: 'POST', body: form() });
+    assert.equal(quick.status, 503);
+    assert.equal(((await helper(emu, 'faults', undefined, 'GET').then((r) => r.json())) as unknown[]).length, 0);
+  });
+
   it('delay holds the response', async () => {
     await helper(emu, 'faults', { path: '/openapi/v1/members', kind: 'delay', delayMs: 300 });
     const t = await alice(emu);

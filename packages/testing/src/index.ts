@@ -76,7 +76,7 @@ export interface EmulatorFault {
   /** Request path, e.g. `/openapi/v1/files/upload` or `/openapi/v1/oauth/token`. */
   path: string;
   method?: string;
-  /** `status`: answer with `status`; `delay`: wait `delayMs` first; `drop`: lose the connection. */
+  /** `status`: answer with `status` (after `delayMs`, default 0: a slow failure); `delay`: wait `delayMs` (default 1000) first; `drop`: lose the connection. */
   kind: 'status' | 'delay' | 'drop';
   status?: number;
   delayMs?: number;

@@ -203,25 +203,37 @@ describe('token proxy + emulator', () => {
   });
 
   test('concurrent refreshes with one token share one call; a failure is not remembered', async () => {
-    const first = await exchange();
-    const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
-    await fault({ path: '/openapi/v1/oauth/token', kind: 'status', status: 503, times: 1 });
-    const failed = await Promise.all([proxyPost('token', refreshForm), proxyPost('token', refreshForm)]);
-    // the fault answers once only: a second call to the service would have been a 200
-    assert.deepEqual(
-      failed.map((a) => a.status),
-      [502, 502],
-      'one call for both',
-    );
-    assert.equal((await requests())['grant:refresh_token'] ?? 0, 0, 'the fault answered before any grant');
-    const ok = await Promise.all([proxyPost('token', refreshForm), proxyPost('token', refreshForm), proxyPost('token', refreshForm)]);
-    assert.deepEqual(
-      ok.map((a) => a.status),
-      [200, 200, 200],
-      'the failure was not remembered',
-    );
-    assert.equal(new Set(ok.map((a) => a.json.access_token)).size, 1, 'one set of tokens');
-    assert.equal((await requests())['grant:refresh_token'], 1, 'one refresh at the service for three requests');
+    // a proxy that waits for the service longer than the slow failure below lasts
+    const patient = await serveDemoProxy(emulator, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 10_000 });
+    try {
+      const first = await exchange();
+      const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
+      // a slow failure: the first request is held at the service while the second one comes in
+      await fault({ path: '/openapi/v1/oauth/token', kind: 'status', status: 503, delayMs: 3_000, times: 1 });
+      const firstCall = proxyPost('token', refreshForm, patient.url);
+      await waitFor(
+        async () => ((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length === 0,
+        'the first refresh reaches the service',
+      );
+      const failed = await Promise.all([firstCall, proxyPost('token', refreshForm, patient.url)]);
+      // the fault answers once only: a second call to the service would have been a 200
+      assert.deepEqual(
+        failed.map((a) => a.status),
+        [502, 502],
+        'one call for both',
+      );
+      assert.equal((await requests())['grant:refresh_token'] ?? 0, 0, 'the fault answered before any grant');
+      const ok = await Promise.all([1, 2, 3].map(() => proxyPost('token', refreshForm, patient.url)));
+      assert.deepEqual(
+        ok.map((a) => a.status),
+        [200, 200, 200],
+        'the failure was not remembered',
+      );
+      assert.equal(new Set(ok.map((a) => a.json.access_token)).size, 1, 'one set of tokens');
+      assert.equal((await requests())['grant:refresh_token'], 1, 'one refresh at the service for three requests');
+    } finally {
+      await patient.close();
+    }
   });
 
   test('a refresh over the rate limit is refused before the service (the hit counted with the claim)', async () => {

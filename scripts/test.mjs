@@ -22,13 +22,17 @@ const STAGES = [
     run: 'npm pack --workspaces --include-workspace-root --ignore-scripts --silent --pack-destination "$ESIGN_PACK_DIR"',
     needs: ['build'],
   },
-  { name: 'e2e', run: 'npm run test:e2e', needs: ['build', 'pack'] },
+  // the static Storybook (its build, every story rendered, axe in four modes) is the longest file: a stage of its own,
+  // beside the other end-to-end files (`npm run test:e2e` runs them all)
+  { name: 'storybook', run: 'npm run test:storybook', needs: [] },
+  { name: 'e2e', run: 'node --import tsx --test --test-concurrency=1 $(ls test/e2e/*.test.ts | grep -v /storybook.test.ts)', needs: ['build', 'pack'] },
   { name: 'browser', run: 'npm run test:browser', needs: [] },
   { name: 'node', run: 'npm run test:node', needs: ['build'] },
   // each workspace's own tests (`npm test -w <name>`): the proxy, the emulator, the test kit, the shared core
   { name: 'packages', run: 'npm run test:packages', needs: ['build'] },
   { name: 'typecheck', run: 'npm run typecheck', needs: [] },
-  { name: 'lint', run: 'npm run lint', needs: [] },
+  { name: 'lint', run: 'npx eslint .', needs: [] },
+  { name: 'templates', run: 'npm run lint:templates', needs: [] },
   { name: 'test:pack', run: 'npm run test:pack', needs: ['pack'] },
   { name: 'types', run: 'npm run test:types', needs: ['build'] },
   { name: 'format', run: 'npm run format:check', needs: [] },
@@ -75,13 +79,18 @@ function run(stage) {
   entry.status = 'running';
   const t0 = Date.now();
   console.log(`${clock()}  start  ${stage.name}: ${stage.run}`);
-  const child = spawn(stage.run, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // bash's `times` reports the CPU its children used (the stage's processes, once they are reaped) on fd 3
+  const script = `${stage.run}\nstatus=$?\ntimes >&3\nexit $status`;
+  const child = spawn('bash', ['-c', script], { env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
   entry.child = child;
   child.stdout.on('data', (chunk) => (entry.output += chunk));
   child.stderr.on('data', (chunk) => (entry.output += chunk));
+  let times = '';
+  child.stdio[3].on('data', (chunk) => (times += chunk));
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       entry.ms = Date.now() - t0;
+      entry.cpuMs = childrenCpuMs(times);
       entry.status = code === 0 ? 'passed' : 'failed';
       entry.child = undefined;
       console.log(`${clock()}  ${entry.status === 'passed' ? 'pass ' : 'FAIL '}  ${stage.name} (${seconds(entry.ms)})`);
@@ -92,6 +101,13 @@ function run(stage) {
       resolve();
     });
   });
+}
+
+/** The children's user + system time from bash's `times` (its second line: "1m2.345s 0m3.210s"), in ms. */
+function childrenCpuMs(times) {
+  const line = times.trim().split('\n')[1] ?? '';
+  const parts = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, s]) => Number(m) * 60_000 + Number(s) * 1000);
+  return parts.length === 2 ? parts[0] + parts[1] : undefined;
 }
 
 /** Runs every stage whose needs passed, at most `jobs` at once; a stage whose needs failed is skipped. */
@@ -130,12 +146,19 @@ await schedule();
 rmSync(packDir, { recursive: true, force: true });
 
 const total = Date.now() - started;
-console.log(`\n${'stage'.padEnd(10)} ${'result'.padEnd(8)} time`);
+// time: the stage's wall clock (longer when stages share the cores); cpu: what its processes used (user + system)
+console.log(`\n${'stage'.padEnd(10)} ${'result'.padEnd(8)} ${'time'.padStart(7)} ${'cpu'.padStart(7)}`);
+let cpuTotal = 0;
 for (const stage of stages) {
-  const { status, ms } = state.get(stage.name);
-  console.log(`${stage.name.padEnd(10)} ${status.padEnd(8)} ${status === 'skipped' ? '' : seconds(ms)}`);
+  const { status, ms, cpuMs } = state.get(stage.name);
+  cpuTotal += cpuMs ?? 0;
+  const cpu = cpuMs === undefined ? '' : seconds(cpuMs);
+  console.log(`${stage.name.padEnd(10)} ${status.padEnd(8)} ${status === 'skipped' ? '' : seconds(ms).padStart(7)} ${cpu.padStart(7)}`);
 }
 const failed = stages.filter((s) => state.get(s.name).status !== 'passed').map((s) => s.name);
-console.log(`${'total'.padEnd(10)} ${(failed.length ? 'FAILED' : 'passed').padEnd(8)} ${seconds(total)} wall clock`);
+console.log(
+  `${'total'.padEnd(10)} ${(failed.length ? 'FAILED' : 'passed').padEnd(8)} ${seconds(total).padStart(7)} ${seconds(cpuTotal).padStart(7)}` +
+    `  wall clock; cpu over ${availableParallelism()} cores`,
+);
 if (failed.length) console.log(`not passed: ${failed.join(', ')} (each failing stage's output is printed above in full)`);
 process.exit(failed.length ? 1 : 0);

@@ -1,15 +1,13 @@
 /**
- * Builds the end-to-end tests share instead of each making its own (issue 36): the CDN build (`npm run build:cdn`,
- * dist/cdn) and the packed tarball (`npm pack`).
+ * The build the end-to-end tests share instead of each making its own (issue 36): the CDN build (`npm run build:cdn`,
+ * dist/cdn). The packed tarballs are test/helpers/pack.ts's.
  *
  * - `cdnBuild()` runs scripts/build-cdn.mjs only when dist/cdn is older than the sources it is made from (a file run
  *   alone after an edit); under `npm test` the build stage made it a moment ago, so the files use that one. Files
  *   running side by side take turns through a lock folder, so none serves a folder another is rewriting.
- * - `packedTarball(dest)` is the tarball `npm test`'s pack stage made once (`ESIGN_PACK_DIR`, after its build), copied
- *   into `dest`; run alone it is `npm pack` as before (its prepack runs the full build).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,29 +53,4 @@ export async function cdnBuild(): Promise<void> {
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
-}
-
-/** The file name `npm pack` gives the package in `folder` (a scope's `@` dropped and its `/` made a `-`). */
-function tarballName(folder: string): string {
-  const { name, version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string; version: string };
-  return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
-}
-
-/** The packed tarball of the package in `folder` (this checkout's root by default), in `dest`: its path. */
-export function packedTarball(dest: string, folder = ROOT): string {
-  const name = tarballName(folder);
-  const shared = process.env['ESIGN_PACK_DIR'] && join(process.env['ESIGN_PACK_DIR'], name);
-  if (shared && existsSync(shared)) {
-    copyFileSync(shared, join(dest, name));
-    return join(dest, name);
-  }
-  // prepack (the full build) prints to stdout before npm's JSON
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], {
-    cwd: folder,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-  const [info] = JSON.parse(out.slice(out.lastIndexOf('[\n  {'))) as Array<{ filename: string }>;
-  return join(dest, info!.filename);
 }

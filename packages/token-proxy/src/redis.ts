@@ -299,7 +299,7 @@ export class RedisStore implements ProxyStore {
   }
 
   /**
-   * Connects (waiting up to `commandTimeoutMs` for a first connection; if Redis is not there yet, the
+   * Connects (waiting for the first attempt's outcome, at most the 2 s connect limit plus `commandTimeoutMs`; if Redis is not there yet, the
    * store starts anyway, answers 503 meanwhile, and connects as soon as Redis is up). A server that answers
    * but refuses the user name or password, or whose TLS certificate is not trusted (or not for its name),
    * is a configuration mistake: `connect` rejects with `RedisConfigError` (one sentence, no secret).
@@ -319,7 +319,23 @@ export class RedisStore implements ProxyStore {
       .catch((error: unknown) => {
         failure = error;
       });
-    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, resolved.commandTimeoutMs ?? 1_000))]);
+    // wait for the first attempt's outcome (connected, or an error to read), not a fixed time: on a loaded machine
+    // the answer to a wrong password can take longer than a command may; bounded by the connect and command limits
+    const limit = SOCKET.connectTimeout + (resolved.commandTimeoutMs ?? 1_000);
+    const outcome = new Promise<void>((resolve) => {
+      const deadline = Date.now() + limit;
+      const check = setInterval(() => {
+        if (backend.lastError() !== undefined || Date.now() > deadline) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+      void connecting.then(() => {
+        clearInterval(check);
+        resolve();
+      });
+    });
+    await outcome;
     const mistake = configMistake(failure ?? (backend.ready() ? undefined : backend.lastError()));
     if (mistake) {
       backend.destroy();

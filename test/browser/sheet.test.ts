@@ -167,6 +167,48 @@ describe('<esign-signing-frame sheet> on a phone (390 px)', () => {
     expect(el.isConnected).to.equal(true);
   });
 
+  it("opening and closing the sheet keeps the same frame, not loaded again; its bar and close button are the base part's first child while open, gone after", async () => {
+    // wider than the breakpoint: the page is loaded in the layout first, then the window "narrows" and widens again
+    const el = await opened({ sheet: '', style: '--esign-sheet-breakpoint: 320px' });
+    const frame = frameOf(el)!;
+    let loads = 0;
+    frame.addEventListener('load', () => (loads += 1));
+    // the frame's own load event may come after the page said it is ready: once it has, the count stays
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pageLoads = loads;
+    expect(pageLoads, 'at most the page its Url loaded').to.be.at.most(1);
+    const layer = base(el);
+    expect(isSheet(el)).to.equal(false);
+    expect(layer.querySelector('[part~="sheet-bar"]')).to.equal(null);
+
+    el.style.setProperty('--esign-sheet-breakpoint', '600px');
+    win.dispatchEvent(new win.Event('resize'));
+    await until(() => isSheet(el), 'a sheet below the breakpoint');
+    expect(base(el), 'the same base part').to.equal(layer);
+    expect(layer.getAttribute('role')).to.equal('dialog');
+    expect(layer.getAttribute('aria-label')).to.equal('E-signature: new envelope');
+    const bar = layer.firstElementChild!;
+    expect(bar.getAttribute('part')).to.equal('sheet-bar');
+    expect(closeButton(el)!.parentElement).to.equal(bar);
+    if ('showPopover' in HTMLElement.prototype) {
+      expect(layer.getAttribute('popover')).to.equal('manual');
+      expect(layer.matches(':popover-open'), 'in the top layer').to.equal(true);
+    }
+    expect(frameOf(el), 'the same iframe').to.equal(frame);
+    expect(frame.parentElement).to.equal(layer);
+
+    el.style.setProperty('--esign-sheet-breakpoint', '320px');
+    win.dispatchEvent(new win.Event('resize'));
+    await until(() => !isSheet(el) && !marked(), "back in the layout, on the page's own entry");
+    for (const name of ['data-sheet', 'role', 'aria-label', 'popover']) expect(layer.hasAttribute(name), name).to.equal(false);
+    expect(layer.querySelector('[part~="sheet-bar"], [part~="sheet-close"]')).to.equal(null);
+    // a moved or re-created iframe loads again (and its single-use Url fails): give it the time to
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(frameOf(el), 'the same iframe').to.equal(frame);
+    expect(loads, 'no load since').to.equal(pageLoads);
+    expect(el.status).to.equal('loaded');
+  });
+
   it('off without `sheet`, and above `--esign-sheet-breakpoint`: the frame stays in the layout and no entry is pushed', async () => {
     const length = win.history.length;
     const plain = await opened({});

@@ -18,7 +18,7 @@ import { SessionController } from '../shared/session-controller.js';
 import { EsignElement } from '../shared/element.js';
 import { FocusKeeper } from '../shared/a11y.js';
 import { emit } from '../shared/events.js';
-import type { EmbeddedViewController } from './controller.js';
+import type { EmbeddedViewController, SheetController } from './controller.js';
 import { embeddedViewStyles, renderView, type ViewModel, type ViewText } from './template.js';
 import {
   DEPRECATED_AUTO,
@@ -126,6 +126,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
   readonly #own: LocalizeController<OwnTerms>;
   /** The view's controller, once loaded. */
   #view: EmbeddedViewController | undefined;
+  /** The phone sheet's controller, loaded with it. */
+  #sheet: SheetController | undefined;
   /** Its load under way. */
   #loading: Promise<EmbeddedViewController> | undefined;
   /** The error of a failed load (tried again by the next need: a click on its "try again", `open()`). */
@@ -141,11 +143,11 @@ export abstract class EmbeddedViewElement extends EsignElement {
     return (this.#loading ??= import('./controller.js').then(
       (module) => {
         if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
-        new module.SheetController(this, this.#words);
         // the shown frame only: a blank one built ahead of need has no part and is not the page
         new module.ActivityController(this, () => this.shadowRoot?.querySelector('iframe[part~="frame"]'));
         // added to the element: it starts at once (hostConnected) when the element is in the page
         this.#view = new module.EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
+        this.#sheet = new module.SheetController(this, this.#view);
         this.#loadError = undefined;
         this.requestUpdate();
         return this.#view;
@@ -237,7 +239,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
       startAnother: this.startAnotherAction,
       term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) => this.#words.term(key, params),
     };
-    return renderView(this.#view ?? this.#firstState(), this, text);
+    return renderView(this.#view ?? this.#firstState(), this, text, this.#sheet?.open);
   }
 
   /** What the template shows before the controller is loaded: idle, or the error of a failed load. */

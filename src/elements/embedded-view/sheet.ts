@@ -11,17 +11,18 @@
  * a marker); back (popstate) closes the page; closing any other way (the close button, Escape, `close()`, an envelope
  * sent, an error, a wider window) goes back over that entry, so none is left behind.
  *
- * Its styles are the element's (template.ts); it is loaded with the view's controller.
+ * Who does what: this controller owns the sheet's state (`open`, its history entry, the popstate, resize and Escape
+ * listeners) and does only what cannot be a binding: `showPopover()`/`hidePopover()` and moving the focus. The
+ * element's template (template.ts) renders the open sheet from `open`: the base part's `data-sheet`, `role`, `aria-label`
+ * and `popover`, and the bar with its close button, with the element's styles and words. It is loaded with the view's
+ * controller; before that the sheet is closed.
  */
-import { html, render, svg, type ReactiveController, type ReactiveControllerHost } from 'lit';
-import { icon } from '../shared/icons.js';
-import type { LocalizeController } from '../shared/localize.js';
-import type { StateTerms } from './embedded-view.messages.js';
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { frameShown, type ViewModel } from './template.js';
 
 export interface SheetHost extends ReactiveControllerHost, HTMLElement {
   /** The element's `sheet` setting. */
   sheet: boolean;
-  readonly status: string;
   close(): void;
 }
 
@@ -29,8 +30,6 @@ export interface SheetHost extends ReactiveControllerHost, HTMLElement {
 export const SHEET_BREAKPOINT = '640px';
 /** The history state's key that marks the entry a sheet pushed. */
 const MARK = 'esignSheet';
-/** The statuses in which the frame is shown. */
-const SHOWN = new Set(['requesting', 'loading', 'loaded']);
 
 /**
  * Our own `history.back()` calls whose popstate has not come yet, for every element (one element may go back as it is
@@ -46,24 +45,25 @@ if (typeof window !== 'undefined') {
   });
 }
 
-const closeIcon = svg`<path d="M6 6l12 12M18 6 6 18"/>`;
-
 export class SheetController implements ReactiveController {
   readonly #host: SheetHost;
-  readonly #words: Pick<LocalizeController<StateTerms>, 'term'>;
-  /** The bar with the close button, put at the top of `[part~=base]` while the sheet is open. */
-  readonly #bar = document.createElement('div');
-  /** The `[part~=base]` shown as the sheet, while it is open. */
-  #base: HTMLElement | undefined;
+  /** The view the sheet shows (its controller). */
+  readonly #view: ViewModel;
+  #open = false;
+  /** Where the focus goes once the element is rendered: to the close button of a sheet just opened, or to the next control. */
+  #focus: 'close' | 'next' | undefined;
   /** This sheet's history marker (one per opening). */
   #mark = '';
 
-  /** `words`: the element's words of the later states (a controller of the element, so a language change updates it). */
-  constructor(host: SheetHost, words: Pick<LocalizeController<StateTerms>, 'term'>) {
+  constructor(host: SheetHost, view: ViewModel) {
     this.#host = host;
-    this.#words = words;
-    this.#bar.setAttribute('part', 'sheet-bar');
+    this.#view = view;
     host.addController(this);
+  }
+
+  /** Whether the sheet is open: the template shows `[part~=base]` as the sheet, with its bar. */
+  get open(): boolean {
+    return this.#open;
   }
 
   hostConnected(): void {
@@ -77,15 +77,42 @@ export class SheetController implements ReactiveController {
     window.removeEventListener('popstate', this.#onPopState);
     window.removeEventListener('resize', this.#onResize);
     this.#host.removeEventListener('keydown', this.#onKey);
-    this.#hide();
+    if (this.#open) {
+      this.#close();
+      this.#host.requestUpdate();
+    }
   }
 
+  /** Before the element renders: open while the frame is shown on a narrow viewport, else closed. */
+  hostUpdate(): void {
+    const wanted = this.#host.isConnected && this.#host.sheet && frameShown(this.#view) && this.#narrow();
+    if (wanted === this.#open) return;
+    if (wanted) {
+      this.#open = true;
+      this.#focus = 'close';
+      this.#mark = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const state: unknown = history.state;
+      history.pushState({ ...(state !== null && typeof state === 'object' ? state : {}), [MARK]: this.#mark }, '');
+    } else {
+      this.#close();
+    }
+  }
+
+  /** Once rendered: the open sheet in the top layer, and the focus where it goes. */
   hostUpdated(): void {
     const root = this.#host.shadowRoot;
-    const base = root?.querySelector<HTMLElement>('[part~="base"]') ?? undefined;
-    const wanted = this.#host.sheet && SHOWN.has(this.#host.status) && !!root?.querySelector('iframe[part~="frame"]') && this.#narrow();
-    if (wanted && base) this.#show(base);
-    else this.#hide();
+    const base = this.#base();
+    const focus = this.#focus;
+    this.#focus = undefined;
+    // the close button had focus: it goes to the element's next control (its open button), not to the page's body
+    if (focus === 'next') root?.querySelector<HTMLElement>('button')?.focus();
+    if (!this.#open || !base) return;
+    if (typeof base.showPopover === 'function' && !base.matches(':popover-open')) base.showPopover();
+    // focus was on what opened it (gone now) or nowhere: the close button, the one control of the sheet the page can give it
+    const active = document.activeElement;
+    if (focus === 'close' && (!active || active === document.body || (active === this.#host && !root?.activeElement))) {
+      root?.querySelector<HTMLElement>('[part~="sheet-close"]')?.focus();
+    }
   }
 
   /** Whether the viewport is narrower than the breakpoint (the element's `--esign-sheet-breakpoint`, a CSS length). */
@@ -94,47 +121,23 @@ export class SheetController implements ReactiveController {
     return window.matchMedia(`(width < ${breakpoint})`).matches;
   }
 
-  #show(base: HTMLElement): void {
-    const frame = base.querySelector('iframe[part~="frame"]');
-    render(
-      html`<button part="button sheet-close" class="secondary" type="button" @click=${() => this.#host.close()}>${icon(closeIcon)}${this.#words.term('closeSheet')}</button>`,
-      this.#bar,
-    );
-    // the label of the layer: the frame's title ("E-signature: new envelope")
-    base.setAttribute('aria-label', frame?.getAttribute('title') ?? '');
-    if (this.#base === base) return;
-    this.#hide();
-    this.#base = base;
-    base.prepend(this.#bar);
-    base.setAttribute('data-sheet', '');
-    base.setAttribute('role', 'dialog');
-    if (typeof base.showPopover === 'function') {
-      base.setAttribute('popover', 'manual');
-      base.showPopover();
-    }
-    this.#mark = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const state: unknown = history.state;
-    history.pushState({ ...(state !== null && typeof state === 'object' ? state : {}), [MARK]: this.#mark }, '');
-    // focus was on what opened it (gone now) or nowhere: the close button, the one control of the sheet the page can give it
-    const active = document.activeElement;
-    if (!active || active === document.body || (active === this.#host && !this.#host.shadowRoot?.activeElement)) this.#closeButton()?.focus();
+  #base(): HTMLElement | null | undefined {
+    return this.#host.shadowRoot?.querySelector<HTMLElement>('[part~="base"]');
   }
 
-  /** Back to the element's place in the page; our history entry, if it is still the current one, is gone back over. */
-  #hide(): void {
-    const base = this.#base;
-    if (!base) return;
-    const hadFocus = this.#bar.contains(this.#host.shadowRoot?.activeElement ?? null);
-    this.#base = undefined;
-    if (typeof base.hidePopover === 'function' && base.matches(':popover-open')) base.hidePopover();
-    for (const name of ['popover', 'data-sheet', 'role', 'aria-label']) base.removeAttribute(name);
-    this.#bar.remove();
+  /**
+   * Back to the element's place in the page (the next render drops the sheet's attributes and bar); our history
+   * entry, if it is still the current one, is gone back over.
+   */
+  #close(): void {
+    this.#open = false;
+    this.#focus = this.#host.shadowRoot?.activeElement?.matches('[part~="sheet-close"]') ? 'next' : undefined;
+    const base = this.#base();
+    if (typeof base?.hidePopover === 'function' && base.matches(':popover-open')) base.hidePopover();
     if (this.#onOurEntry()) {
       pendingBacks += 1;
       history.back();
     }
-    // the close button had focus: give it to the element's next control (its open button), not to the page's body
-    if (hadFocus) void this.#host.updateComplete.then(() => this.#host.shadowRoot?.querySelector<HTMLElement>('button')?.focus());
   }
 
   #onOurEntry(): boolean {
@@ -142,14 +145,10 @@ export class SheetController implements ReactiveController {
     return state !== null && typeof state === 'object' && (state as Record<string, unknown>)[MARK] === this.#mark;
   }
 
-  #closeButton(): HTMLButtonElement | null {
-    return this.#bar.querySelector('button');
-  }
-
   /** Back (or forward) left our entry: the person closed the sheet, so the page goes; our own back is not that. */
   readonly #onPopState = (): void => {
     if (ownPopState) return;
-    if (this.#base && !this.#onOurEntry()) {
+    if (this.#open && !this.#onOurEntry()) {
       this.#mark = '';
       this.#host.close();
     }
@@ -160,7 +159,7 @@ export class SheetController implements ReactiveController {
   };
 
   readonly #onKey = (event: KeyboardEvent): void => {
-    if (event.key === 'Escape' && this.#base && !event.defaultPrevented) {
+    if (event.key === 'Escape' && this.#open && !event.defaultPrevented) {
       event.preventDefault();
       this.#host.close();
     }

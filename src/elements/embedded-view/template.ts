@@ -1,7 +1,10 @@
 /**
  * The look of the embedded views: their styles (states, frame, phone sheet) and their one template, which renders
  * what the view's controller says (or, before the controller is loaded, the element's first state: empty, connect
- * first, loading, or a failed load).
+ * first, loading, or a failed load), and the phone sheet as its controller (sheet.ts) says: while it is open,
+ * `[part~=base]` is the full-screen dialog (`data-sheet`, `role`, `aria-label`, a manual `popover` where the browser
+ * has popovers) and its first child is the bar with the close button. The bar is a child part of its own before the
+ * frame's, so opening or closing the sheet never moves or re-creates the iframe (a moved iframe reloads).
  */
 import { css, html, nothing, svg, type SVGTemplateResult, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
@@ -102,9 +105,6 @@ export const embeddedViewStyles = [
     background: var(--esign-sheet-background, var(--_surface));
   }
   [part~='sheet-bar'] {
-    display: none;
-  }
-  [data-sheet] > [part~='sheet-bar'] {
     display: flex;
     flex: 0 0 auto;
     justify-content: flex-end;
@@ -151,11 +151,12 @@ export interface ViewModel {
   focusPopup(): void;
 }
 
-/** The element: the settings the templates read, and its action. */
+/** The element: the settings the templates read, and its actions. */
 export interface ViewHost {
   readonly auto: boolean;
   readonly display: ViewDisplay;
   open(options?: { display?: ViewDisplay }): Promise<void>;
+  close(): void;
 }
 
 export interface ViewText {
@@ -223,16 +224,30 @@ function renderIdle(view: ViewModel, host: ViewHost, text: ViewText, open: (disp
   });
 }
 
+/**
+ * Whether the page is shown in the element's frame (requesting into a blank frame, loading, loaded, inline): what the
+ * template shows as the framed page, and what the phone sheet covers the screen with.
+ */
+export const frameShown = (view: ViewModel): boolean =>
+  (view.status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (view.status === 'loading' || view.status === 'loaded'));
+
+/** Whether this browser has popovers: there the sheet is a manual popover, in the top layer. */
+const popovers = typeof HTMLElement === 'function' && 'showPopover' in HTMLElement.prototype;
+
+const closeIcon = svg`<path d="M6 6l12 12M18 6 6 18"/>`;
 const clockIcon = svg`<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>`;
 const windowIcon = svg`<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 9h18"/>`;
 
-/** Both elements' template: the states with their slots, then the frame, and the live regions. */
-export function renderView(view: ViewModel, host: ViewHost, text: ViewText): TemplateResult {
+/**
+ * Both elements' template: the states with their slots, then the frame, and the live regions; `sheet`: the phone
+ * sheet is open (its controller's state; closed before that is loaded).
+ */
+export function renderView(view: ViewModel, host: ViewHost, text: ViewText, sheet = false): TemplateResult {
   const { status } = view;
   // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
   // (hidden); the Url only ever arrives by navigation
   const prebuilt = view.framePrebuilt;
-  const shownFrame = (status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (status === 'loading' || status === 'loaded'));
+  const shownFrame = frameShown(view);
   const inline = prebuilt || shownFrame;
   const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
   const pending = autoPending(view, host);
@@ -294,8 +309,21 @@ export function renderView(view: ViewModel, host: ViewHost, text: ViewText): Tem
         : loading
           ? text.term('loading')
           : '';
-  return html`<div part="base" class=${shownFrame ? (view.frameHeight ? 'framed sized' : 'framed') : ''}>
-    ${loading ? loadingState(text, shownFrame) : nothing}${state}${frame}${liveRegions(polite, status === 'error' ? errorTexts(view, text)[0] : '')}
+  // the phone sheet's bar: a child part of its own, before the frame's, so it comes and goes without touching the iframe
+  const bar = sheet
+    ? html`<div part="sheet-bar">
+        <button part="button sheet-close" class="secondary" type="button" @click=${() => host.close()}>${icon(closeIcon)}${text.term('closeSheet')}</button>
+      </div>`
+    : nothing;
+  return html`<div
+    part="base"
+    class=${shownFrame ? (view.frameHeight ? 'framed sized' : 'framed') : ''}
+    ?data-sheet=${sheet}
+    role=${sheet ? 'dialog' : nothing}
+    aria-label=${sheet ? text.title : nothing}
+    popover=${sheet && popovers ? 'manual' : nothing}
+  >
+    ${bar}${loading ? loadingState(text, shownFrame) : nothing}${state}${frame}${liveRegions(polite, status === 'error' ? errorTexts(view, text)[0] : '')}
   </div>`;
 }
 

@@ -73,7 +73,7 @@ after(async () => {
 });
 
 describe('a Vue 3 app with the tags', () => {
-  it('connects, uploads a PDF, sends it from the signing frame that Vue renders and lists it', async () => {
+  it('connects, uploads a PDF, sends it from the signing frame that Vue renders and lists it', { timeout: 240_000 }, async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     // page errors, requests and every esign-error the page hears, from before the app starts
@@ -96,15 +96,31 @@ describe('a Vue 3 app with the tags', () => {
     await frame.getByLabel('Subject').fill('Lease signed from Vue');
     await frame.getByLabel('Name').fill('Bob Lim');
     await frame.getByLabel('Email').fill('bob@example.com');
-    const sent = page.evaluate(
-      () =>
-        new Promise<string>((resolve) =>
-          document.addEventListener('esign-envelope-sent', (e) => resolve((e as CustomEvent<{ envelopeId: string }>).detail.envelopeId), { once: true }),
-        ),
-    );
+    await page.evaluate(() => {
+      const heard = window as unknown as { sentEnvelopeId?: string };
+      document.addEventListener('esign-envelope-sent', (e) => (heard.sentEnvelopeId = (e as CustomEvent<{ envelopeId: string }>).detail.envelopeId), {
+        once: true,
+      });
+    });
     await frame.getByRole('button', { name: 'Send' }).click();
-    // the element tells the page and shows its sent state, with a way to start another
-    const envelopeId = await sent;
+    // the element tells the page and shows its sent state, with a way to start another; if it does not, the failure
+    // says what the element shows and what the page heard (a wait that never ends would hide it)
+    const envelopeId = await page
+      .waitForFunction(() => (window as unknown as { sentEnvelopeId?: string }).sentEnvelopeId, undefined, { timeout: 30_000 })
+      .then((handle) => handle.jsonValue() as Promise<string>)
+      .catch(async (error: unknown) => {
+        const shown = await page.evaluate(() => {
+          const element = document.querySelector('esign-signing-frame') as (HTMLElement & { status?: string; error?: { code?: string } }) | null;
+          return { status: element?.status, error: element?.error?.code, text: element?.shadowRoot?.textContent?.replace(/\s+/g, ' ').trim() };
+        });
+        const inFrame = await frame
+          .locator('body')
+          .innerText({ timeout: 2_000 })
+          .catch(() => '(the frame did not answer)');
+        throw new Error(`no esign-envelope-sent within 30 s: the element shows ${JSON.stringify(shown)}; the page in the frame: ${inFrame}`, {
+          cause: error,
+        });
+      });
     assert.ok(envelopeId.length > 0, 'the service answered with an EnvelopeId');
     await page.getByText('Envelope sent').waitFor();
     await page.getByRole('button', { name: 'Start another envelope' }).waitFor();

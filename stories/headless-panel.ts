@@ -87,7 +87,14 @@ export class MySigningPanel extends LitElement {
     `;
   }
 }
-if (!customElements.get('my-signing-panel')) customElements.define('my-signing-panel', MySigningPanel);
+
+/**
+ * Registers the tag. Called from the story and the test: a plain `import './headless-panel.js'` is dropped by the
+ * bundler of the static Storybook build (the package's "sideEffects" list names only the library's defining modules).
+ */
+export function defineMySigningPanel(): void {
+  if (!customElements.get('my-signing-panel')) customElements.define('my-signing-panel', MySigningPanel);
+}
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -6,8 +6,9 @@ import { distPathsPlugin } from './scripts/cem-dist-paths.mjs';
 const PLATFORM_CALLBACKS = /^(connected|disconnected|adopted|attributeChanged|formAssociated|formReset|formDisabled|formStateRestore)Callback$/;
 
 /**
- * The manifest describes the public surface only, with true defaults: private and protected members, `#x` and `_x`
- * names, statics and platform callbacks are left out (Storybook would list them as controls), and a field's
+ * The manifest describes the public surface only, with true defaults: private and protected members and `#x` and `_x`
+ * names (of every class, the controllers too), an element's statics and platform callbacks are left out (Storybook
+ * would list them as controls), and a field's
  * `@default` JSDoc tag wins over its initializer (`maxSize = undefined` means "the service limit, 20 MiB").
  */
 function publicSurface() {
@@ -31,10 +32,15 @@ function publicSurface() {
     packageLinkPhase({ customElementsManifest }) {
       for (const mod of customElementsManifest.modules) {
         for (const decl of mod.declarations ?? []) {
-          if (!decl.customElement || !decl.members) continue;
-          decl.members = decl.members.filter(
-            (m) => m.privacy !== 'private' && m.privacy !== 'protected' && !m.static && !/^[#_]/.test(m.name) && !PLATFORM_CALLBACKS.test(m.name),
-          );
+          if (decl.kind !== 'class' || !decl.members) continue;
+          // every class (the controllers too) keeps its public members only; an element also drops its statics and
+          // platform callbacks (a controller's statics and hostConnected & co. are its public API)
+          const hidden = (m) =>
+            m.privacy === 'private' ||
+            m.privacy === 'protected' ||
+            /^[#_]/.test(m.name) ||
+            (decl.customElement && (m.static || PLATFORM_CALLBACKS.test(m.name)));
+          decl.members = decl.members.filter((m) => !hidden(m));
         }
       }
     },

@@ -1,5 +1,5 @@
 /** A signing UI of an integrator's own on `esign-elements/headless` (the headless story, test/browser/headless.test.ts). */
-import { LitElement, css, html, nothing } from 'lit';
+import { LitElement, css, html, nothing, type PropertyDeclarations } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
 import { EmbeddedViewController, FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewDisplay } from '../src/headless.js';
 
@@ -10,7 +10,10 @@ import { EmbeddedViewController, FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewDisp
  * blank until the controller navigates it).
  */
 export class MySigningPanel extends LitElement {
-  static override properties = { connect: {}, fileIds: { attribute: false } };
+  // a getter, not a field: lit-analyzer reads it (and so checks this tag's attributes in templates)
+  static override get properties(): PropertyDeclarations {
+    return { connect: {}, fileIds: { attribute: false } };
+  }
   static override styles = css`
     :host {
       display: grid;
@@ -87,7 +90,14 @@ export class MySigningPanel extends LitElement {
     `;
   }
 }
-if (!customElements.get('my-signing-panel')) customElements.define('my-signing-panel', MySigningPanel);
+
+/**
+ * Registers the tag. Called from the story and the test: a plain `import './headless-panel.js'` is dropped by the
+ * bundler of the static Storybook build (the package's "sideEffects" list names only the library's defining modules).
+ */
+export function defineMySigningPanel(): void {
+  if (!customElements.get('my-signing-panel')) customElements.define('my-signing-panel', MySigningPanel);
+}
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -1,14 +1,13 @@
 import type { Meta, StoryObj } from '@storybook/web-components-vite';
 import { html } from 'lit';
-// the side effect defines <my-signing-panel>; the class is used as a type only, which alone would drop the import
-import './headless-panel.js';
-import type { MySigningPanel } from './headless-panel.js';
+import { defineMySigningPanel, type MySigningPanel } from './headless-panel.js';
 import { EsignClient } from '../src/core/service/client.js';
 import type { SessionProvider } from '../src/elements/shared/session-context.js';
 import { demo } from './demo-config.js';
 import { defineDemoSession } from './demo-session.js';
 
 defineDemoSession();
+defineMySigningPanel();
 
 /** Uploads a one-page sample PDF to the connected Space and hands its FileId to the panel. */
 async function sampleFile(panel: MySigningPanel, session: SessionProvider): Promise<void> {

@@ -5,10 +5,12 @@
 import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
-import '../../stories/headless-panel.js';
+import { defineMySigningPanel } from '../../stories/headless-panel.js';
 import { EsignClient } from '../../src/core/service/client.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import { cfg, connectedElement, once, until } from './helpers.js';
+
+defineMySigningPanel();
 
 describe('esign-elements/headless', () => {
   let connect: EsignConnect;

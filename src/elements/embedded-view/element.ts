@@ -78,13 +78,16 @@ export interface OwnTerms extends Record<string, string> {
  * @cssprop [--esign-frame-min-height=32rem] - Minimum height while the page is shown; the frame fills the element (give the element a height to fix it) and grows with the height its page reports. The signing frame's states (empty, loading, sent) keep it too, so the page opening does not move what is below; the contract list's states need less and take less.
  */
 export abstract class EmbeddedViewElement extends EsignElement {
-  static override properties: PropertyDeclarations = {
-    connect: {},
-    display: {},
-    allowedOrigins: { attribute: 'allowed-origins' },
-    loadTimeout: { attribute: 'load-timeout', type: Number },
-    sheet: { type: Boolean },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      connect: {},
+      display: {},
+      allowedOrigins: { attribute: 'allowed-origins' },
+      loadTimeout: { attribute: 'load-timeout', type: Number },
+      sheet: { type: Boolean },
+    };
+  }
 
   static override styles = embeddedViewStyles;
 

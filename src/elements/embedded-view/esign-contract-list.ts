@@ -27,9 +27,10 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  * @csspart empty - The state without a session or an open page.
  */
 export class EsignContractList extends EmbeddedViewElement {
-  static override properties: PropertyDeclarations = {
-    manual: { type: Boolean },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return { manual: { type: Boolean } };
+  }
 
   /** Waits for `refresh()` (or a click) to load the list. Without it the list loads by itself as soon as there is a session (inline display). */
   manual = false;

@@ -38,11 +38,14 @@ export type { ViewDisplay, ViewResult, ViewStatus } from './rules.js';
  * @cssstate sent - The page sent the envelope.
  */
 export class EsignSigningFrame extends EmbeddedViewElement {
-  static override properties: PropertyDeclarations = {
-    fileIds: { attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged },
-    uploader: {},
-    auto: { converter: autoConverter },
-  };
+  /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
+  static override get properties(): PropertyDeclarations {
+    return {
+      fileIds: { attribute: 'file-ids', converter: fileIdsConverter, hasChanged: listChanged },
+      uploader: {},
+      auto: { converter: autoConverter },
+    };
+  }
 
   // every state takes the page's opening height, so the page opening (or the sent card) does not move what is below
   static override styles = [

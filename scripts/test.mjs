@@ -25,7 +25,12 @@ const STAGES = [
   // the static Storybook (its build, every story rendered, axe in four modes) is the longest file: a stage of its own,
   // beside the other end-to-end files (`npm run test:e2e` runs them all)
   { name: 'storybook', run: 'npm run test:storybook', needs: [] },
-  { name: 'e2e', run: 'node --import tsx --test --test-concurrency=1 $(ls test/e2e/*.test.ts | grep -v /storybook.test.ts)', needs: ['build', 'pack'] },
+  // --test-timeout bounds each file (15 min; the longest takes 3): a file that hangs fails with its name, not CI's 90 min
+  {
+    name: 'e2e',
+    run: 'node --import tsx --test --test-concurrency=1 --test-timeout=900000 $(ls test/e2e/*.test.ts | grep -v /storybook.test.ts)',
+    needs: ['build', 'pack'],
+  },
   { name: 'browser', run: 'npm run test:browser', needs: [] },
   { name: 'node', run: 'npm run test:node', needs: ['build'] },
   // each workspace's own tests (`npm test -w <name>`): the proxy, the emulator, the test kit, the shared core

@@ -47,11 +47,24 @@ function publicSurface() {
   };
 }
 
+/**
+ * The modules in path order: the analyzer lists them in the order it finishes reading them, which varies from run to
+ * run (the locales' modules moved between two runs on the same tree), and `npm run test:manifest` compares the text.
+ */
+function stableOrder() {
+  return {
+    name: 'esign-stable-order',
+    packageLinkPhase({ customElementsManifest }) {
+      customElementsManifest.modules.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    },
+  };
+}
+
 export default {
   globs: ['src/elements/**/*.ts', 'src/esign-*.ts', 'src/index.ts'],
   exclude: ['src/core/**'],
   litelement: true,
   dependencies: false,
   packagejson: false,
-  plugins: [publicSurface(), distPathsPlugin()],
+  plugins: [publicSurface(), distPathsPlugin(), stableOrder()],
 };

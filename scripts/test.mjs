@@ -22,15 +22,9 @@ const STAGES = [
     run: 'npm pack --workspaces --include-workspace-root --ignore-scripts --silent --pack-destination "$ESIGN_PACK_DIR"',
     needs: ['build'],
   },
-  // the static Storybook (its build, every story rendered, axe in four modes) is the longest file: a stage of its own,
-  // beside the other end-to-end files (`npm run test:e2e` runs them all)
-  { name: 'storybook', run: 'npm run test:storybook', needs: [] },
-  // --test-timeout bounds each file (15 min; the longest takes 3): a file that hangs fails with its name, not CI's 90 min
-  {
-    name: 'e2e',
-    run: 'node --import tsx --test --test-concurrency=1 --test-timeout=900000 $(ls test/e2e/*.test.ts | grep -v /storybook.test.ts)',
-    needs: ['build', 'pack'],
-  },
+  // the end-to-end files one at a time, each bounded at 15 min (a file that hangs fails with its name, not CI's 90 min),
+  // then the static Storybook (its build, every story rendered, axe in four modes): `npm run test:e2e`
+  { name: 'e2e', run: 'npm run test:e2e', needs: ['build', 'pack'] },
   { name: 'browser', run: 'npm run test:browser', needs: [] },
   { name: 'node', run: 'npm run test:node', needs: ['build'] },
   // each workspace's own tests (`npm test -w <name>`): the proxy, the emulator, the test kit, the shared core

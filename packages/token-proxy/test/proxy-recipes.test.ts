@@ -154,10 +154,15 @@ describe('token proxy recipes', () => {
   });
 
   test("Workers: a refresh's store write after the answer is handed to the request's ctx.waitUntil", async () => {
-    // a store whose writes take a while, as a remote one's do
+    // a store whose writes take a while, as a remote one's do: here until the test lets them land (a fixed delay
+    // raced the rest of the sign-in on a loaded machine)
+    let letWritesLand!: () => void;
+    const writesMayLand = new Promise<void>((resolve) => (letWritesLand = resolve));
+    // a proxy that waited for the write before answering would hang the sign-in: after 10 s it fails the test instead
+    const fallback = setTimeout(() => letWritesLand(), 10_000);
     class SlowStore extends MemoryStore {
       settle(key: string, value: string | undefined, ttlMs: number): Promise<void> {
-        return new Promise((resolve) => setTimeout(resolve, 100)).then(() => (value === undefined ? this.delete(key) : this.set(key, value, ttlMs)));
+        return writesMayLand.then(() => (value === undefined ? this.delete(key) : this.set(key, value, ttlMs)));
       }
     }
     const waited: Array<Promise<unknown>> = [];
@@ -169,6 +174,8 @@ describe('token proxy recipes', () => {
     void waited[0]!.then(() => (landed = true));
     await new Promise((resolve) => setTimeout(resolve, 0));
     assert.equal(landed, false, 'still being written when the answer was out');
+    letWritesLand();
+    clearTimeout(fallback);
     await Promise.all(waited);
     assert.equal(landed, true);
   });

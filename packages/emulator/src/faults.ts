@@ -46,6 +46,9 @@ export function parseFault(body: unknown): Fault | string {
   };
 }
 
+/** Waits `ms`: a held request or answer. */
+const hold = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Applies injected faults to matching requests (never to /__emulator/ itself, never to preflights unless asked). */
 export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
   return async (c, next) => {
@@ -59,11 +62,11 @@ export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
     if (fault.kind === 'delay' && fault.after) {
       // processed now (a refresh token rotated), answered later
       await next();
-      await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      await hold(fault.delayMs);
       return;
     }
     if (fault.kind === 'delay') {
-      await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      await hold(fault.delayMs);
       return next();
     }
     if (fault.kind === 'drop') {
@@ -72,7 +75,7 @@ export function faultMiddleware(rt: Runtime): MiddlewareHandler<EmuEnv> {
       c.env.incoming.socket?.destroy();
       return new Response(null, { status: 599 });
     }
-    if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    if (fault.delayMs > 0) await hold(fault.delayMs);
     return faultResponse(c, path, fault);
   };
 }

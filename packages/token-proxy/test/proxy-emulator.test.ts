@@ -76,6 +76,11 @@ async function fault(body: Record<string, unknown>): Promise<void> {
   assert.equal(response.status, 200, await response.text());
 }
 
+/** Whether every injected fault has been used up (a held request has reached the service). */
+async function faultsUsedUp(): Promise<boolean> {
+  return ((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length === 0;
+}
+
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 3_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -180,7 +185,7 @@ describe('token proxy + emulator', () => {
       'the browser dropped the request',
     );
     // the browser goes away once the refresh is at the service (the delay fault is used up on arrival)
-    while (((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length > 0) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(faultsUsedUp, 'the refresh reaches the service', 30_000);
     gaveUp.abort();
     await dropped;
     // the proxy still finished the refresh: the service rotated the token once
@@ -211,10 +216,7 @@ describe('token proxy + emulator', () => {
       // a slow failure: the first request is held at the service while the second one comes in
       await fault({ path: '/openapi/v1/oauth/token', kind: 'status', status: 503, delayMs: 3_000, times: 1 });
       const firstCall = proxyPost('token', refreshForm, patient.url);
-      await waitFor(
-        async () => ((await (await fetch(`${emulator.baseUrl}/__emulator/faults`)).json()) as unknown[]).length === 0,
-        'the first refresh reaches the service',
-      );
+      await waitFor(faultsUsedUp, 'the first refresh reaches the service', 30_000);
       const failed = await Promise.all([firstCall, proxyPost('token', refreshForm, patient.url)]);
       // the fault answers once only: a second call to the service would have been a 200
       assert.deepEqual(

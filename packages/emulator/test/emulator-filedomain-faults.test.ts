@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { demoSeed, mergeSeed, type RunningEmulator } from '../src/index.js';
 import { alice, api, helper, start, upload, b64 } from './emulator-helpers.js';
+import { freePorts } from '../../../test/helpers/ports.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
@@ -325,26 +325,6 @@ describe('CLI', () => {
     });
   }
 
-  /** A port N such that N and N + 1 are both free at the time of asking. */
-  async function twoFreePorts(): Promise<number> {
-    const listen = (port: number) =>
-      new Promise<import('node:net').Server | undefined>((resolve) => {
-        const server = createServer();
-        server.once('error', () => resolve(undefined));
-        server.listen(port, '127.0.0.1', () => resolve(server));
-      });
-    for (;;) {
-      const first = (await listen(0))!;
-      const port = (first.address() as { port: number }).port;
-      const second = port < 65535 ? await listen(port + 1) : undefined;
-      await new Promise((done) => first.close(done));
-      if (second) {
-        await new Promise((done) => second.close(done));
-        return port;
-      }
-    }
-  }
-
   it('--help prints usage and exits 0', async () => {
     const r = await run(['--help']);
     assert.equal(r.code, 0);
@@ -394,7 +374,7 @@ describe('CLI', () => {
   });
 
   it('--port moves both ports: the file domain follows on the next one unless --file-port names it', async () => {
-    const business = await twoFreePorts();
+    const business = await freePorts(2);
     const moved = await startCli(['--port', String(business)]);
     try {
       assert.match(moved.out, new RegExp(`business API +http://127\\.0\\.0\\.1:${business} `));
@@ -406,7 +386,7 @@ describe('CLI', () => {
     } finally {
       await moved.stop();
     }
-    const [other, file] = [await twoFreePorts(), await twoFreePorts()];
+    const [other, file] = [await freePorts(2), await freePorts(2)];
     const apart = await startCli(['--port', String(other), '--file-port', String(file)]);
     try {
       assert.match(apart.out, new RegExp(`file domain +http://127\\.0\\.0\\.1:${file}\\n`));

@@ -5,10 +5,11 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { isPortFree } from '../../../test/helpers/ports.js';
 
 const run = promisify(execFile);
 
@@ -30,25 +31,20 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-/** A port whose cluster bus port (port + 10000) is free too. */
+/**
+ * A port whose cluster bus port (port + 10000) is free too. Both below 23000: out of the kernel's ephemeral range
+ * (outgoing connections take their local ports there) and out of `freePort`'s range (23000 up), see ports.ts.
+ */
 async function clusterPort(taken: Set<number>): Promise<number> {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = 2_000 + Math.floor(Math.random() * 11_000);
     if (taken.has(port) || taken.has(port + 10_000)) continue;
-    if ((await isFree(port)) && (await isFree(port + 10_000))) {
+    if ((await isPortFree(port)) && (await isPortFree(port + 10_000))) {
       taken.add(port);
       taken.add(port + 10_000);
       return port;
     }
   }
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 function ping(port: number): Promise<boolean> {

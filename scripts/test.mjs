@@ -1,6 +1,7 @@
 // `npm test`: every suite, as a small dependency graph run a few stages at a time (issue 36). One build for all;
 // the tarball packed once, after it, for every test that installs it (ESIGN_PACK_DIR, test/helpers/built.ts).
-// Each stage's output is kept and shown in full when it fails; a stage whose needs failed does not run.
+// Each stage's output is kept in tmp/npm-test/<stage>.log (each file's durations, for finding the slow ones) and shown
+// in full when it fails; a stage whose needs failed does not run.
 //
 //   npm test                         every stage
 //   npm test -- node e2e             those stages and what they need
@@ -10,7 +11,7 @@
 // A stage is { name, run (a shell command), needs (stages that must pass first) }. The list is in priority order:
 // when more stages are ready than may run, the earlier ones start first, so the longest chains come first.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -63,6 +64,9 @@ function selected(names) {
 const stages = selected(args.filter((a) => !a.startsWith('-')));
 const jobs = Number(process.env.ESIGN_TEST_JOBS) || Math.max(2, availableParallelism() + 1);
 const packDir = mkdtempSync(join(tmpdir(), 'esign-test-pack-'));
+const logDir = join('tmp', 'npm-test');
+rmSync(logDir, { recursive: true, force: true });
+mkdirSync(logDir, { recursive: true });
 // no colours in the kept output: NO_COLOR, and no FORCE_COLOR at all (some libraries colour whenever it is set, even to 0)
 const env = { ...process.env, ESIGN_PACK_DIR: packDir, NO_COLOR: '1' };
 delete env.FORCE_COLOR;
@@ -92,6 +96,7 @@ function run(stage) {
       entry.cpuMs = childrenCpuMs(times);
       entry.status = code === 0 ? 'passed' : 'failed';
       entry.child = undefined;
+      writeFileSync(join(logDir, `${stage.name}.log`), entry.output);
       console.log(`${clock()}  ${entry.status === 'passed' ? 'pass ' : 'FAIL '}  ${stage.name} (${seconds(entry.ms)})`);
       if (entry.status === 'failed') {
         const bar = '-'.repeat(20);
@@ -159,5 +164,6 @@ console.log(
   `${'total'.padEnd(10)} ${(failed.length ? 'FAILED' : 'passed').padEnd(8)} ${seconds(total).padStart(7)} ${seconds(cpuTotal).padStart(7)}` +
     `  wall clock; cpu over ${availableParallelism()} cores`,
 );
+console.log(`each stage's output: ${logDir}/<stage>.log`);
 if (failed.length) console.log(`not passed: ${failed.join(', ')} (each failing stage's output is printed above in full)`);
 process.exit(failed.length ? 1 : 0);

@@ -6,9 +6,14 @@ setCustomElementsManifest(manifest);
 // The demo's redirect-uri is this iframe page: when the consent page sends the user back here, finish the sign-in.
 completeCallbackIfAny();
 
-/** The host page around the story: light (no color-scheme, as most pages) or dark (`color-scheme: dark`). */
-function applyHost(scheme: string): void {
+/**
+ * The host page around the story: light (no color-scheme, as most pages) or dark (`color-scheme: dark`). `from` says
+ * whether the toolbar's global or the story's own `host` parameter chose it (`data-host-from` on the root, which the
+ * Storybook test reads: a story shown after another keeps the toolbar's choice).
+ */
+function applyHost(scheme: string, from: 'story' | 'toolbar'): void {
   const root = document.documentElement;
+  root.dataset['hostFrom'] = from;
   root.style.colorScheme = scheme === 'dark' ? 'dark' : '';
   document.body.style.background = scheme === 'dark' ? 'Canvas' : '';
   document.body.style.color = scheme === 'dark' ? 'CanvasText' : '';
@@ -33,7 +38,8 @@ const preview: Preview = {
   initialGlobals: { host: 'light' },
   decorators: [
     (story, context) => {
-      applyHost(String(context.parameters['host'] ?? context.globals['host'] ?? 'light'));
+      const own: unknown = context.parameters['host'];
+      applyHost(String(own ?? context.globals['host'] ?? 'light'), own === undefined ? 'toolbar' : 'story');
       return story();
     },
   ],

@@ -98,6 +98,38 @@ export async function openStory(page: Page, origin: string, entry: IndexEntry, h
   return rendered;
 }
 
+/**
+ * Shows another story in the preview already open in `page` (opened with `openStory`), the way Storybook's own
+ * sidebar does: the manager tells the preview over its channel (`setCurrentStory`), the preview renders the story
+ * afresh (new elements, the story's loaders and decorators run again) and says `storyRendered`; the page is not
+ * reloaded, so its globals (the host scheme) and viewport stay. Then it waits `settleMs` as `openStory` does.
+ * False when the preview reports an error or a missing story, or says nothing within 15 s.
+ */
+export async function switchStory(page: Page, entry: IndexEntry, settleMs = 1200): Promise<boolean> {
+  // a script string: a function here would be compiled with the test runner's helpers, which the page lacks
+  const rendered = (await page.evaluate(`new Promise((resolve) => {
+    const id = ${JSON.stringify(entry.id)};
+    const channel = globalThis.__STORYBOOK_ADDONS_CHANNEL__;
+    const handlers = [];
+    const finish = (ok) => {
+      for (const [name, handler] of handlers) channel.off(name, handler);
+      clearTimeout(timer);
+      resolve(ok);
+    };
+    const timer = setTimeout(() => finish(false), 15000);
+    // storyRendered and docsRendered name the entry that rendered: a late one of the story before is not this one
+    const on = (ok) => (rendered) => {
+      if (ok && typeof rendered === 'string' && rendered !== id) return;
+      finish(ok);
+    };
+    handlers.push(['storyRendered', on(true)], ['docsRendered', on(true)], ['storyErrored', on(false)], ['storyThrewException', on(false)], ['storyMissing', on(false)]);
+    for (const [name, handler] of handlers) channel.on(name, handler);
+    channel.emit('setCurrentStory', { storyId: id, viewMode: ${JSON.stringify(entry.type)} });
+  })`)) as boolean;
+  await page.waitForTimeout(settleMs);
+  return rendered;
+}
+
 /** axe-core on the page (open shadow roots included); violations of `serious` or `critical` impact. */
 export async function seriousAxeViolations(page: Page): Promise<Array<{ id: string; impact: string; help: string; targets: string[] }>> {
   const loaded = await page.evaluate(() => typeof (globalThis as { axe?: unknown }).axe !== 'undefined');

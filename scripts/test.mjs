@@ -11,7 +11,7 @@
 // A stage is { name, run (a shell command), needs (stages that must pass first) }. The list is in priority order:
 // when more stages are ready than may run, the earlier ones start first, so the longest chains come first.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -71,6 +71,21 @@ mkdirSync(logDir, { recursive: true });
 const env = { ...process.env, ESIGN_PACK_DIR: packDir, NO_COLOR: '1' };
 delete env.FORCE_COLOR;
 const started = Date.now();
+
+/**
+ * The machine's busy and idle CPU time so far, in ms (Linux's /proc/stat; undefined elsewhere). The stages' own CPU
+ * column counts only processes their shell reaped: a browser's renderers, whose parent is killed at the end, are
+ * left out, so a browser stage shows a third or less of what it used. The machine's figure over the run is the true one.
+ */
+function machineCpu() {
+  if (!existsSync('/proc/stat')) return undefined;
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const tick = 10; // USER_HZ is 100 on Linux: one tick is 10 ms
+  const idle = (fields[3] + fields[4]) * tick; // idle + iowait
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0) * tick; // user nice system idle iowait irq softirq steal
+  return { busy: total - idle, idle };
+}
+const cpuAtStart = machineCpu();
 const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 const clock = () => seconds(Date.now() - started).padStart(6);
 
@@ -150,7 +165,7 @@ await schedule();
 rmSync(packDir, { recursive: true, force: true });
 
 const total = Date.now() - started;
-// time: the stage's wall clock (longer when stages share the cores); cpu: what its processes used (user + system)
+// time: the stage's wall clock (longer when stages share the cores); cpu: what its reaped processes used (user + system)
 console.log(`\n${'stage'.padEnd(10)} ${'result'.padEnd(8)} ${'time'.padStart(7)} ${'cpu'.padStart(7)}`);
 let cpuTotal = 0;
 for (const stage of stages) {
@@ -164,6 +179,14 @@ console.log(
   `${'total'.padEnd(10)} ${(failed.length ? 'FAILED' : 'passed').padEnd(8)} ${seconds(total).padStart(7)} ${seconds(cpuTotal).padStart(7)}` +
     `  wall clock; cpu over ${availableParallelism()} cores`,
 );
+const cpuAtEnd = machineCpu();
+if (cpuAtStart && cpuAtEnd) {
+  const busy = cpuAtEnd.busy - cpuAtStart.busy;
+  const all = busy + cpuAtEnd.idle - cpuAtStart.idle;
+  console.log(
+    `machine    ${seconds(busy)} of CPU busy out of ${seconds(all)} (${((100 * busy) / all).toFixed(0)}%): the whole run, browsers' renderers included`,
+  );
+}
 console.log(`each stage's output: ${logDir}/<stage>.log`);
 if (failed.length) console.log(`not passed: ${failed.join(', ')} (each failing stage's output is printed above in full)`);
 process.exit(failed.length ? 1 : 0);

@@ -11,7 +11,7 @@ import '../../src/esign-signing-frame.js';
 import { EsignClient } from '../../src/core/service/client.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/uploader/esign-uploader.js';
-import { cfg, clearFaults, clearSession, connectedElement, fault, mount, mountConnect, mountView, until } from './helpers.js';
+import { cfg, clearFaults, clearSession, connectedElement, fault, mount, mountConnect, mountView, personStep, until } from './helpers.js';
 
 /** The focused element, through shadow roots. */
 function focused(): Element | null {
@@ -72,9 +72,9 @@ describe('keyboard focus and live regions', function () {
     await focusLandsOn(inShadow(el, '[part~="button"][aria-busy="true"]'), 'the busy "Connecting…" button');
     expect(live(el, 'polite')).to.contain('Connecting to your e-signature account');
     expect(el.shadowRoot!.querySelectorAll('[data-live]')[0], 'the same region, its text changed').to.equal(regions[0]);
-    await executeServerCommand('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_alice' });
+    await personStep('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_alice' });
     await until(() => el.status === 'connected', 'connected', { timeout: 15_000 });
-    await executeServerCommand('esign-return-to-page');
+    await personStep('esign-return-to-page');
     await focusLandsOn(inShadow(el, '[part~="button"]'), 'Disconnect');
     expect(focused()!.textContent).to.contain('Disconnect');
     expect(live(el, 'polite')).to.equal('E-signature account connected.');
@@ -92,9 +92,9 @@ describe('keyboard focus and live regions', function () {
     await tabTo(inShadow(el, '[part~="button"]'), 'Connect');
     await sendKeys({ press: 'Enter' });
     await focusLandsOn(inShadow(el, '[part~="button"][aria-busy="true"]'), 'the busy "Connecting…" button');
-    await executeServerCommand('esign-consent', { spaceId: 'space_alice', action: 'deny' });
+    await personStep('esign-consent', { spaceId: 'space_alice', action: 'deny' });
     await until(() => el.status === 'error', 'the error', { timeout: 15_000 });
-    await executeServerCommand('esign-return-to-page');
+    await personStep('esign-return-to-page');
     await focusLandsOn(inShadow(el, '[part~="button"]'), 'Try again');
     expect(focused()!.textContent).to.contain('Try again');
     expect(live(el, 'assertive')).to.match(/declined/);
@@ -154,9 +154,9 @@ describe('keyboard focus and live regions', function () {
       const { el } = await mountView('esign-signing-frame', { connect: 'a11y-session', 'file-ids': data.Files[0]!.FileId, auto: '' });
       expect(el.shadowRoot!.querySelectorAll('[data-live]'), 'both live regions exist before anything is said').to.have.length(2);
       await until(() => el.status === 'loaded', 'the page loaded', { timeout: 20_000 });
-      await executeServerCommand('esign-frame-send', { subject: 'Keyboard', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+      await personStep('esign-frame-send', { subject: 'Keyboard', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
       await until(() => el.status === 'sent', 'sent', { timeout: 15_000 });
-      await executeServerCommand('esign-return-to-page');
+      await personStep('esign-return-to-page');
       await focusLandsOn(inShadow(el, '[part~="sent"] .title'), 'the sent card’s heading');
       // other words than the card's, so that the card's own text ('Envelope sent') is found once on the page
       expect(live(el, 'polite')).to.equal('Your envelope has gone out for signature; the signers get an email with a link.');

@@ -10,7 +10,7 @@ import '../../src/esign-signing-frame.js';
 import { EsignClient } from '../../src/core/service/client.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignActivityDetail } from '../../src/elements/shared/events.js';
-import { cfg, connectedElement, frameOf, mountView, once, until } from './helpers.js';
+import { cfg, connectedElement, frameOf, mountView, once, personStep, until } from './helpers.js';
 
 let connect: EsignConnect;
 let fileIds: string[];
@@ -91,7 +91,7 @@ describe('esign-activity', () => {
     el.addEventListener('esign-view-message', (event) => messages.push(String((event.detail.data as { type?: unknown }).type)));
     // focus stays in the frame (no new focus to see); the person types there: the page says so (assumption,
     // docs/architecture.md), and the host hears it
-    await executeServerCommand('esign-frame-send', { subject: 'Lease', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await personStep('esign-frame-send', { subject: 'Lease', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     await until(() => heard.length === 2, 'activity while the person works in the page');
     expect(heard[1]!.source).to.equal('message');
     expect(messages).to.include('activity');

@@ -3,7 +3,7 @@ import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, fault, mountConnect, once, shadowText, until } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, fault, mountConnect, once, personStep, shadowText, until } from './helpers.js';
 
 async function embeddedStatus(token: string): Promise<number> {
   const res = await fetch(`${cfg.baseUrl}/openapi/v1/embedded/views`, {
@@ -52,7 +52,7 @@ describe('<esign-connect>', () => {
     const el = await mountConnect();
     const errorEvent = once(el, 'esign-error');
     await clickIn(el, 'button');
-    await executeServerCommand('esign-consent', { spaceId: 'space_acme', action: 'deny' });
+    await personStep('esign-consent', { spaceId: 'space_acme', action: 'deny' });
     const { detail } = await errorEvent;
     expect(detail.error.code).to.equal('access_denied');
     await el.updateComplete;
@@ -64,13 +64,13 @@ describe('<esign-connect>', () => {
     // nobody listens while the user answers (a framework that attaches its listeners after the first render)
     const el = await mountConnect();
     await clickIn(el, 'button');
-    await executeServerCommand('esign-consent', { spaceId: 'space_acme', action: 'deny' });
+    await personStep('esign-consent', { spaceId: 'space_acme', action: 'deny' });
     await until(() => el.status === 'error', 'the outcome');
     expect(el.error!.code).to.equal('access_denied');
     expect(el.session).to.equal(undefined);
     // a later success replaces it (the error state's button tries again)
     await clickIn(el, 'button');
-    await executeServerCommand('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' });
+    await personStep('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' });
     await until(() => el.status === 'connected', 'connected', { timeout: 10_000 });
     expect(el.error).to.equal(undefined);
     expect(el.session!.spaceId).to.equal('space_acme');
@@ -81,7 +81,7 @@ describe('<esign-connect>', () => {
     const errorEvent = once(el, 'esign-error');
     await clickIn(el, 'button');
     await until(() => el.status === 'connecting');
-    await executeServerCommand('esign-close-consent');
+    await personStep('esign-close-consent');
     const { detail } = await errorEvent;
     expect(detail.error.code).to.equal('popup_closed');
     expect(el.status).to.equal('error');
@@ -125,7 +125,7 @@ describe('<esign-connect>', () => {
       await until(() => (tab?.document.querySelector('esign-connect') as EsignConnect | null)?.status === 'idle', 'tab ready', { timeout: 5000 });
       const adopted = once(el, 'esign-connected');
       void (tab!.document.querySelector('esign-connect') as EsignConnect).connect();
-      await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
+      await personStep('esign-consent', { spaceId: 'space_acme' });
       await until(
         () => {
           try {

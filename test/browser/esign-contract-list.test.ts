@@ -15,6 +15,7 @@ import {
   frameOf,
   mountView,
   once,
+  personStep,
   postFromInside,
   prebuiltFrame,
   shadowText,
@@ -45,7 +46,7 @@ describe('<esign-contract-list>', () => {
     const frame = el.shadowRoot!.querySelector('iframe')!;
     expect(frame.title).to.equal('E-signature: your contracts');
     expect(frame.hasAttribute('src')).to.equal(false);
-    const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: 'NDA with Bob' })) as string;
+    const text = (await personStep('esign-frame-text', { path: '/contracts', contains: 'NDA with Bob' })) as string;
     expect(text).to.contain('Alice Tan');
     await expect(el).shadowDom.to.be.accessible();
   });

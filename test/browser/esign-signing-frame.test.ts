@@ -18,6 +18,7 @@ import {
   locationOf,
   mountView,
   once,
+  personStep,
   postFromInside,
   prebuiltFrame,
   settled,
@@ -130,7 +131,7 @@ describe('<esign-signing-frame>', () => {
       }),
     );
     const sentEvent = once(el, 'esign-envelope-sent');
-    await executeServerCommand('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await personStep('esign-frame-send', { subject: 'Lease 2026', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     const message = await sent;
     expect(message.envelopeId).to.match(/\S/);
     expect(message.status).to.equal('sent');
@@ -156,7 +157,7 @@ describe('<esign-signing-frame>', () => {
 
     const list = await mountView('esign-contract-list', { connect: 'c' });
     await once(list.el, 'esign-view-loaded');
-    const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: 'Lease 2026' })) as string;
+    const text = (await personStep('esign-frame-text', { path: '/contracts', contains: 'Lease 2026' })) as string;
     expect(text).to.contain('Awaiting signatures');
   });
 

@@ -225,12 +225,35 @@ export async function clickIn(host: Element, selector: string): Promise<void> {
   await sendMouse({ type: 'click', position: [Math.round(rect.x + rect.width / 2), Math.round(rect.y + rect.height / 2)] });
 }
 
+/**
+ * A person's action in another window, done by the test server (test/helpers/services.ts): `esign-consent`,
+ * `esign-frame-send`, `esign-frame-text`, `esign-return-to-page`, `esign-close-consent`. It may take several steps of
+ * up to 15 s each, longer than the 20 s web-test-runner allows one command, so it is started and then waited for in
+ * turns of at most 10 s; a failed step throws its error here. A step that never ends is bounded by its own steps'
+ * time limits, and by `timeoutMs` (2 min) here.
+ */
+export async function personStep<T = unknown>(name: string, payload?: Record<string, unknown>, timeoutMs = 120_000): Promise<T> {
+  const id = await executeServerCommand<string, { name: string; payload?: Record<string, unknown> }>('esign-step-start', {
+    name,
+    ...(payload ? { payload } : {}),
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const outcome = await executeServerCommand<{ done: boolean; value?: T; error?: string }, { id: string }>('esign-step-wait', { id });
+    if (outcome.done) {
+      if (outcome.error !== undefined) throw new Error(`${name}: ${outcome.error}`);
+      return outcome.value as T;
+    }
+    if (Date.now() > deadline) throw new Error(`${name}: not done after ${timeoutMs} ms`);
+  }
+}
+
 /** Clicks Connect, logs in on the emulator's consent page as a person would, and waits for the session. */
 export async function connectAs(el: EsignConnect, options: { email?: string; password?: string; spaceId?: string } = {}): Promise<SessionInfo> {
   await until(() => el.status === 'idle' && !!el.shadowRoot?.querySelector('button'), 'element ready');
   const connected = oneEvent(el, 'esign-connected');
   await clickIn(el, 'button');
-  await executeServerCommand('esign-consent', {
+  await personStep('esign-consent', {
     email: options.email ?? 'alice@example.com',
     password: options.password ?? 'alice-password',
     ...(options.spaceId ? { spaceId: options.spaceId } : {}),

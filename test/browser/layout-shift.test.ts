@@ -14,7 +14,7 @@ import '../../src/esign-contract-list.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/uploader/esign-uploader.js';
 import type { EsignSigningFrame } from '../../src/elements/embedded-view/esign-signing-frame.js';
-import { cfg, clearSession, clickIn, engine, settled, until } from './helpers.js';
+import { cfg, clearSession, clickIn, engine, personStep, settled, until } from './helpers.js';
 
 interface Shift {
   value: number;
@@ -93,9 +93,9 @@ describe('layout shift', function () {
 
       step = 'connect';
       await clickIn(elements().connect, '[part~="button"]');
-      await executeServerCommand('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' });
+      await personStep('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' });
       await until(() => elements().connect.status === 'connected', 'connected', { timeout: 15_000 });
-      await executeServerCommand('esign-return-to-page');
+      await personStep('esign-return-to-page');
       await settled(elements().connect);
       await new Promise((resolve) => setTimeout(resolve, 600)); // past the 500 ms of "recent input"
 
@@ -118,7 +118,7 @@ describe('layout shift', function () {
       await new Promise((resolve) => setTimeout(resolve, 500));
 
       step = 'Send';
-      await executeServerCommand('esign-frame-send', { subject: 'Layout', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+      await personStep('esign-frame-send', { subject: 'Layout', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
       // 30 s: with three engines running at once in CI the sent envelope took over 15 s to reach the element
       await until(() => elements().frame.status === 'sent', 'sent', { timeout: 30_000 });
       await settled(elements().frame);

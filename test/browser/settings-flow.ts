@@ -4,12 +4,11 @@
  * frame shows it. Imports no element module: a page that bundles its own copy of the library (React) uses it too.
  */
 import { expect } from '@open-wc/testing';
-import { executeServerCommand } from '@web/test-runner-commands';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/uploader/esign-uploader.js';
 import type { EsignSigningFrame } from '../../src/elements/embedded-view/esign-signing-frame.js';
 import type { EsignContractList } from '../../src/elements/embedded-view/esign-contract-list.js';
-import { cfg, connectAs, once, record, shadowText, until } from './helpers.js';
+import { cfg, connectAs, once, personStep, record, shadowText, until } from './helpers.js';
 
 /** The settings an app gives the elements: the test services' client, emulator and token proxy. */
 export const settings = {
@@ -85,7 +84,7 @@ export async function runFlow(root: ParentNode, errors: ReadonlyArray<{ detail: 
   await until(() => app.frame()?.status === 'loaded', 'the signing frame shown', { timeout: 15_000 });
   const frame = app.frame()!;
   const sent = once(frame, 'esign-envelope-sent');
-  await executeServerCommand('esign-frame-send', { subject, signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+  await personStep('esign-frame-send', { subject, signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
   expect((await sent).detail.envelopeId).to.match(/\S/);
 
   // the list, loaded again, shows the envelope
@@ -93,7 +92,7 @@ export async function runFlow(root: ParentNode, errors: ReadonlyArray<{ detail: 
   await app.list.refresh();
   // (its new frame: the one before is gone)
   await reloaded;
-  const text = (await executeServerCommand('esign-frame-text', { path: '/contracts', contains: subject })) as string;
+  const text = (await personStep('esign-frame-text', { path: '/contracts', contains: subject })) as string;
   expect(text).to.contain(subject);
 
   expect(said()).to.equal('');

@@ -7,7 +7,7 @@ import { expect, fixture, html } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/index.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
-import { cfg, shadowText, until } from './helpers.js';
+import { cfg, personStep, shadowText, until } from './helpers.js';
 import { recordErrors, runFlow, settings } from './settings-flow.js';
 
 type Props = Record<string, unknown>;
@@ -147,7 +147,7 @@ describe('settings in any order', () => {
     const outcome = el.connect().catch((error: { code: string }) => error.code);
     expect(el.error?.code).not.to.equal('invalid_config');
     expect(el.status).to.be.oneOf(['connecting', 'error']);
-    if (el.status === 'connecting') await executeServerCommand('esign-close-consent');
+    if (el.status === 'connecting') await personStep('esign-close-consent');
     expect(await outcome).to.be.oneOf(['popup_blocked', 'popup_closed']);
   });
 });

@@ -10,7 +10,7 @@ import '../../src/esign-signing-frame.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/uploader/esign-uploader.js';
 import type { EsignContractList } from '../../src/elements/embedded-view/esign-contract-list.js';
-import { cfg, clearSession, connectAs, emulatorCounters, mountConnect, mountView, once, record, until } from './helpers.js';
+import { cfg, clearSession, connectAs, emulatorCounters, mountConnect, mountView, once, personStep, record, until } from './helpers.js';
 
 interface OtherTab {
   window: Window & { heard: Array<{ type: string; detail: Record<string, unknown> }> };
@@ -46,7 +46,7 @@ async function openOtherTab(hash = ''): Promise<OtherTab> {
     { timeout: 10_000 },
   );
   // the person goes back to this window (Firefox types and clicks in the focused window only)
-  await executeServerCommand('esign-return-to-page');
+  await personStep('esign-return-to-page');
   return {
     window: win as OtherTab['window'],
     connect,
@@ -99,7 +99,7 @@ describe('across tabs', function () {
     const here = record(document, ['esign-envelope-sent']);
     const before = await emulatorCounters();
     const loadedBefore = other.window.heard.filter((e) => e.type === 'esign-view-loaded').length;
-    await executeServerCommand('esign-frame-send', { subject: 'Across tabs', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await personStep('esign-frame-send', { subject: 'Across tabs', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     await until(() => here.length > 0, 'the envelope is sent here', { timeout: 15_000 });
     const sent = here[0]!.detail;
 
@@ -135,7 +135,7 @@ describe('across tabs', function () {
 
     const { el: frame } = await mountView('esign-signing-frame', { connect: 'tabs-c', 'file-ids': file!.FileId, auto: '' });
     await once(frame, 'esign-view-loaded');
-    await executeServerCommand('esign-frame-send', { subject: 'Manual list', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await personStep('esign-frame-send', { subject: 'Manual list', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     await until(() => other.uploader.shadowRoot!.querySelector('[part~="file-sent"]'), 'the file shows sent there', { timeout: 10_000 });
     expect(other.list.status, 'nobody opened it').to.equal('idle');
 

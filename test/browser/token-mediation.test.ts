@@ -8,7 +8,7 @@ import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignError } from '../../src/core/errors.js';
-import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mount, mountConnect, once, shadowText, until } from './helpers.js';
+import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mount, mountConnect, once, personStep, shadowText, until } from './helpers.js';
 
 /** Whether the service accepts `token` for a business call. */
 async function tokenWorks(token: string): Promise<boolean> {
@@ -223,7 +223,7 @@ describe('token-mediating session (default): refresh tokens out of the page', ()
       hijacked.addEventListener('click', () => (popup = window.open(attackerUrl, 'hijacked', 'popup')));
       document.body.append(hijacked);
       await clickIn(document.body, 'button');
-      await executeServerCommand('esign-consent', { spaceId: 'space_acme' });
+      await personStep('esign-consent', { spaceId: 'space_acme' });
       // the proxy's callback refuses the attacker's state in the victim's browser and moves on to its done page
       await until(
         () => {

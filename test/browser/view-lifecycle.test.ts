@@ -13,7 +13,7 @@ import '../../src/esign-contract-list.js';
 import { EsignClient } from '../../src/core/service/client.js';
 import type { EsignError } from '../../src/core/errors.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
-import { cfg, clearFaults, connectedElement, emulatorCounters, fault, frameOf, mountView, once, settled, until } from './helpers.js';
+import { cfg, clearFaults, connectedElement, emulatorCounters, fault, frameOf, mountView, once, personStep, settled, until } from './helpers.js';
 
 let connect: EsignConnect;
 let client: EsignClient;
@@ -88,7 +88,7 @@ describe('embedded views: restores, re-attachment and late listeners', () => {
     const { el } = await mountView('esign-signing-frame', { connect: 'c', 'file-ids': fileId, auto: '' });
     await once(el, 'esign-view-loaded');
     const sent = once(el, 'esign-envelope-sent');
-    await executeServerCommand('esign-frame-send', { subject: 'Re-attached', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await personStep('esign-frame-send', { subject: 'Re-attached', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     const { detail } = await sent;
     await el.updateComplete;
     expect(el.status).to.equal('sent');
@@ -118,7 +118,7 @@ describe('embedded views: restores, re-attachment and late listeners', () => {
     const early = el.whenSent();
     el.fileIds = [fileId];
     await once(el, 'esign-view-loaded');
-    await executeServerCommand('esign-frame-send', { subject: 'Late listeners', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
+    await personStep('esign-frame-send', { subject: 'Late listeners', signers: [{ name: 'Bob Lim', email: 'bob@example.com' }] });
     await until(() => el.status === 'sent', 'the sent state');
     // a framework that renders now, after the envelope was sent, still learns it
     const late = await el.whenSent();

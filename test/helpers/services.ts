@@ -215,10 +215,12 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     return inner();
   }
 
+  type StepOutcome = { done: true; value?: unknown; error?: string };
+
   async function command(name: string, payload: Record<string, unknown> | undefined, target: CommandTarget): Promise<unknown> {
-    // a person's steps in other windows (consent popup, embedded pages): 15 s each, as the three engines run at once;
-    // a whole command must answer within web-test-runner's 20 s for a command
-    const timeoutMs = Number(payload?.['timeoutMs'] ?? 15_000);
+    // a person's steps in other windows (consent popup, embedded pages): 30 s each, as other suites load the machine;
+    // the browser tests run the long ones through `esign-step-start`, so no command waits longer than web-test-runner's 20 s
+    const timeoutMs = Number(payload?.['timeoutMs'] ?? 30_000);
     switch (name) {
       case 'esign-engine':
         return target.engine;
@@ -318,10 +320,35 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       case 'esign-advance-clock':
         emulator.advanceClock(Number(payload?.['seconds'] ?? 0));
         return emulator.now().toISOString();
+      case 'esign-step-start': {
+        // a person's multi-step action (test/browser/helpers.ts `personStep`), started here and waited for in turns:
+        // web-test-runner gives one command 20 s whatever it does, and a consent on a loaded machine (WebKit through
+        // WebDriver beside two other suites) took longer
+        const id = `step-${++stepCount}`;
+        const step: Promise<StepOutcome> = command(String(payload?.['name']), payload?.['payload'] as Record<string, unknown> | undefined, target).then(
+          (value) => ({ done: true, value }),
+          (error: unknown) => ({ done: true, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+        );
+        steps.set(id, step);
+        return id;
+      }
+      case 'esign-step-wait': {
+        // the step's outcome, or { done: false } after 10 s (well within the 20 s of one command)
+        const id = String(payload?.['id']);
+        const step = steps.get(id);
+        if (!step) return { done: true, error: `no step ${id}` };
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const outcome = await Promise.race([step, new Promise<{ done: false }>((resolve) => (timer = setTimeout(() => resolve({ done: false }), 10_000)))]);
+        clearTimeout(timer);
+        if (outcome.done) steps.delete(id);
+        return outcome;
+      }
       default:
         return undefined;
     }
   }
+  let stepCount = 0;
+  const steps = new Map<string, Promise<StepOutcome>>();
 
   return {
     emulator,

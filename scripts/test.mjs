@@ -6,7 +6,7 @@
 //   npm test                         every stage
 //   npm test -- node e2e             those stages and what they need
 //   npm test -- --list               the stages, in order
-//   ESIGN_TEST_JOBS=1 npm test       one stage at a time (default: 3 on 2 cores, see CONTRIBUTING.md)
+//   ESIGN_TEST_JOBS=1 npm test       one stage at a time (default: one per core, at least 2; see CONTRIBUTING.md)
 //
 // A stage is { name, run (a shell command), needs (stages that must pass first) }. The list is in priority order:
 // when more stages are ready than may run, the earlier ones start first, so the longest chains come first.
@@ -62,7 +62,7 @@ function selected(names) {
 }
 
 const stages = selected(args.filter((a) => !a.startsWith('-')));
-const jobs = Number(process.env.ESIGN_TEST_JOBS) || Math.max(2, availableParallelism() + 1);
+const jobs = Number(process.env.ESIGN_TEST_JOBS) || Math.max(2, availableParallelism());
 const packDir = mkdtempSync(join(tmpdir(), 'esign-test-pack-'));
 const logDir = join('tmp', 'npm-test');
 rmSync(logDir, { recursive: true, force: true });

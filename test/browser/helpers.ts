@@ -228,7 +228,7 @@ export async function clickIn(host: Element, selector: string): Promise<void> {
 /**
  * A person's action in another window, done by the test server (test/helpers/services.ts): `esign-consent`,
  * `esign-frame-send`, `esign-frame-text`, `esign-return-to-page`, `esign-close-consent`. It may take several steps of
- * up to 15 s each, longer than the 20 s web-test-runner allows one command, so it is started and then waited for in
+ * up to 30 s each (services.ts), longer than the 20 s web-test-runner allows one command, so it is started and then waited for in
  * turns of at most 10 s; a failed step throws its error here. A step that never ends is bounded by its own steps'
  * time limits, and by `timeoutMs` (2 min) here.
  */

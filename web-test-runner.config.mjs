@@ -14,7 +14,9 @@ const PORT = Number(process.env.WTR_PORT ?? 8000);
 const PAGE_ORIGIN = `http://localhost:${PORT}`;
 const engines = selectedEngines();
 for (const engine of engines) assertInstalled(engine);
-const services = await startTestServices({ pageOrigin: PAGE_ORIGIN });
+// One emulator and token proxy per engine: the three engines run their files at the same time, and a test's counters,
+// clock, limits, offline switch and held modules are its own (a refresh counted in WebKit is not one in Firefox's)
+const services = Object.fromEntries(await Promise.all(engines.map(async (engine) => [engine, await startTestServices({ pageOrigin: PAGE_ORIGIN })])));
 const webkit = engines.includes('webkit') ? await startWebKitDriver() : undefined;
 
 /** Which engine a launcher drives, for the page's config and the commands. */
@@ -23,19 +25,26 @@ function engineOf(launcher) {
   return /firefox/i.test(launcher.name) ? 'firefox' : 'chromium';
 }
 
+/** Which engine sent a request, from its user agent (as test/browser/helpers.ts `engine` tells it in the page). */
+function engineOfAgent(userAgent = '') {
+  if (/ Firefox\//.test(userAgent)) return 'firefox';
+  return /Chrome\//.test(userAgent) ? 'chromium' : 'webkit';
+}
+
 /**
  * Another page of the site on a cold cache: `/fresh/…` serves the same modules under other URLs, so a same-origin
  * iframe opened there fetches its own copy of the library, which the `esign-hold-modules` command can hold back (a
  * slow network for one chunk) until `esign-release-modules`.
  */
-const held = { pattern: undefined, waiting: [], count: 0 };
-function releaseModules() {
+const holds = Object.fromEntries(engines.map((engine) => [engine, { pattern: undefined, waiting: [], count: 0 }]));
+function releaseModules(held) {
   held.pattern = undefined;
   for (const release of held.waiting.splice(0)) release();
 }
 async function freshPages(ctx, next) {
   if (!ctx.path.startsWith('/fresh/')) return next();
-  if (held.pattern && ctx.path.startsWith(held.pattern)) {
+  const held = holds[engineOfAgent(ctx.get('user-agent'))];
+  if (held?.pattern && ctx.path.startsWith(held.pattern)) {
     held.count += 1;
     await new Promise((resolve) => held.waiting.push(resolve));
   }
@@ -71,23 +80,24 @@ function esignCommands() {
     name: 'esign-commands',
     async executeCommand({ command, payload, session }) {
       if (!command.startsWith('esign-')) return undefined;
+      const launcher = session.browser;
+      const engine = engineOf(launcher);
+      const held = holds[engine];
       if (command === 'esign-hold-modules') {
         Object.assign(held, { pattern: String(payload?.path ?? ''), count: 0 });
         return true;
       }
       if (command === 'esign-held-requests') return held.count;
       if (command === 'esign-release-modules') {
-        releaseModules();
+        releaseModules(held);
         return true;
       }
-      const launcher = session.browser;
-      const engine = engineOf(launcher);
       const target = engine === 'webkit' ? { engine, driver: launcher.driver } : { engine, page: launcher.getPage(session.id) };
-      return services.command(command, payload, target);
+      return services[engine].command(command, payload, target);
     },
     async serverStop() {
-      releaseModules();
-      await services.close();
+      for (const held of Object.values(holds)) releaseModules(held);
+      await Promise.allSettled(Object.values(services).map((s) => s.close()));
       await webkit?.close();
     },
   };
@@ -119,7 +129,12 @@ export default {
 <html lang="en">
   <head><meta charset="utf-8"></head>
   <body>
-    <script>window.__ESIGN_TEST__ = ${JSON.stringify(services.browserConfig)};</script>
+    <script>
+      // this engine's own services (the user agent told as engineOfAgent tells it)
+      window.__ESIGN_TEST__ = ${JSON.stringify(Object.fromEntries(engines.map((engine) => [engine, services[engine].browserConfig])))}[
+        navigator.userAgent.includes(' Firefox/') ? 'firefox' : navigator.userAgent.includes('Chrome/') ? 'chromium' : 'webkit'
+      ];
+    </script>
     <script type="module" src="${testFramework}"></script>
   </body>
 </html>`,

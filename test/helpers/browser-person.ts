@@ -109,6 +109,16 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
     );
   }
 
+  /**
+   * Clicks `selector` in a frame as a person would: scrolled into sight first. puppeteer scrolls only when the element
+   * is out of its own frame's viewport, so a button in sight inside the frame but below the fold of the host page (the
+   * compose page's Send at 1280 x 800) was clicked outside the window, and nothing happened.
+   */
+  async function clickInFrame(frame: Frame, selector: string): Promise<void> {
+    await frame.$eval(selector, (el) => el.scrollIntoView({ block: 'center', inline: 'center' }));
+    await frame.click(selector);
+  }
+
   return {
     engine,
     async consent(choice, timeoutMs) {
@@ -140,7 +150,7 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       const fill = async (): Promise<void> => {
         if (subject !== undefined) await frame.type('#subject', subject);
         for (const [i, signer] of signers.entries()) {
-          if (i > 0) await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#add-signer')]);
+          if (i > 0) await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), clickInFrame(frame, '#add-signer')]);
           await frame.type(`#signer-name-${i}`, signer.name);
           await frame.type(`#signer-email-${i}`, signer.email);
         }
@@ -150,15 +160,15 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       } catch (error) {
         // once seen in Chromium on a loaded machine (three engines at once): the compose page's document was replaced
         // while the person typed (cause not found). A person types again in the page they now see; a second failure fails
-        if (!/detached|navigat|context/i.test(String(error))) throw error;
+        if (!/detached|context was destroyed/i.test(String(error))) throw error;
         console.warn(`frameSend: the compose page changed while typing (${String(error)}); typing again`);
         await new Promise((resolve) => setTimeout(resolve, 250));
         frame = await embeddedFrame('/compose', timeoutMs);
         await fill();
       }
-      await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), frame.click('#send')]).catch((error: unknown) => {
+      await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), clickInFrame(frame, '#send')]).catch((error: unknown) => {
         // the element may take the frame away as soon as the envelope page reports the envelope sent
-        if (!/detached|navigat|context/i.test(String(error))) throw error;
+        if (!/detached|context was destroyed/i.test(String(error))) throw error;
       });
       try {
         // the envelope's page, where the frame stays (a popup, or before the element makes way for its sent state)

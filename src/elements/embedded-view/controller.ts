@@ -1,7 +1,7 @@
 /**
  * The controller behind <esign-signing-frame> and <esign-contract-list>, and the one place that performs the view
  * machine's effects (machine.ts decides; this does): it asks for Urls (a `@lit/task` Task), checks them, holds one
- * until its frame can take it and watches its expiry, gives it to the frame (frame.ts) or the popup, listens to the
+ * until its frame can take it and watches its expiry, gives it to the frame (`ViewFrame`, below) or the popup, listens to the
  * page's messages and times its `ready`, and turns what happens into the machine's events: a click or `auto`, the
  * element leaving or entering the page or being seen again, the connection's return, a CSP block, a bad setting.
  *
@@ -17,9 +17,18 @@ import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
 import { SessionController } from '../shared/session-controller.js';
 import type { SessionProvider } from '../shared/session-context.js';
 import { TabChannel } from '../shared/tab-channel.js';
+import { frameShown, type ViewModel } from './template.js';
 import { initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from './machine.js';
-import { ViewFrame, type HeldUrl } from './frame.js';
-import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './rules.js';
+import {
+  allowedOriginsFor,
+  FRAME_SANDBOX,
+  hostPageOrigin,
+  settingsFault,
+  type OperateType,
+  type ViewDisplay,
+  type ViewResult,
+  type ViewStatus,
+} from './rules.js';
 import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, loadTimeoutMessage, parseInstant } from './url-rules.js';
 
 export type { ViewState, ViewEvent, ViewEffect } from './machine.js';
@@ -695,6 +704,383 @@ function viewError(error: unknown): EsignError {
   });
 }
 
-// what the element adds with this part, beside the controller: the phone sheet (`sheet`) and esign-activity
-export { SheetController } from './sheet.js';
+// ---- the inline frame ----
+
+/*
+ * The inline frame of an embedded view, one job: every Url goes to an iframe that never navigated before, and only
+ * by `location.replace` after the Url was checked (never through a `src` attribute: the token stays out of the DOM).
+ *
+ * Building an iframe makes the browser create a browsing context and load about:blank synchronously (several ms), so
+ * it is done before the Url is needed: while the element waits with a session (idle or expired, inline, settings
+ * valid, shown), one blank, hidden, inert frame is built in idle time after a render (`requestIdleCallback`, else a
+ * short timeout); the next request adopts it. Without one (no idle time yet, or a renewal of a frame in use), a fresh
+ * blank frame is rendered as soon as the request is sent, so that work overlaps the request. It also sizes the
+ * frame to the height its page reports.
+ */
+/** A checked Url, not given to a window yet. */
+export interface HeldUrl {
+  url: string;
+  expiresAtMs: number;
+  /** A frame that was not blank any more was replaced once for this Url (a second time is an error, not a loop). */
+  replacedFrame?: boolean;
+}
+
+/** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
+const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
+/** Where requestIdleCallback is missing: build the pre-built frame this long after a render, past the first paint. */
+const PREBUILD_FALLBACK_DELAY_MS = 100;
+
+export class ViewFrame {
+  #viewId = 0;
+  #pending = false;
+  #height: number | undefined;
+  #prebuilt = false;
+  #cancelIdle: (() => void) | undefined;
+  /** Frames that were given a Url: never given another (a Url may be placed before the update that renders its fresh frame). */
+  readonly #used = new WeakSet<HTMLIFrameElement>();
+  readonly #host: ReactiveControllerHost & HTMLElement;
+
+  constructor(host: ReactiveControllerHost & HTMLElement) {
+    this.#host = host;
+  }
+
+  /**
+   * The key of the rendered iframe. A new key means a new iframe element: it changes whenever a frame that never
+   * navigated is needed (a pre-built frame, or a Url with no unused frame to adopt), so every Url gets a fresh one.
+   */
+  get viewId(): number {
+    return this.#viewId;
+  }
+
+  /** True while the fresh frame of a Url on its way is rendered (blank, sandboxed, hidden). */
+  get pending(): boolean {
+    return this.#pending;
+  }
+
+  /** The height the page reported with `resize`, in CSS pixels. */
+  get height(): number | undefined {
+    return this.#height;
+  }
+
+  /** The rendered iframe, looked up in the shadow root as Lit's `@query` does (one iframe at a time: the template keys it). */
+  get element(): HTMLIFrameElement | undefined {
+    return this.#host.shadowRoot?.querySelector('iframe') ?? undefined;
+  }
+
+  /** Whether the pre-built frame is rendered: one was built, and `wanted` (the element still waits for a Url). */
+  prebuilt(wanted: boolean): boolean {
+    return this.#prebuilt && wanted;
+  }
+
+  /**
+   * A Url is asked for: its frame is the pre-built one if it is rendered and still blank (same key, so the same
+   * element, shown as pending at once), else a new one (new key), rendered by `requestSent()`.
+   */
+  prepare(inline: boolean): void {
+    const adopt = inline && this.#prebuilt && this.isFresh(this.element);
+    this.forgetPrebuilt();
+    this.#height = undefined;
+    if (adopt) this.#pending = true;
+    else this.#renew();
+  }
+
+  /** The request of an inline Url is on its way: its blank frame is rendered now, so building it does not delay sending it. */
+  requestSent(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    this.#host.requestUpdate();
+  }
+
+  /** The request ended (answered or failed): the frame is not waiting for a Url any more. */
+  settled(): void {
+    this.#pending = false;
+  }
+
+  /** The page reported its height. */
+  resize(height: number): void {
+    this.#height = height;
+    this.#host.requestUpdate();
+  }
+
+  /** The next render makes a new iframe element. */
+  #renew(): void {
+    this.#viewId += 1;
+    this.#host.requestUpdate();
+  }
+
+  /** A frame that was never given a Url and still shows its initial about:blank (same origin as this page, so readable). */
+  isFresh(frame: HTMLIFrameElement | undefined): frame is HTMLIFrameElement {
+    if (!frame || !frame.isConnected || this.#used.has(frame)) return false;
+    try {
+      return frame.contentWindow?.location.href === 'about:blank';
+    } catch {
+      return false; // another origin's document: it navigated
+    }
+  }
+
+  /** The rendered frame, if it may still be given a Url (attached, never given one). */
+  get candidate(): HTMLIFrameElement | undefined {
+    const frame = this.element;
+    return frame && frame.isConnected && !this.#used.has(frame) ? frame : undefined;
+  }
+
+  /**
+   * The rendered frame if it may take `held` now (attached, never given a Url, still about:blank); undefined while
+   * there is none yet. A frame that navigated anyway (should not happen) is never reused: a new one is rendered, once
+   * per Url ('failed' the second time).
+   */
+  blank(held: HeldUrl): HTMLIFrameElement | 'failed' | undefined {
+    const frame = this.candidate;
+    if (!frame || this.isFresh(frame)) return frame;
+    this.#used.add(frame);
+    if (held.replacedFrame) return 'failed';
+    held.replacedFrame = true;
+    this.#renew();
+    return undefined;
+  }
+
+  /** Gives a fresh frame its Url, by navigation. */
+  navigate(frame: HTMLIFrameElement, url: string): void {
+    this.#used.add(frame);
+    // exactly as returned, and as a navigation rather than a src attribute: the token stays out of the DOM, and a
+    // re-inserted frame (which reloads its src) has nothing to load again (isFresh checked that contentWindow exists).
+    // sandbox flags are taken when a navigation starts: the service's page gets the full set, the blank document never had scripts
+    frame.setAttribute('sandbox', FRAME_SANDBOX);
+    frame.contentWindow!.location.replace(url);
+  }
+
+  /** No frame is built ahead of need any more (a pending idle build is cancelled). */
+  forgetPrebuilt(): void {
+    this.#cancelIdle?.();
+    this.#cancelIdle = undefined;
+    this.#prebuilt = false;
+  }
+
+  /** After a render: forgets a pre-built frame that is no longer `wanted`, or asks for one in idle time while `shown`. */
+  schedulePrebuild(wanted: () => boolean, shown: () => boolean): void {
+    if (!wanted()) {
+      // not rendered any more (framePrebuilt is false): the next one is a new frame
+      this.#prebuilt = false;
+      return;
+    }
+    if (this.#prebuilt || this.#cancelIdle || !shown()) return;
+    this.#cancelIdle = whenIdle(() => {
+      this.#cancelIdle = undefined;
+      if (this.#prebuilt || !wanted() || !shown()) return;
+      // a new key: a new iframe element, attached blank by the next render; never one that was given a Url
+      this.#prebuilt = true;
+      this.#renew();
+    });
+  }
+
+  /** The height the page reported, set through the CSSOM: never a style attribute, so a strict style-src allows it. */
+  size(): void {
+    const frame = this.element;
+    if (!frame) return;
+    const { style } = frame;
+    let height = '';
+    if (this.#height) {
+      // the page reported the height of its own viewport's content; the frame's box also holds its border (and any
+      // padding a page style gives it through ::part(frame)) when it is border-box, as it is by default: without
+      // them the page is a few pixels short and engines with classic scrollbars show one
+      const box = getComputedStyle(frame);
+      const around =
+        box.boxSizing === 'border-box'
+          ? ['borderTopWidth', 'borderBottomWidth', 'paddingTop', 'paddingBottom'].reduce(
+              (sum, side) => sum + (parseFloat(box[side as 'borderTopWidth']) || 0),
+              0,
+            )
+          : 0;
+      height = `${this.#height + around}px`;
+    }
+    style.flexBasis = height;
+    style.height = height;
+  }
+
+  /** Forgets the current page's frame: an iframe keeps its src when detached and loads it again when re-inserted. */
+  clear(): void {
+    this.#pending = false;
+    this.#height = undefined;
+    this.element?.removeAttribute('src');
+  }
+}
+
+/** Runs `callback` in idle time (requestIdleCallback with a timeout, else a short timeout); returns the cancel. */
+function whenIdle(callback: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(callback, { timeout: PREBUILD_IDLE_TIMEOUT_MS });
+    return () => cancelIdleCallback(handle);
+  }
+  const timer = setTimeout(callback, PREBUILD_FALLBACK_DELAY_MS);
+  return () => clearTimeout(timer);
+}
+
+// ---- the phone sheet ----
+
+/*
+ * The phone sheet of the embedded views (`sheet` attribute): below a breakpoint the shown page takes the whole screen,
+ * with a visible close button and the safe areas kept clear, and the browser's back button closes it instead of
+ * leaving the host page.
+ *
+ * How: while the frame is shown (requesting into a blank frame, loading, loaded) and the viewport is narrower than
+ * `--esign-sheet-breakpoint` (default 640px), the element's `[part~=base]` becomes a full-screen layer: in the top
+ * layer as a manual popover where the browser has popovers (no z-index of the page can cover it), else fixed at
+ * `--esign-sheet-z-index`. Nothing moves in the DOM (a moved iframe reloads, and its Url is single-use), and the
+ * viewport meta is never touched (pinch-zoom stays). Opening pushes one history entry (the page's own state kept, plus
+ * a marker); back (popstate) closes the page; closing any other way (the close button, Escape, `close()`, an envelope
+ * sent, an error, a wider window) goes back over that entry, so none is left behind.
+ *
+ * Who does what: this controller owns the sheet's state (`open`, its history entry, the popstate, resize and Escape
+ * listeners) and does only what cannot be a binding: `showPopover()`/`hidePopover()` and moving the focus. The
+ * element's template (template.ts) renders the open sheet from `open`: the base part's `data-sheet`, `role`, `aria-label`
+ * and `popover`, and the bar with its close button, with the element's styles and words. It is loaded with the view's
+ * controller; before that the sheet is closed.
+ */
+export interface SheetHost extends ReactiveControllerHost, HTMLElement {
+  /** The element's `sheet` setting. */
+  sheet: boolean;
+  close(): void;
+}
+
+/** Below this viewport width (a CSS length) the shown page is a sheet, unless `--esign-sheet-breakpoint` says otherwise. */
+export const SHEET_BREAKPOINT = '640px';
+/** The history state's key that marks the entry a sheet pushed. */
+const MARK = 'esignSheet';
+
+/**
+ * Our own `history.back()` calls whose popstate has not come yet, for every element (one element may go back as it is
+ * removed, while another opens): a popstate that is one of these is not the person's.
+ */
+let pendingBacks = 0;
+/** True while the popstate being dispatched is one of ours (set by the first listener, registered here). */
+let ownPopState = false;
+if (typeof window !== 'undefined') {
+  window.addEventListener('popstate', () => {
+    ownPopState = pendingBacks > 0;
+    if (ownPopState) pendingBacks -= 1;
+  });
+}
+
+export class SheetController implements ReactiveController {
+  readonly #host: SheetHost;
+  /** The view the sheet shows (its controller). */
+  readonly #view: ViewModel;
+  #open = false;
+  /** Where the focus goes once the element is rendered: to the close button of a sheet just opened, or to the next control. */
+  #focus: 'close' | 'next' | undefined;
+  /** This sheet's history marker (one per opening). */
+  #mark = '';
+
+  constructor(host: SheetHost, view: ViewModel) {
+    this.#host = host;
+    this.#view = view;
+    host.addController(this);
+  }
+
+  /** Whether the sheet is open: the template shows `[part~=base]` as the sheet, with its bar. */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  hostConnected(): void {
+    window.addEventListener('popstate', this.#onPopState);
+    window.addEventListener('resize', this.#onResize);
+    this.#host.addEventListener('keydown', this.#onKey);
+    this.#host.requestUpdate();
+  }
+
+  hostDisconnected(): void {
+    window.removeEventListener('popstate', this.#onPopState);
+    window.removeEventListener('resize', this.#onResize);
+    this.#host.removeEventListener('keydown', this.#onKey);
+    if (this.#open) {
+      this.#close();
+      this.#host.requestUpdate();
+    }
+  }
+
+  /** Before the element renders: open while the frame is shown on a narrow viewport, else closed. */
+  hostUpdate(): void {
+    const wanted = this.#host.isConnected && this.#host.sheet && frameShown(this.#view) && this.#narrow();
+    if (wanted === this.#open) return;
+    if (wanted) {
+      this.#open = true;
+      this.#focus = 'close';
+      this.#mark = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+      const state: unknown = history.state;
+      history.pushState({ ...(state !== null && typeof state === 'object' ? state : {}), [MARK]: this.#mark }, '');
+    } else {
+      this.#close();
+    }
+  }
+
+  /** Once rendered: the open sheet in the top layer, and the focus where it goes. */
+  hostUpdated(): void {
+    const root = this.#host.shadowRoot;
+    const base = this.#base();
+    const focus = this.#focus;
+    this.#focus = undefined;
+    // the close button had focus: it goes to the element's next control (its open button), not to the page's body
+    if (focus === 'next') root?.querySelector<HTMLElement>('button')?.focus();
+    if (!this.#open || !base) return;
+    if (typeof base.showPopover === 'function' && !base.matches(':popover-open')) base.showPopover();
+    // focus was on what opened it (gone now) or nowhere: the close button, the one control of the sheet the page can give it
+    const active = document.activeElement;
+    if (focus === 'close' && (!active || active === document.body || (active === this.#host && !root?.activeElement))) {
+      root?.querySelector<HTMLElement>('[part~="sheet-close"]')?.focus();
+    }
+  }
+
+  /** Whether the viewport is narrower than the breakpoint (the element's `--esign-sheet-breakpoint`, a CSS length). */
+  #narrow(): boolean {
+    const breakpoint = getComputedStyle(this.#host).getPropertyValue('--esign-sheet-breakpoint').trim() || SHEET_BREAKPOINT;
+    return window.matchMedia(`(width < ${breakpoint})`).matches;
+  }
+
+  #base(): HTMLElement | null | undefined {
+    return this.#host.shadowRoot?.querySelector<HTMLElement>('[part~="base"]');
+  }
+
+  /**
+   * Back to the element's place in the page (the next render drops the sheet's attributes and bar); our history
+   * entry, if it is still the current one, is gone back over.
+   */
+  #close(): void {
+    this.#open = false;
+    this.#focus = this.#host.shadowRoot?.activeElement?.matches('[part~="sheet-close"]') ? 'next' : undefined;
+    const base = this.#base();
+    if (typeof base?.hidePopover === 'function' && base.matches(':popover-open')) base.hidePopover();
+    if (this.#onOurEntry()) {
+      pendingBacks += 1;
+      history.back();
+    }
+  }
+
+  #onOurEntry(): boolean {
+    const state: unknown = history.state;
+    return state !== null && typeof state === 'object' && (state as Record<string, unknown>)[MARK] === this.#mark;
+  }
+
+  /** Back (or forward) left our entry: the person closed the sheet, so the page goes; our own back is not that. */
+  readonly #onPopState = (): void => {
+    if (ownPopState) return;
+    if (this.#open && !this.#onOurEntry()) {
+      this.#mark = '';
+      this.#host.close();
+    }
+  };
+
+  readonly #onResize = (): void => {
+    if (this.#host.sheet) this.#host.requestUpdate();
+  };
+
+  readonly #onKey = (event: KeyboardEvent): void => {
+    if (event.key === 'Escape' && this.#open && !event.defaultPrevented) {
+      event.preventDefault();
+      this.#host.close();
+    }
+  };
+}
+
+// what the element adds with this part, beside the controller: the phone sheet (`SheetController`, above) and esign-activity
 export { ActivityController } from '../shared/activity.js';

@@ -1,4 +1,7 @@
-/** Text shared by <esign-signing-frame> and <esign-contract-list>: states, errors and buttons. */
+/**
+ * The words of <esign-signing-frame> and <esign-contract-list>, in English (other languages: elements/locales): each
+ * tag's own (`signingFrame`, `contractList` tables) and the states, errors and buttons they share (`embeddedView`).
+ */
 import type { Messages } from '../shared/messages.js';
 
 /** The words of the first states (empty, connect first, loading), and of a failed load of the controller. */
@@ -71,5 +74,35 @@ export const embeddedViewMessages: Messages<EmbeddedViewTerms> = {
     sentLive: 'Your envelope has gone out for signature; the signers get an email with a link.',
     startAnother: 'Start another envelope',
     closeSheet: 'Close',
+  },
+};
+
+/** The words of one tag: its frame's title, its heading, its open button and its empty state. */
+export interface ViewTagTerms extends Record<string, string> {
+  title: string;
+  heading: string;
+  open: string;
+  empty: string;
+}
+export type SigningFrameTerms = ViewTagTerms;
+export type ContractListTerms = ViewTagTerms;
+
+export const signingFrameMessages: Messages<SigningFrameTerms> = {
+  id: 'signingFrame',
+  en: {
+    title: 'E-signature: new envelope',
+    heading: 'New envelope',
+    open: 'Start signing',
+    empty: 'Upload the files to sign, then start the envelope here.',
+  },
+};
+
+export const contractListMessages: Messages<ContractListTerms> = {
+  id: 'contractList',
+  en: {
+    title: 'E-signature: your contracts',
+    heading: 'Your contracts',
+    open: 'Show my contracts',
+    empty: 'Connect your e-signature account to see your contracts.',
   },
 };

@@ -1,7 +1,7 @@
 import { svg, type PropertyDeclarations, type PropertyValues } from 'lit';
 import { EmbeddedViewElement } from './element.js';
 import { legacyOff, type ViewDisplay } from './rules.js';
-import { contractListMessages } from './esign-contract-list.messages.js';
+import { contractListMessages } from './embedded-view.messages.js';
 import { RootListener } from '../shared/root-listener.js';
 
 const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" r="1"/><circle cx="4.5" cy="12" r="1"/><circle cx="4.5" cy="18" r="1"/>`;

@@ -2,7 +2,7 @@ import { css, svg, type PropertyValues, type PropertyDeclarations } from 'lit';
 import { EmbeddedViewElement } from './element.js';
 import { embeddedViewStyles } from './template.js';
 import { autoConverter, fileIdsConverter, listChanged } from './rules.js';
-import { signingFrameMessages } from './esign-signing-frame.messages.js';
+import { signingFrameMessages } from './embedded-view.messages.js';
 import { RootListener } from '../shared/root-listener.js';
 import type { EsignEnvelopeSentDetail } from '../shared/events.js';
 

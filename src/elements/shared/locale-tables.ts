@@ -1,8 +1,6 @@
 import type { ConnectTerms } from '../connect/esign-connect.messages.js';
 import type { UploaderTerms } from '../uploader/esign-uploader.messages.js';
-import type { EmbeddedViewTerms } from '../embedded-view/embedded-view.messages.js';
-import type { SigningFrameTerms } from '../embedded-view/esign-signing-frame.messages.js';
-import type { ContractListTerms } from '../embedded-view/esign-contract-list.messages.js';
+import type { ContractListTerms, EmbeddedViewTerms, SigningFrameTerms } from '../embedded-view/embedded-view.messages.js';
 import type { TableId } from './messages.js';
 
 /** One language's text for every element; a missing term falls back to English. */

@@ -73,9 +73,13 @@ const frame = singles.find((s) => s.name === 'esign-signing-frame');
 const peerBudget = peers.find((p) => p.name === PEER_BUDGET)?.all.gzip ?? 29_335;
 const budgets = [
   { budget: `everything import 'esign-elements' can load <= ${PEER_BUDGET} (${peerBudget} B)`, measured: all.all.gzip, limit: peerBudget },
-  { budget: `all four tags, before each shows its first state <= 24 KiB (${FIRST_STATE_BUDGET} B)`, measured: all.initial.gzip, limit: FIRST_STATE_BUDGET },
   {
-    budget: `<esign-signing-frame> alone, first render <= 14 KiB (${SIGNING_FRAME_BUDGET} B)`,
+    budget: `all four tags, before each shows its first state <= ${FIRST_STATE_BUDGET / 1024} KiB (${FIRST_STATE_BUDGET} B)`,
+    measured: all.initial.gzip,
+    limit: FIRST_STATE_BUDGET,
+  },
+  {
+    budget: `<esign-signing-frame> alone, first render <= ${SIGNING_FRAME_BUDGET / 1024} KiB (${SIGNING_FRAME_BUDGET} B)`,
     measured: frame?.initial.gzip ?? Number.NaN,
     limit: SIGNING_FRAME_BUDGET,
   },

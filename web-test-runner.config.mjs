@@ -14,8 +14,8 @@ const PORT = Number(process.env.WTR_PORT ?? 8000);
 const PAGE_ORIGIN = `http://localhost:${PORT}`;
 const engines = selectedEngines();
 for (const engine of engines) assertInstalled(engine);
-// One emulator and token proxy per engine: the three engines run their files at the same time, and a test's counters,
-// clock, limits, offline switch and held modules are its own (a refresh counted in WebKit is not one in Firefox's)
+// One emulator and token proxies per engine: a test's counters, clock, limits, offline switch and held modules are its
+// engine's own, and what an engine that ran before left running (a window, a timer) cannot count in another's
 const services = Object.fromEntries(await Promise.all(engines.map(async (engine) => [engine, await startTestServices({ pageOrigin: PAGE_ORIGIN })])));
 const webkit = engines.includes('webkit') ? await startWebKitDriver() : undefined;
 

@@ -1,12 +1,14 @@
 /**
  * The controller behind <esign-signing-frame> and <esign-contract-list>, and the one place that performs the view
  * machine's effects (machine.ts decides; this does): it asks for Urls (a `@lit/task` Task), checks them, holds one
- * until its frame can take it and watches its expiry, gives it to the frame (`ViewFrame`, below) or the popup, listens to the
- * page's messages and times its `ready`, and turns what happens into the machine's events: a click or `auto`, the
- * element leaving or entering the page or being seen again, the connection's return, a CSP block, a bad setting.
+ * until its frame can take it and watches its expiry, gives it to the frame (`ViewFrame`, below) or the popup,
+ * listens to the page's messages and times its `ready`, and turns what happens into the machine's events: a click or
+ * `auto`, the element leaving or entering the page or being seen again, the connection's return, a CSP block, a bad
+ * setting.
  *
- * Loaded by the element (element.ts) once it has a session or is opened; a custom element can host it too
- * (`esign-elements/headless`).
+ * This file holds, in order: the controller, the popup (`ViewPopup`), the inline frame (`ViewFrame`) and the phone
+ * sheet's state (`SheetController`); each owns its own fields. They load together: by the element (element.ts) once it
+ * has a session or is opened; a custom element can host the controller too (`esign-elements/headless`).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { Task } from '@lit/task';

@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '../../packages/testing/src/person.js';
-import { sectionBlocks, shellWords, startNode } from '../helpers/doc-steps.js';
+import { sectionBlocks, shellWords, startNode, withPorts } from '../helpers/doc-steps.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,8 +33,7 @@ before(async () => {
   const commands = blocks.find((b) => b.lang === 'sh');
   assert.ok(config && tags && commands, 'the recipe has the Vite config, the page and the commands');
   const [emulatorPort, filePort, proxyPort, vitePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const ports = (text: string): string =>
-    text.replaceAll('4010', String(emulatorPort)).replaceAll('4020', String(proxyPort)).replaceAll('5173', String(vitePort));
+  const ports = (text: string): string => withPorts(text, { 4010: emulatorPort, 4020: proxyPort, 5173: vitePort });
 
   // the app as create-vite lays it out, inside this checkout so `vite` resolves from its node_modules
   mkdirSync(join(ROOT, '.tmp'), { recursive: true });

@@ -16,7 +16,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '../../packages/testing/src/person.js';
-import { sectionBlocks, shellWords, startNode } from '../helpers/doc-steps.js';
+import { sectionBlocks, shellWords, startNode, withPorts } from '../helpers/doc-steps.js';
 import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,7 +34,7 @@ before(async () => {
   const commands = blocks.find((b) => b.lang === 'sh');
   assert.ok(page && commands, 'the section has the page and the commands');
   const [emulatorPort, filePort, proxyPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const ports = (text: string): string => text.replaceAll('4010', String(emulatorPort)).replaceAll('8080', String(proxyPort));
+  const ports = (text: string): string => withPorts(text, { 4010: emulatorPort, 8080: proxyPort });
 
   folder = mkdtempSync(join(tmpdir(), 'esign-readme-'));
   writeFileSync(join(folder, 'index.html'), ports(page.text));

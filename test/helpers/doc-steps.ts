@@ -11,6 +11,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * A doc's text with its ports swapped for a test's free ones, in one pass: `{ 4010: 24020, 4020: 27641 }`. Each
+ * replaced port is a whole number (no digit either side), and a port put in is never matched again: one
+ * `replaceAll` after another turned 4010 into 24020 and then that 4020 into the proxy's port ("127.0.0.1:227641").
+ */
+export function withPorts(text: string, ports: Record<string, number>): string {
+  const pattern = new RegExp(`(?<!\\d)(${Object.keys(ports).join('|')})(?!\\d)`, 'g');
+  return text.replace(pattern, (port) => String(ports[port]));
+}
+
 /** The code blocks of the section of `doc` (a path from the root) that starts with `heading`, up to `end`, in order. */
 export function sectionBlocks(doc: string, heading: string, end = '\n## '): Array<{ lang: string; text: string }> {
   const text = readFileSync(join(ROOT, doc), 'utf8');

@@ -25,7 +25,7 @@ function engineOf(launcher) {
   return /firefox/i.test(launcher.name) ? 'firefox' : 'chromium';
 }
 
-/** Which engine sent a request, from its user agent (as test/browser/helpers.ts `engine` tells it in the page). */
+/** Which engine sent a request, from its user agent; the test page runs this same function to pick its services. */
 function engineOfAgent(userAgent = '') {
   if (/ Firefox\//.test(userAgent)) return 'firefox';
   return /Chrome\//.test(userAgent) ? 'chromium' : 'webkit';
@@ -130,9 +130,9 @@ export default {
   <head><meta charset="utf-8"></head>
   <body>
     <script>
-      // this engine's own services (the user agent told as engineOfAgent tells it)
-      window.__ESIGN_TEST__ = ${JSON.stringify(Object.fromEntries(engines.map((engine) => [engine, services[engine].browserConfig])))}[
-        navigator.userAgent.includes(' Firefox/') ? 'firefox' : navigator.userAgent.includes('Chrome/') ? 'chromium' : 'webkit'
+      // this engine's own services, and its name, told from the user agent by the same function as the /fresh/ hold
+      window.__ESIGN_TEST__ = ${JSON.stringify(Object.fromEntries(engines.map((engine) => [engine, { ...services[engine].browserConfig, engine }])))}[
+        (${engineOfAgent})(navigator.userAgent)
       ];
     </script>
     <script type="module" src="${testFramework}"></script>

@@ -280,12 +280,8 @@ export async function emulatorCounters(): Promise<Record<string, number>> {
 
 // ---- engines and the network ----
 
-/** The engine this page runs in (the suite runs in Chromium, Firefox and WebKit; test/helpers/engines.ts). */
-export const engine: 'chromium' | 'firefox' | 'webkit' = / Firefox\//.test(navigator.userAgent)
-  ? 'firefox'
-  : /Chrome\//.test(navigator.userAgent)
-    ? 'chromium'
-    : 'webkit';
+/** The engine this page runs in, given with its services (web-test-runner.config.mjs tells it from the user agent). */
+export const engine = (cfg as BrowserTestConfig & { engine: 'chromium' | 'firefox' | 'webkit' }).engine;
 
 /**
  * The network drops (or comes back) between this page and the service and proxy, in any engine: the test server resets

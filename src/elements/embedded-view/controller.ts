@@ -1084,5 +1084,6 @@ export class SheetController implements ReactiveController {
   };
 }
 
-// what the element adds with this part, beside the controller: the phone sheet (`SheetController`, above) and esign-activity
+// what the element adds with this part, beside the controller: the phone sheet (`SheetController`, above) and
+// esign-activity
 export { ActivityController } from '../shared/activity.js';

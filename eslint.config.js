@@ -5,15 +5,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import lit from 'eslint-plugin-lit';
 import wc from 'eslint-plugin-wc';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 
 const templates = ['src/**/*.ts', 'stories/**/*.ts', 'test/browser/**/*.ts', 'test/kit-wtr/**/*.ts'];
-const tests = ['test/**', 'packages/*/test/**', 'bench/**', 'scripts/**', 'stories/**', '.storybook/**'];
+// test code: the root's and each package's tests, and the test-support workspace they share
+const tests = ['test/**', 'packages/*/test/**', 'packages/test-support/**', 'bench/**', 'scripts/**', 'stories/**', '.storybook/**'];
 
 export default tseslint.config(
   {
     ignores: [
       'dist/',
+      '**/.wireit/',
       'packages/*/dist/',
       'storybook-static/',
       'coverage/',
@@ -85,6 +88,26 @@ export default tseslint.config(
       '@typescript-eslint/no-base-to-string': 'off',
       // puppeteer's target.type() is a string enum compared with its string value
       '@typescript-eslint/no-unsafe-enum-comparison': 'off',
+    },
+  },
+  // Each package stands alone: a file imports only packages its nearest package.json declares (devDependencies only
+  // outside the shipped src/), and reaches another workspace by its name, never by a relative path into its folders.
+  // Imports resolve as tsx and tsc resolve them: tsconfig.json's paths to the workspaces' sources, `.js` to `.ts`.
+  {
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.tsx', '.mjs', '.js', '.json', '.node'],
+          extensionAlias: { '.js': ['.ts', '.tsx', '.js'], '.mjs': ['.mts', '.mjs'] },
+          tsconfig: { configFile: `${import.meta.dirname}/tsconfig.json`, references: 'auto' },
+        }),
+      ],
+    },
+    rules: {
+      'import-x/no-extraneous-dependencies': ['error', { devDependencies: [...tests, '*.config.{js,mjs,ts}'], includeInternal: true, includeTypes: true }],
+      'import-x/no-relative-packages': 'error',
     },
   },
   // Hono's Context carries `any` in its input type parameter, so passing `c` between middlewares is an "unsafe

@@ -21,9 +21,10 @@ import { cpus, loadavg } from 'node:os';
 import { chromium, type Page } from 'playwright-core';
 import { bundleForBrowser } from '../scripts/cdn-options.mjs';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
-import { DEMO_LOGIN, serveDemoProxy } from '../test/helpers/oauth-login.js';
+import { DEMO_LOGIN, serveDemoProxy } from '@esign-elements/test-support/oauth-login';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '@esign-elements/token-proxy';
+import { serveTokenProxy } from '@esign-elements/token-proxy/node';
 import { BENCH_SESSION, mintPageAccessToken } from './page-session.js';
 import { printTable, recordResults } from './results.js';
 
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   const origin = `http://localhost:${(site.address() as AddressInfo).port}`;
   // the page's token proxy on the same site (localhost), its callback registered at the emulator; no rate limit
   // (every sign-in and token call of the run comes from one address)
-  const proxy = await serveDemoProxy(emulator, { cookieKeys: [generateCookieKey()], allowedOrigins: [origin], rateLimit: false });
+  const proxy = await serveDemoProxy(serveTokenProxy, emulator, { cookieKeys: [generateCookieKey()], allowedOrigins: [origin], rateLimit: false });
   proxyOrigin = new URL(proxy.callbackUrl!).origin;
   const browser = await chromium.launch(chromiumLaunchOptions());
   const loadBefore = loadavg()[0]!;

@@ -14,7 +14,7 @@
  * so their heaps hold nothing of autocannon's.
  */
 import { loadavg } from 'node:os';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 import { cannon, mintRefreshTokens, percentile, poolEmpty, refreshRequest, startChild, type AutocannonRequest, type AutocannonResult } from './proxy.bench.js';
 import { printTable, recordResults } from './results.js';
 

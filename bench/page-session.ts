@@ -1,7 +1,8 @@
 import type { RunningEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '@esign-elements/token-proxy';
-import { serveDemoProxy, signInThroughProxy } from '../test/helpers/oauth-login.js';
-import { ORIGIN, post, refreshFields } from '../packages/token-proxy/test/proxy-helpers.js';
+import { serveTokenProxy } from '@esign-elements/token-proxy/node';
+import { serveDemoProxy, signInThroughProxy } from '@esign-elements/test-support/oauth-login';
+import { ORIGIN, post, refreshFields } from '@esign-elements/test-support/proxy-client';
 
 /**
  * Page script shared by the browser benches: <bench-session>, a session provider (the public connect="ID" interface:
@@ -24,7 +25,7 @@ customElements.define('bench-session', BenchSession);
  * redeems the code) and the page's first /token call. The proxy is closed afterwards; the token stays valid.
  */
 export async function mintPageAccessToken(emulator: RunningEmulator, spaceId = 'space_acme'): Promise<string> {
-  const proxy = await serveDemoProxy(emulator, { cookieKeys: [generateCookieKey()], allowedOrigins: [ORIGIN] });
+  const proxy = await serveDemoProxy(serveTokenProxy, emulator, { cookieKeys: [generateCookieKey()], allowedOrigins: [ORIGIN] });
   try {
     const signedIn = await signInThroughProxy({ proxyUrl: proxy.url, origin: ORIGIN, chooseSpaceId: spaceId });
     if (signedIn.outcome.get('outcome') !== 'connected') throw new Error(`the sign-in through the proxy ended at ${signedIn.finalUrl}`);

@@ -22,7 +22,7 @@ const SETUPS = [
   { name: '3 proxies, Redis store', replicas: 3, redis: true },
 ] as const;
 
-const { startRedisServer } = await import('../packages/token-proxy/test/proxy-redis-server.js');
+const { startRedisServer } = await import('@esign-elements/test-support/redis-server');
 const { generateCookieKey } = await import('@esign-elements/token-proxy');
 const redis = await startRedisServer();
 const emulator = await startChild('emulator');

@@ -25,8 +25,8 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode } from '../test/helpers/oauth-login.js';
-import { connectSession, ORIGIN } from '../packages/token-proxy/test/proxy-helpers.js';
+import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
+import { connectSession, ORIGIN } from '@esign-elements/test-support/proxy-client';
 import { printTable, recordResults } from './results.js';
 
 /** 10 s segments: with 5 s the loopback ratio moved between 0.67 and 0.90 from one run to the next on this 2-CPU machine. */
@@ -560,7 +560,7 @@ function printScenario(title: string, summary: Record<SideName, Summary>): void 
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
-  const { startRedisServer } = await import('../packages/token-proxy/test/proxy-redis-server.js');
+  const { startRedisServer } = await import('@esign-elements/test-support/redis-server');
   const { generateCookieKey } = await import('@esign-elements/token-proxy');
   const redis = await startRedisServer();
   const redisPid = redis.pid();
@@ -569,7 +569,7 @@ async function main(): Promise<void> {
   const proxyEnv = { BENCH_UPSTREAM: emulator.url, BENCH_COOKIE_KEY: key };
   const memory = await startChild('proxy', proxyEnv);
   const replicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: redis.url })));
-  const { startRedisCluster } = await import('../packages/token-proxy/test/proxy-redis-cluster.js');
+  const { startRedisCluster } = await import('@esign-elements/test-support/redis-cluster');
   const cluster = await startRedisCluster();
   const clusterReplicas = await Promise.all([0, 1, 2].map(() => startChild('proxy', { ...proxyEnv, BENCH_STORE: cluster.url })));
   try {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { PEOPLE, startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const SECRET = 'e2e-secret-must-never-reach-the-browser';

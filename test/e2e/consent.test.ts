@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
-import { alice, api, authUrl, b64, defaultAuthParams, exchange, pkce, upload } from '../../packages/emulator/test/emulator-helpers.js';
+import { alice, api, authUrl, b64, defaultAuthParams, exchange, pkce, upload } from '@esign-elements/test-support/emulator-api';
 
 let emu: RunningEmulator;
 let browser: Browser;

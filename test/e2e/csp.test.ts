@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PEOPLE, startEsignServices, type EsignServices } from '@esign-elements/testing';
-import { consent, signInWithPopup } from '../../packages/testing/src/person.js';
+import { consent, signInWithPopup } from '@esign-elements/testing/playwright';
 import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 

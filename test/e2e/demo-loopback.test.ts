@@ -17,7 +17,7 @@ import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-pr
 import { startDemoServices, type DemoServices } from '../../scripts/demo-services.js';
 import { openEnginePage, type EnginePage } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '@esign-elements/test-support/ports';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

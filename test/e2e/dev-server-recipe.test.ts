@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { sectionBlocks, shellWords, startNode, withPorts } from '../helpers/doc-steps.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '@esign-elements/test-support/ports';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const children: ChildProcess[] = [];

@@ -23,7 +23,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
 import { packPackages } from '../helpers/pack.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

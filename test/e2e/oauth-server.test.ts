@@ -15,10 +15,10 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '../helpers/oidc-provider.js';
+import { API_RESOURCE, API_SCOPES, startStandardsServer, type StandardsServer } from '@esign-elements/test-support/oidc-provider';
 import { generateCookieKey, type TokenProxyOptions } from '@esign-elements/token-proxy';
 import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '@esign-elements/test-support/ports';
 
 const CLIENT_ID = 'standards-app';
 const SECRET = 'oidc-provider-secret-must-never-reach-the-browser';

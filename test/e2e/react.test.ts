@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const SECRET = 'react-e2e-secret-must-never-reach-the-browser';

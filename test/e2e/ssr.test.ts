@@ -16,7 +16,7 @@ import { build } from 'esbuild';
 import { html } from 'lit';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 // registers the four tags in Node (Lit's DOM shim), as a server that renders them does
 import '../../src/index.js';

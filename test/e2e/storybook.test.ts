@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { type HostScheme, openStory, seriousAxeViolations, startStorybookSite, type StorybookSite, switchStory } from '../helpers/storybook-site.js';
 
 let site: StorybookSite;

@@ -8,7 +8,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { CHROMIUM_PATH } from '../helpers/chromium.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '@esign-elements/test-support/ports';
 
 describe('@esign-elements/testing/web-test-runner', () => {
   it("runs test/kit-wtr's browser tests: a person signs in from a server command", async () => {

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { EsignError } from '../../src/core/errors.js';
 import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
-import { signInWithPopup, signInWithRedirect } from '../../packages/testing/src/person.js';
+import { signInWithPopup, signInWithRedirect } from '@esign-elements/testing/playwright';
 import { cdnBuild } from '../helpers/built.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 

@@ -15,7 +15,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { build, type Rollup } from 'vite';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { watchPage } from '../helpers/page-watch.js';
-import { signInWithPopup } from '../../packages/testing/src/person.js';
+import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const SECRET = 'vue-e2e-secret-must-never-reach-the-browser';

@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
-import { freePort } from './ports.js';
+import { freePort } from '@esign-elements/test-support/ports';
 
 export type Engine = 'chromium' | 'firefox' | 'webkit';
 export const ENGINES: readonly Engine[] = ['chromium', 'firefox', 'webkit'];

@@ -9,8 +9,8 @@ import { generateCookieKey } from '@esign-elements/token-proxy';
 import { serveTokenProxy } from '@esign-elements/token-proxy/node';
 import { type BrowserPerson, puppeteerPerson, type Signer, webdriverPerson } from './browser-person.js';
 import { openLink } from './link.js';
-import { freePort } from './ports.js';
-import { getWithJar, type Jar } from './oauth-login.js';
+import { freePort } from '@esign-elements/test-support/ports';
+import { getWithJar, type Jar } from '@esign-elements/test-support/oauth-login';
 
 /** The test page a command acts for: its engine and that engine's handle on it. */
 export type CommandTarget = { engine: 'chromium' | 'firefox'; page: Page } | { engine: 'webkit'; driver: WebDriverBrowser };

@@ -9,7 +9,8 @@ import { EsignError } from '../../src/core/errors.js';
 import type { TokenResponse } from '../../src/core/service-types.js';
 import { createEmulator } from '@esign-elements/emulator';
 import type { ServedTokenProxy } from '@esign-elements/token-proxy';
-import { codeExchangeForm, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
+import { serveTokenProxy } from '@esign-elements/token-proxy/node';
+import { codeExchangeForm, obtainAuthorizationCode, serveDemoProxy } from '@esign-elements/test-support/oauth-login';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
@@ -18,7 +19,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveDemoProxy(emulator, {
+  proxy = await serveDemoProxy(serveTokenProxy, emulator, {
     rateLimit: false,
     // this suite's token source sends refresh tokens in the form: the proxy's opt-in browser-held mode
     browserHeldRefreshTokens: true,

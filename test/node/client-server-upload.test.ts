@@ -21,7 +21,7 @@ import { after, before, test } from 'node:test';
 import { createClient } from '../../src/core/service/client.js';
 import { nodeStreamingFetch } from '../../src/core/node/fetch.js';
 import type { TokenResponse } from '../../src/core/service-types.js';
-import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 
 const MiB = 1024 * 1024;
 const FILE_BYTES = 64 * MiB;

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenResponse } from '../../src/core/service-types.js';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
-import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '../helpers/oauth-login.js';
+import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 
 let emulator: RunningEmulator;
 let tokens: TokenSource;

@@ -13,7 +13,8 @@ import { createClient, type EsignClient, type TokenSource } from '../../src/core
 import { EsignError } from '../../src/core/errors.js';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
 import type { ServedTokenProxy } from '@esign-elements/token-proxy';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '../helpers/oauth-login.js';
+import { serveTokenProxy } from '@esign-elements/token-proxy/node';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '@esign-elements/test-support/oauth-login';
 
 const PROXY_TIMEOUT_MS = 500;
 let emu: RunningEmulator;
@@ -21,7 +22,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emu = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveDemoProxy(emu, {
+  proxy = await serveDemoProxy(serveTokenProxy, emu, {
     // refresh tokens in the form: the opt-in browser-held mode (the default mode's faults: proxy-mediated.test.ts)
     browserHeldRefreshTokens: true,
     rateLimit: false,

@@ -7,7 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { demoSeed, mergeSeed, type RunningEmulator } from '../src/index.js';
 import { alice, api, helper, start, upload, b64 } from './emulator-helpers.js';
-import { freePorts } from '../../../test/helpers/ports.js';
+import { freePorts } from '@esign-elements/test-support/ports';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '../../../test/helpers/oauth-login.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 

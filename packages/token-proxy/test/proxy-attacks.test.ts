@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
 import { generateCookieKey, type ProxyStore } from '../src/index.js';
-import type { ServeTokenProxyOptions, ServedTokenProxy } from '../src/node.js';
+import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../src/node.js';
 import { decodeCookieKey, importCookieKeys, open, seal } from '../src/seal.js';
 import { MemoryStore } from '../src/store.js';
 import {
@@ -21,8 +21,8 @@ import {
   serveDemoProxy,
   signInThroughProxy,
   type Jar,
-} from '../../../test/helpers/oauth-login.js';
-import { counters, embeddedStatus, ORIGIN, post, refreshFields } from './proxy-helpers.js';
+} from '@esign-elements/test-support/oauth-login';
+import { counters, embeddedStatus, ORIGIN, post, refreshFields } from '@esign-elements/test-support/proxy-client';
 
 const KEY = generateCookieKey();
 let emulator: RunningEmulator;
@@ -30,7 +30,7 @@ const started: ServedTokenProxy[] = [];
 let proxy: string;
 
 async function startProxy(overrides: Partial<ServeTokenProxyOptions> = {}): Promise<string> {
-  const served = await serveDemoProxy(emulator, { allowedOrigins: [ORIGIN], cookieKeys: [KEY], rateLimit: false, ...overrides });
+  const served = await serveDemoProxy(serveTokenProxy, emulator, { allowedOrigins: [ORIGIN], cookieKeys: [KEY], rateLimit: false, ...overrides });
   started.push(served);
   return served.url.replace('//127.0.0.1:', '//localhost:');
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import { DEMO_LOGIN, driveConsent } from '../../../test/helpers/oauth-login.js';
+import { DEMO_LOGIN, driveConsent } from '@esign-elements/test-support/oauth-login';
 
 const ENTRY = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 let emulator: Awaited<ReturnType<typeof createEmulator>>;

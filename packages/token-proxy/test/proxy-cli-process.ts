@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { createEmulator } from '@esign-elements/emulator';
-import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
+import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createEmulator } from '@esign-elements/emulator';
-import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
+import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode, signInThroughProxy } from '@esign-elements/test-support/oauth-login';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 

@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
-import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '../../../test/helpers/oauth-login.js';
+import { codeExchangeForm, DEMO_LOGIN, obtainAuthorizationCode, serveDemoProxy } from '@esign-elements/test-support/oauth-login';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
@@ -21,7 +21,7 @@ let proxy: ServedTokenProxy;
 
 before(async () => {
   emulator = await createEmulator({ port: 0, filePort: 0 });
-  proxy = await serveDemoProxy(emulator, {
+  proxy = await serveDemoProxy(serveTokenProxy, emulator, {
     ...HELD,
     allowedOrigins: [ORIGIN],
     rateLimit: false,
@@ -138,7 +138,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('refresh rotates the refresh token; with no replay window, reusing the old one revokes the grant', async () => {
-    const strict = await serveDemoProxy(emulator, {
+    const strict = await serveDemoProxy(serveTokenProxy, emulator, {
       ...HELD,
       allowedOrigins: [ORIGIN],
       rateLimit: false,
@@ -209,7 +209,7 @@ describe('token proxy + emulator', () => {
 
   test('concurrent refreshes with one token share one call; a failure is not remembered', async () => {
     // a proxy that waits for the service longer than the slow failure below lasts
-    const patient = await serveDemoProxy(emulator, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 10_000 });
+    const patient = await serveDemoProxy(serveTokenProxy, emulator, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: false, timeoutMs: 10_000 });
     try {
       const first = await exchange();
       const refreshForm = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
@@ -239,7 +239,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('a refresh over the rate limit is refused before the service (the hit counted with the claim)', async () => {
-    const limited = await serveDemoProxy(emulator, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: { windowMs: 60_000, max: 3 } });
+    const limited = await serveDemoProxy(serveTokenProxy, emulator, { ...HELD, allowedOrigins: [ORIGIN], rateLimit: { windowMs: 60_000, max: 3 } });
     try {
       // the code exchange is the first hit of this address
       const login = await obtainAuthorizationCode({ baseUrl: emulator.baseUrl });
@@ -261,7 +261,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('after the replay window, the old refresh token is reuse again', async () => {
-    const short = await serveDemoProxy(emulator, {
+    const short = await serveDemoProxy(serveTokenProxy, emulator, {
       ...HELD,
       allowedOrigins: [ORIGIN],
       rateLimit: false,
@@ -305,7 +305,7 @@ describe('token proxy + emulator', () => {
   });
 
   test('HTTP Basic client authentication works against the service', async () => {
-    const basic = await serveDemoProxy(emulator, {
+    const basic = await serveDemoProxy(serveTokenProxy, emulator, {
       ...HELD,
       allowedOrigins: [ORIGIN],
       clientAuth: 'basic',

@@ -14,8 +14,8 @@ import { createTokenProxy, generateCookieKey, type TokenProxyEvent } from '../sr
 import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../src/node.js';
 import { base64url } from '@esign-elements/shared';
 import { decodeCookieKey, importCookieKeys, open, seal, webCryptoSealer } from '../src/seal.js';
-import { codeExchangeForm, DEMO_LOGIN, driveConsent, obtainAuthorizationCode, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
-import { ORIGIN, post as postForm, type Answer, type Jar } from './proxy-helpers.js';
+import { codeExchangeForm, DEMO_LOGIN, driveConsent, obtainAuthorizationCode, signInThroughProxy } from '@esign-elements/test-support/oauth-login';
+import { ORIGIN, post as postForm, type Answer, type Jar } from '@esign-elements/test-support/proxy-client';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

@@ -11,10 +11,10 @@ import { createEmulator } from '@esign-elements/emulator';
 import { createJsonLog, createProxyMetrics, generateCookieKey } from '../src/index.js';
 import { serveTokenProxy } from '../src/node.js';
 import { decodeCookieKey, importCookieKeys, open } from '../src/seal.js';
-import { DEMO_LOGIN, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
+import { DEMO_LOGIN, signInThroughProxy } from '@esign-elements/test-support/oauth-login';
 import { startCli, type CliReplica, type CliStartError } from './proxy-cli-process.js';
-import { ORIGIN, post, refreshFields } from './proxy-helpers.js';
-import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+import { ORIGIN, post, refreshFields } from '@esign-elements/test-support/proxy-client';
+import { startRedisServer, type RedisServer } from '@esign-elements/test-support/redis-server';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

@@ -14,8 +14,8 @@ import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createEmulator } from '@esign-elements/emulator';
 import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, type TokenProxyOptions } from '../src/index.js';
-import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '../../../test/helpers/oauth-login.js';
-import { freePort } from '../../../test/helpers/ports.js';
+import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '@esign-elements/test-support/oauth-login';
+import { freePort } from '@esign-elements/test-support/ports';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 type Fetch = (request: Request) => Promise<Response>;

@@ -16,10 +16,20 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import { signInThroughProxy } from '../../../test/helpers/oauth-login.js';
+import { signInThroughProxy } from '@esign-elements/test-support/oauth-login';
 import { startCli, type CliReplica } from './proxy-cli-process.js';
-import { applyCookies, connectSession, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields, type Jar } from './proxy-helpers.js';
-import { startRedisCluster, type RedisCluster } from './proxy-redis-cluster.js';
+import {
+  applyCookies,
+  connectSession,
+  embeddedStatus,
+  fault,
+  ORIGIN,
+  post,
+  refreshCount,
+  refreshFields,
+  type Jar,
+} from '@esign-elements/test-support/proxy-client';
+import { startRedisCluster, type RedisCluster } from '@esign-elements/test-support/redis-cluster';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

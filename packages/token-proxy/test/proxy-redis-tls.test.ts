@@ -13,9 +13,9 @@ import { promisify } from 'node:util';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
 import { RedisConfigError, RedisStore } from '../src/redis.js';
-import { freePort } from '../../../test/helpers/ports.js';
+import { freePort } from '@esign-elements/test-support/ports';
 import { CliStartError, startCli } from './proxy-cli-process.js';
-import { connectSession, embeddedStatus, post, refreshFields } from './proxy-helpers.js';
+import { connectSession, embeddedStatus, post, refreshFields } from '@esign-elements/test-support/proxy-client';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

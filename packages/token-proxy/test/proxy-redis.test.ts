@@ -11,11 +11,11 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient } from '@redis/client';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import type { ServeTokenProxyOptions, ServedTokenProxy } from '../src/node.js';
+import { serveTokenProxy, type ServeTokenProxyOptions, type ServedTokenProxy } from '../src/node.js';
 import { RedisStore } from '../src/redis.js';
-import { serveDemoProxy } from '../../../test/helpers/oauth-login.js';
-import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
-import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+import { serveDemoProxy } from '@esign-elements/test-support/oauth-login';
+import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from '@esign-elements/test-support/proxy-client';
+import { startRedisServer, type RedisServer } from '@esign-elements/test-support/redis-server';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
@@ -49,7 +49,7 @@ async function store(prefix = `t${Math.random().toString(36).slice(2)}:`): Promi
 
 /** A replica on its own port (its callback registered at the emulator: a session signs in through any of them). */
 async function replica(shared: RedisStore, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<string> {
-  const served = await serveDemoProxy(emulator, {
+  const served = await serveDemoProxy(serveTokenProxy, emulator, {
     allowedOrigins: [ORIGIN],
     cookieKeys: [KEY],
     rateLimit: false,

@@ -17,11 +17,11 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import type { ServedTokenProxy } from '../src/node.js';
-import { serveDemoProxy } from '../../../test/helpers/oauth-login.js';
+import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
+import { serveDemoProxy } from '@esign-elements/test-support/oauth-login';
 import { startCli, type CliReplica } from './proxy-cli-process.js';
-import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshFields, type Answer, type Jar } from './proxy-helpers.js';
-import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+import { connectSession, embeddedStatus, fault, ORIGIN, post, refreshFields, type Answer, type Jar } from '@esign-elements/test-support/proxy-client';
+import { startRedisServer, type RedisServer } from '@esign-elements/test-support/redis-server';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 
@@ -148,7 +148,12 @@ describe('a replica killed with SIGKILL mid-refresh (three replicas on Redis, 30
 
 describe('one proxy on its memory store: a refresh whose outcome is unknown', { timeout: 30_000 }, () => {
   async function proxyOn(emulator: Emulator): Promise<string> {
-    const served: ServedTokenProxy = await serveDemoProxy(emulator, { allowedOrigins: [ORIGIN], cookieKeys: [KEY], rateLimit: false, timeoutMs: 1_000 });
+    const served: ServedTokenProxy = await serveDemoProxy(serveTokenProxy, emulator, {
+      allowedOrigins: [ORIGIN],
+      cookieKeys: [KEY],
+      rateLimit: false,
+      timeoutMs: 1_000,
+    });
     cleanups.push(() => served.close());
     return served.url.replace('//127.0.0.1:', '//localhost:');
   }

@@ -19,9 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@redis/client';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
-import { applyCookies, connectSession, embeddedStatus, fault, post, refreshCount, refreshFields, type Jar } from './proxy-helpers.js';
-import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
+import { applyCookies, connectSession, embeddedStatus, fault, post, refreshCount, refreshFields, type Jar } from '@esign-elements/test-support/proxy-client';
+import { startRedisServer, type RedisServer } from '@esign-elements/test-support/redis-server';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

@@ -20,9 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import { DEMO_LOGIN, signInThroughProxy } from '../../../test/helpers/oauth-login.js';
-import { freePort } from '../../../test/helpers/ports.js';
-import { applyCookies, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from './proxy-helpers.js';
+import { DEMO_LOGIN, signInThroughProxy } from '@esign-elements/test-support/oauth-login';
+import { freePort } from '@esign-elements/test-support/ports';
+import { applyCookies, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from '@esign-elements/test-support/proxy-client';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

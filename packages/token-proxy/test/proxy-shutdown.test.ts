@@ -12,10 +12,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
-import { DEMO_LOGIN } from '../../../test/helpers/oauth-login.js';
+import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { startCli, type CliReplica } from './proxy-cli-process.js';
-import { connectSession, embeddedStatus, fault, post, refreshFields, type Answer, type Jar } from './proxy-helpers.js';
-import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+import { connectSession, embeddedStatus, fault, post, refreshFields, type Answer, type Jar } from '@esign-elements/test-support/proxy-client';
+import { startRedisServer, type RedisServer } from '@esign-elements/test-support/redis-server';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
 

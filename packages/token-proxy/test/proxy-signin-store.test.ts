@@ -14,10 +14,10 @@ import type { ServeTokenProxyOptions, ServedTokenProxy } from '../src/node.js';
 import { serveTokenProxy } from '../src/node.js';
 import { RedisStore } from '../src/redis.js';
 import { MemoryStore } from '../src/store.js';
-import { startStandardsServer, type StandardsServer } from '../../../test/helpers/oidc-provider.js';
-import { getWithJar, outcomeOf, serveDemoProxy, signInThroughProxy, type Jar } from '../../../test/helpers/oauth-login.js';
-import { ORIGIN, post, refreshFields } from './proxy-helpers.js';
-import { startRedisServer, type RedisServer } from './proxy-redis-server.js';
+import { startStandardsServer, type StandardsServer } from '@esign-elements/test-support/oidc-provider';
+import { getWithJar, outcomeOf, serveDemoProxy, signInThroughProxy, type Jar } from '@esign-elements/test-support/oauth-login';
+import { ORIGIN, post, refreshFields } from '@esign-elements/test-support/proxy-client';
+import { startRedisServer, type RedisServer } from '@esign-elements/test-support/redis-server';
 
 const KEY = generateCookieKey();
 let emulator: RunningEmulator;
@@ -40,7 +40,7 @@ after(async () => {
 beforeEach(() => emulator.reset());
 
 async function startProxy(overrides: Partial<ServeTokenProxyOptions>): Promise<string> {
-  const served = await serveDemoProxy(emulator, { allowedOrigins: [ORIGIN], cookieKeys: [KEY], rateLimit: false, ...overrides });
+  const served = await serveDemoProxy(serveTokenProxy, emulator, { allowedOrigins: [ORIGIN], cookieKeys: [KEY], rateLimit: false, ...overrides });
   started.push(served);
   return served.url.replace('//127.0.0.1:', '//localhost:');
 }

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { EsignError } from '@esign-elements/shared';
 import { createTokenProxy, generateCookieKey, type TokenProxyEvent, type TokenProxyOptions } from '../src/index.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
-import { getWithJar, type Jar } from '../../../test/helpers/oauth-login.js';
+import { getWithJar, type Jar } from '@esign-elements/test-support/oauth-login';
 
 const SECRET = 'sup3r-s3cret-value-0123456789';
 const ORIGIN = 'http://localhost:6006';

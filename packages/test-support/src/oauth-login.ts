@@ -2,10 +2,11 @@
  * Obtains an authorization code from the emulator without a browser: drives its consent HTML forms with
  * fetch (GET /openapi/v1/oauth/auth → consent page → POST login → POST Agree/Deny) and reads the code
  * from the final redirect's Location. Node only; for tests.
+ *
+ * Imports neither the emulator nor the token proxy (both packages' tests use it): `serveDemoProxy` is handed the
+ * proxy's `serveTokenProxy`, and an emulator is whatever has a `baseUrl` and `registerRedirectUri`.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RunningEmulator } from '@esign-elements/emulator';
-import { serveTokenProxy, type ServedTokenProxy, type ServeTokenProxyOptions } from '@esign-elements/token-proxy/node';
 
 export interface PkcePair {
   verifier: string;
@@ -241,20 +242,43 @@ function alertText(html: string): string {
         .slice(0, 200);
 }
 
+/** The options `serveDemoProxy` fills in, every one of them a token proxy option (`ServeTokenProxyOptions`). */
+export interface DemoProxyOptions {
+  port?: number;
+  clientId: string;
+  clientSecret: string;
+  baseUrl: string;
+  allowedOrigins: string[];
+  redirectUris?: string[];
+}
+
+/** What `serveDemoProxy` needs of the emulator (a `RunningEmulator` has it). */
+export interface DemoEmulator {
+  baseUrl: string;
+  registerRedirectUri(clientId: string, redirectUri: string): void;
+}
+
 /**
- * A token proxy for the demo app in front of the emulator, as the Node tests start it; `overrides` are the test's own
- * options. Its callback (the default mode's redirect URI) is registered at the emulator, as an integrator registers it.
+ * A token proxy for the demo app in front of the emulator, as the Node tests start it: `serve` is the token proxy's
+ * `serveTokenProxy` (a parameter, so this package does not depend on the package whose tests use it) and `overrides`
+ * are the test's own options. Its callback (the default mode's redirect URI) is registered at the emulator, as an
+ * integrator registers it.
  */
-export async function serveDemoProxy(emulator: RunningEmulator, overrides: Partial<ServeTokenProxyOptions> = {}): Promise<ServedTokenProxy> {
-  const served = await serveTokenProxy({
+export async function serveDemoProxy<Options extends DemoProxyOptions, Served extends { callbackUrl: string | undefined }>(
+  serve: (options: Options) => Promise<Served>,
+  emulator: DemoEmulator,
+  overrides: NoInfer<Partial<Options>> = {},
+): Promise<Served> {
+  const defaults: DemoProxyOptions = {
     port: 0,
     clientId: DEMO_LOGIN.clientId,
     clientSecret: DEMO_LOGIN.clientSecret,
     baseUrl: emulator.baseUrl,
     allowedOrigins: [],
     redirectUris: [DEMO_LOGIN.redirectUri],
-    ...overrides,
-  });
+  };
+  // the defaults fill every required field of DemoProxyOptions; the rest of Options is optional or overridden
+  const served = await serve({ ...defaults, ...overrides } as Options);
   if (served.callbackUrl) emulator.registerRedirectUri(overrides.clientId ?? DEMO_LOGIN.clientId, served.callbackUrl);
   return served;
 }

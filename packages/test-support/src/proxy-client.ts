@@ -1,8 +1,11 @@
-/** What the proxy's Redis and multi-replica suites share: a browser's cookie jar, form posts, connecting a session, emulator counters. */
+/**
+ * A browser in front of a token proxy, for the proxy's Redis and multi-replica suites and the benches: its cookie jar,
+ * form posts, connecting a session, the emulator's counters and faults.
+ */
 import assert from 'node:assert/strict';
-import { applyCookies, cookieHeader, DEMO_LOGIN, signInThroughProxy, type Jar } from '../../../test/helpers/oauth-login.js';
+import { applyCookies, cookieHeader, DEMO_LOGIN, signInThroughProxy, type Jar } from './oauth-login.js';
 
-export { applyCookies, type Jar } from '../../../test/helpers/oauth-login.js';
+export { applyCookies, type Jar } from './oauth-login.js';
 
 export const ORIGIN = 'http://localhost:6006';
 

@@ -1,7 +1,7 @@
 /** A real redis-server (Debian's, /usr/bin/redis-server) for the proxy's Redis tests: loopback, a free port, no persistence. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from '../../../test/helpers/ports.js';
+import { freePort } from './ports.js';
 
 export interface RedisServer {
   port: number;

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { isPortFree } from '../../../test/helpers/ports.js';
+import { isPortFree } from './ports.js';
 
 const run = promisify(execFile);
 

@@ -48,6 +48,20 @@ after(async () => {
   await new Promise((resolve) => hostServer?.close(resolve));
 });
 
+/** Waits (bounded) until the host page heard the embedded page's `type` message; on timeout, says what it heard. */
+async function heardMessage(page: import('playwright-core').Page, type: string): Promise<void> {
+  const heard = (): Promise<string[]> => page.evaluate(() => (window as unknown as { messages: Array<{ type: string }> }).messages.map((m) => m.type));
+  await page
+    .waitForFunction((wanted) => (window as unknown as { messages: Array<{ type: string }> }).messages.some((m) => m.type === wanted), type, {
+      timeout: 15_000,
+    })
+    .catch(async (error: unknown) => {
+      throw new Error(`the host page heard no "${type}" message within 15 s; it heard: ${(await heard().catch(() => [])).join(', ') || 'nothing'}`, {
+        cause: error,
+      });
+    });
+}
+
 describe('in Chromium', () => {
   it('a person logs in as Alice, chooses a Space, agrees; the code exchanges at the token endpoint', async () => {
     const context = await browser.newContext();
@@ -98,7 +112,7 @@ describe('in Chromium', () => {
     await page.goto(host);
     const frame = page.frameLocator('#f');
     await frame.getByText('offer-letter.pdf').waitFor();
-    await page.waitForFunction(() => (window as unknown as { messages: Array<{ type: string }> }).messages.some((m) => m.type === 'ready'));
+    await heardMessage(page, 'ready');
 
     await frame.getByLabel('Subject').fill('Offer letter');
     await frame.getByLabel('Name').first().fill('Bob Lim');
@@ -111,7 +125,7 @@ describe('in Chromium', () => {
     await frame.locator('#envelope-id').waitFor();
     const envelopeId = await frame.locator('#envelope-id').textContent();
 
-    await page.waitForFunction(() => (window as unknown as { messages: Array<{ type: string }> }).messages.some((m) => m.type === 'envelope-sent'));
+    await heardMessage(page, 'envelope-sent');
     const messages = (await page.evaluate(() => (window as unknown as { messages: unknown[] }).messages)) as Array<Record<string, unknown>>;
     const sent = messages.find((m) => m.type === 'envelope-sent')!;
     assert.equal(sent.envelopeId, envelopeId);

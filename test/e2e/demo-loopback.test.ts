@@ -15,7 +15,7 @@ import { PEOPLE, SPACES } from '@esign-elements/testing';
 import { generateCookieKey } from '@esign-elements/token-proxy';
 import { serveTokenProxy, type ServedTokenProxy } from '@esign-elements/token-proxy/node';
 import { startDemoServices, type DemoServices } from '../../scripts/demo-services.js';
-import { openEnginePage, type EnginePage } from '../helpers/engine-page.js';
+import { type EngineBrowsers, type EnginePage, openEngines } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
 import { freePort } from '@esign-elements/test-support/ports';
 
@@ -32,6 +32,8 @@ let site: Server;
 let sitePort: number;
 const scripts = new Map<string, string>();
 const pages = new Map<string, string>();
+/** One browser per engine for the file; each test's page in a fresh context. */
+let browsers: EngineBrowsers;
 
 /** One module for the browser: `entry` (TypeScript, from the repository's root) with every import inlined. */
 async function bundle(entry: string, env: Record<string, string>): Promise<string> {
@@ -105,9 +107,11 @@ document.body.append(el);`,
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Demo</title></head><body>${body}</body></html>`);
   });
   await new Promise<void>((resolve) => site.listen(sitePort, '127.0.0.1', resolve));
+  browsers = await openEngines(services.emulator.baseUrl);
 });
 
 after(async () => {
+  await browsers?.close();
   await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
   await oldDemoProxy?.close();
   await services?.close();
@@ -119,7 +123,7 @@ describe("npm start's demo from either loopback name", () => {
   for (const engine of selectedEngines()) {
     for (const name of ['127.0.0.1', 'localhost']) {
       it(`${engine}: opened at http://${name}:<port>, a person connects`, async () => {
-        const page = await openEnginePage(engine, services.emulator.baseUrl);
+        const page = await browsers.newPage(engine);
         try {
           await page.goto(`http://${name}:${sitePort}/`);
           await page.clickButton('Connect e-signature account');
@@ -133,7 +137,7 @@ describe("npm start's demo from either loopback name", () => {
     }
 
     it(`${engine}: a callback on another host name than the sign-in's start: the page reads the state mismatch, not a closed window`, async () => {
-      const page = await openEnginePage(engine, services.emulator.baseUrl);
+      const page = await browsers.newPage(engine);
       try {
         await page.goto(`http://127.0.0.1:${sitePort}/old-demo`);
         await page.clickButton('Connect e-signature account');

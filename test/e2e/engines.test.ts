@@ -8,11 +8,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
 import { cdnBuild } from '../helpers/built.js';
-import { openEnginePage } from '../helpers/engine-page.js';
+import { type EngineBrowsers, openEngines } from '../helpers/engine-page.js';
 import { selectedEngines } from '../helpers/engines.js';
 
 let esign: EsignServices;
 let pageUrl: string;
+/** One browser per engine for the file (launched at its first page). */
+let browsers: EngineBrowsers;
 
 before(async () => {
   // the CDN build exactly as `npm run build:cdn` makes it, which the test kit's site serves
@@ -23,9 +25,11 @@ before(async () => {
 <esign-uploader id="up" connect="esign"></esign-uploader>
 <esign-signing-frame connect="esign" uploader="up" auto></esign-signing-frame>
 <esign-contract-list connect="esign" auto></esign-contract-list>`);
+  browsers = await openEngines(esign.baseUrl);
 });
 
 after(async () => {
+  await browsers?.close();
   await esign?.close();
 });
 
@@ -42,7 +46,7 @@ describe('the full flow in every engine', () => {
     it(`${engine}: connect in the consent popup, drop a PDF, send it, see it in the list, reload, disconnect`, async () => {
       esign.reset();
       const started = Date.now();
-      const page = await openEnginePage(engine, esign.baseUrl);
+      const page = await browsers.newPage(engine);
       try {
         await page.goto(pageUrl);
         await page.clickButton('Connect e-signature account');

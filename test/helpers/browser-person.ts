@@ -42,6 +42,8 @@ export interface BrowserPerson {
   windowText(prefix: string, contains: string, timeoutMs: number): Promise<string>;
   /** Comes back to the test page's window after another window (a tab the page opened) took the focus. */
   returnToPage(): Promise<void>;
+  /** Waits until the test page is the only window left (the consent popup closed itself). */
+  popupsClosed(timeoutMs: number): Promise<void>;
   /** Fills the envelope page in the page's embedded frame and clicks Send; the envelope id shown, or '' when the frame went first. */
   frameSend(input: { subject?: string; signers: Signer[] }, timeoutMs: number): Promise<string>;
   /** The text of the embedded frame whose path contains `path`, once it contains `contains`. */
@@ -88,7 +90,13 @@ const watched = new WeakMap<Page, { list: () => WatchedRequest[]; stop: () => vo
 
 export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serviceOrigin: string): BrowserPerson {
   async function consentPage(timeoutMs: number): Promise<Page> {
-    const target = await page.browser().waitForTarget((t) => t.type() === 'page' && t.url().startsWith(`${serviceOrigin}/consent`), { timeout: timeoutMs });
+    // this page's context only: a window of another test's context is not this person's
+    const target = await page
+      .browserContext()
+      .waitForTarget((t) => t.type() === 'page' && t.url().startsWith(`${serviceOrigin}/consent`), { timeout: timeoutMs })
+      .catch((error: unknown) => {
+        throw new Error(`no consent window at ${serviceOrigin}/consent within ${timeoutMs} ms`, { cause: error });
+      });
     const consent = await target.page();
     if (!consent) throw new Error('consent page target has no page');
     return consent;
@@ -136,14 +144,31 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       await (await consentPage(timeoutMs)).close();
     },
     async windowText(prefix, contains, timeoutMs) {
-      const target = await page.browser().waitForTarget((t) => t.type() === 'page' && t.url().startsWith(prefix), { timeout: timeoutMs });
+      const target = await page
+        .browserContext()
+        .waitForTarget((t) => t.type() === 'page' && t.url().startsWith(prefix), { timeout: timeoutMs })
+        .catch((error: unknown) => {
+          throw new Error(`no window at ${prefix} within ${timeoutMs} ms`, { cause: error });
+        });
       const other = await target.page();
       if (!other) throw new Error(`no page at ${prefix}`);
-      await other.waitForFunction((text) => document.body?.innerText.includes(text), { timeout: timeoutMs }, contains);
+      await other
+        .waitForFunction((text) => document.body?.innerText.includes(text), { timeout: timeoutMs }, contains)
+        .catch(async (error: unknown) => {
+          const text = await other.evaluate(() => document.body?.innerText ?? '').catch(() => '(unreadable)');
+          throw new Error(`the window at ${prefix} did not show "${contains}" within ${timeoutMs} ms; it shows: ${text.slice(0, 500)}`, { cause: error });
+        });
       return other.evaluate(() => document.body.innerText);
     },
     async returnToPage() {
       await page.bringToFront();
+    },
+    async popupsClosed(timeoutMs) {
+      const others = async (): Promise<string[]> =>
+        (await page.browserContext().pages()).filter((other) => other !== page && other.url() !== 'about:blank').map((other) => other.url());
+      await poll(async () => ((await others()).length === 0 ? true : undefined), 'the popup to close itself', timeoutMs).catch(async (error: unknown) => {
+        throw new Error(`${String(error)}; still open: ${(await others()).join(', ')}`, { cause: error });
+      });
     },
     async frameSend({ subject, signers }, timeoutMs) {
       let frame = await embeddedFrame('/compose', timeoutMs);
@@ -162,8 +187,9 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
         // while the person typed (cause not found). A person types again in the page they now see; a second failure fails
         if (!/detached|context was destroyed/i.test(String(error))) throw error;
         console.warn(`frameSend: the compose page changed while typing (${String(error)}); typing again`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
         frame = await embeddedFrame('/compose', timeoutMs);
+        // the new document's form, not the one that went away
+        await frame.waitForSelector('#signer-name-0', { timeout: timeoutMs });
         await fill();
       }
       await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), clickInFrame(frame, '#send')]).catch((error: unknown) => {
@@ -369,6 +395,14 @@ export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string)
     },
     async returnToPage() {
       // WebDriver classic acts in the window it is switched to, which stays the test page's: nothing to do
+    },
+    async popupsClosed(timeoutMs) {
+      let open: string[] = [];
+      await poll(async () => ((open = await driver.getWindowHandles()).length === 1 ? true : undefined), 'the popup to close itself', timeoutMs).catch(
+        (error: unknown) => {
+          throw new Error(`${String(error)}; ${open.length} windows still open`, { cause: error });
+        },
+      );
     },
     frameSend({ subject, signers }, timeoutMs) {
       return inFrame('/compose', timeoutMs, async () => {

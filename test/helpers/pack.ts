@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,14 +32,14 @@ function tarballName(folder: string): string {
 
 /**
  * `npm pack` of `names` (default: all five) into `destination`, as npm publishes them (prepack builds each first);
- * returns each one's tarball path. Under `npm test` the pack stage packed them once after the one build
- * (`ESIGN_PACK_DIR`, scripts/test.mjs): those are copied instead. @esign-elements/shared is not on the registry before the first release: a consumer
+ * returns each one's tarball path. Under `npm test` the pack script packed them once after the one build
+ * (`ESIGN_PACK_DIR`, tmp/pack: package.json's wireit section): those are copied instead. @esign-elements/shared is not on the registry before the first release: a consumer
  * install of any other package here names its tarball too.
  */
 export function packPackages(destination: string, names: readonly PackageName[] = PACKAGES): Record<PackageName, string> {
   const tarballs = {} as Record<PackageName, string>;
   for (const name of PACKAGES.filter((p) => names.includes(p))) {
-    const packed = process.env['ESIGN_PACK_DIR'] && join(process.env['ESIGN_PACK_DIR'], tarballName(FOLDERS[name]));
+    const packed = process.env['ESIGN_PACK_DIR'] && join(resolve(ROOT, process.env['ESIGN_PACK_DIR']), tarballName(FOLDERS[name]));
     if (packed && existsSync(packed)) {
       tarballs[name] = join(destination, tarballName(FOLDERS[name]));
       copyFileSync(packed, tarballs[name]);

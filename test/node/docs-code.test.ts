@@ -242,6 +242,10 @@ describe('the code blocks of the README and the guides', () => {
           if (first !== 'install') assert.ok(pkg.scripts[first!], `${where(b)}: npm ${first} is a script`);
           continue;
         }
+        if (program === 'npm' && first === 'run' && rest.length === 1) {
+          assert.ok(pkg.scripts[rest[0]!], `${where(b)}: npm run ${rest[0]} is a script`);
+          continue;
+        }
         if (program === 'npx' && first === 'playwright') continue; // test/e2e/testing-kit-pack.test.ts runs it
         if (program === 'npx' && first === 'vite' && rest.length === 0) continue; // test/e2e/dev-server-recipe.test.ts runs it
         if (program === 'npx' && first === 'esign-token-proxy') {

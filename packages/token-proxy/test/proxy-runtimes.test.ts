@@ -82,7 +82,15 @@ before(async () => {
 });
 
 after(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  // the whole process group: a runtime started through a Node shim (its bin without its install script) is a grandchild
+  // that holds the output pipes open, and would keep this file running after its tests
+  for (const child of children) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group has ended already
+    }
+  }
   await emulator?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
@@ -114,6 +122,7 @@ async function start(command: string, args: string[], port: number, extraEnv: Re
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   children.add(child);
   let out = '';

@@ -88,6 +88,12 @@ async function poll<T>(find: () => Promise<T | undefined> | T | undefined, what:
 
 const watched = new WeakMap<Page, { list: () => WatchedRequest[]; stop: () => void }>();
 
+/**
+ * A frame that went away under a step: puppeteer says "detached" or "context was destroyed" over CDP, and Firefox's
+ * WebDriver BiDi "no such frame" (seen when the element made way for its sent state while Send's click returned).
+ */
+const FRAME_GONE = /detached|context was destroyed|no such frame/i;
+
 export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serviceOrigin: string): BrowserPerson {
   async function consentPage(timeoutMs: number): Promise<Page> {
     // this page's context only: a window of another test's context is not this person's
@@ -185,7 +191,7 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       } catch (error) {
         // once seen in Chromium on a loaded machine (three engines at once): the compose page's document was replaced
         // while the person typed (cause not found). A person types again in the page they now see; a second failure fails
-        if (!/detached|context was destroyed/i.test(String(error))) throw error;
+        if (!FRAME_GONE.test(String(error))) throw error;
         console.warn(`frameSend: the compose page changed while typing (${String(error)}); typing again`);
         frame = await embeddedFrame('/compose', timeoutMs);
         // the new document's form, not the one that went away
@@ -194,7 +200,7 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       }
       await Promise.all([frame.waitForNavigation({ timeout: timeoutMs }), clickInFrame(frame, '#send')]).catch((error: unknown) => {
         // the element may take the frame away as soon as the envelope page reports the envelope sent
-        if (!/detached|context was destroyed/i.test(String(error))) throw error;
+        if (!FRAME_GONE.test(String(error))) throw error;
       });
       try {
         // the envelope's page, where the frame stays (a popup, or before the element makes way for its sent state)

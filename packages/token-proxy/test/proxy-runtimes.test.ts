@@ -56,7 +56,7 @@ function newest(dir: string, pattern: RegExp): number {
 }
 
 before(async () => {
-  // the published entry is dist (npm test builds it in test:pack); when the package's or the shared package's sources
+  // the published entry is dist (its wireit script builds it first); when the package's or the shared package's sources
   // are newer (run alone after an edit), both are built again first
   const entry = join(PACKAGE, 'dist', 'index.js');
   const sources = Math.max(newest(join(PACKAGE, 'src'), /\.ts$/), newest(join(SHARED, 'src'), /\.ts$/));

@@ -23,6 +23,7 @@ import {
   contentType,
   describeRequest,
   formArbitraries,
+  fuzzGrant,
   headerValue,
   huge,
   method,
@@ -34,7 +35,6 @@ import {
   type FormValues,
   type LeakCheck,
 } from '@esign-elements/test-support/fuzz';
-import { codeExchangeForm, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 import { sendRaw, type RawRequest } from '@esign-elements/test-support/raw-http';
 import { createEmulator, type RunningEmulator } from '../src/index.js';
 
@@ -56,19 +56,7 @@ let accessToken = '';
 let otherSpaceToken = '';
 let fileId = '';
 
-async function grant(space: string): Promise<{ access_token: string; refresh_token: string; code: string }> {
-  const login = await obtainAuthorizationCode({ baseUrl: emu.baseUrl, clientId: CLIENT_ID, redirectUri: REDIRECT, chooseSpaceId: space });
-  const form = codeExchangeForm(login, CLIENT_ID);
-  form.set('client_secret', SECRET);
-  const response = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form,
-  });
-  const body = (await response.json()) as { access_token: string; refresh_token: string };
-  assert.equal(response.status, 200, 'code exchange for the fuzz grants');
-  return { ...body, code: login.code };
-}
+const grant = (space: string) => fuzzGrant(emu.baseUrl, { clientId: CLIENT_ID, clientSecret: SECRET, redirectUri: REDIRECT }, space);
 
 before(async () => {
   emu = await createEmulator({

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import fc from 'fast-check';
+import { codeExchangeForm, obtainAuthorizationCode } from './oauth-login.js';
 import type { RawAnswer, RawRequest } from './raw-http.js';
 
 // --- checks ------------------------------------------------------------------------------------------
@@ -198,4 +199,23 @@ export function formArbitraries(values: FormValues): { formBody: fc.Arbitrary<Bu
     { weight: 1, arbitrary: fc.integer({ min: 8_000, max: 40_000 }).map((n) => Buffer.from(`grant_type=refresh_token&refresh_token=${'r'.repeat(n)}`)) },
   );
   return { formBody, anyBody };
+}
+
+/** The fuzz's own grant of `app` at the emulator for `space`: its tokens and the (now used) code. */
+export async function fuzzGrant(
+  baseUrl: string,
+  app: { clientId: string; clientSecret: string; redirectUri: string },
+  space: string,
+): Promise<{ access_token: string; refresh_token: string; code: string }> {
+  const login = await obtainAuthorizationCode({ baseUrl, clientId: app.clientId, redirectUri: app.redirectUri, chooseSpaceId: space });
+  const form = codeExchangeForm(login, app.clientId);
+  form.set('client_secret', app.clientSecret);
+  const response = await fetch(`${baseUrl}/openapi/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+  const body = (await response.json()) as { access_token: string; refresh_token: string };
+  assert.equal(response.status, 200, 'code exchange for the fuzz grants');
+  return { ...body, code: login.code };
 }

@@ -22,6 +22,7 @@ import {
   contentType,
   describeRequest,
   formArbitraries,
+  fuzzGrant,
   headerValue,
   method,
   mostly,
@@ -52,19 +53,7 @@ const leaks: LeakCheck = { clientSecret: SECRET, held };
 const formValues: FormValues = { clientId: CLIENT_ID, redirect: REDIRECT, inForms: [], refreshToken: '', usedCode: '' };
 const { anyBody } = formArbitraries(formValues);
 
-async function grant(space: string): Promise<{ access_token: string; refresh_token: string; code: string }> {
-  const login = await obtainAuthorizationCode({ baseUrl: emu.baseUrl, clientId: CLIENT_ID, redirectUri: REDIRECT, chooseSpaceId: space });
-  const form = codeExchangeForm(login, CLIENT_ID);
-  form.set('client_secret', SECRET);
-  const response = await fetch(`${emu.baseUrl}/openapi/v1/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form,
-  });
-  const body = (await response.json()) as { access_token: string; refresh_token: string };
-  assert.equal(response.status, 200, 'code exchange for the fuzz grants');
-  return { ...body, code: login.code };
-}
+const grant = (space: string) => fuzzGrant(emu.baseUrl, { clientId: CLIENT_ID, clientSecret: SECRET, redirectUri: REDIRECT }, space);
 
 before(async () => {
   emu = await createEmulator({

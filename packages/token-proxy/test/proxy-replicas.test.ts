@@ -100,6 +100,29 @@ async function flushRedis(): Promise<void> {
   client.destroy();
 }
 
+/**
+ * Waits until no refresh is in flight in the store. The replica that rotated answers first and settles its claim
+ * (the replay entry) just after, without the answer waiting for it (refresh.ts): a request that still finds the claim
+ * shares that call, as a page that raced it does, and gets the new cookie. "After the rotation" means after the settle.
+ */
+async function refreshesSettled(): Promise<void> {
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const keys = await client.keys('esign-proxy:rf:*');
+      const values = keys.length > 0 ? await client.mGet(keys) : [];
+      const inFlight = values.filter((value) => value?.startsWith('p:')).length;
+      if (inFlight === 0 && values.some((value) => value?.startsWith('d:'))) return;
+      if (Date.now() > deadline) throw new Error(`the rotation never settled in the store: ${inFlight} claim(s) in flight, ${values.length} entries`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
 before(async () => {
   redis = await startRedisServer();
   emulator = await createEmulator({ port: 0, filePort: 0 });
@@ -156,6 +179,7 @@ describe('three proxy replicas on Redis', () => {
     const rotated = await post(`${replicas[0]!.url}/token`, refreshFields({ force: '1', request_id: requestId() }), jar);
     assert.equal(rotated.status, 200, rotated.text);
     assert.equal(await refreshCount(emulator.baseUrl), 1);
+    await refreshesSettled();
     // inside the replay window, another request (its own id) with the pre-rotation cookie: the session's new access token only
     for (const replica of [replicas[1]!, replicas[2]!]) {
       const late = await post(`${replica.url}/token`, refreshFields({ force: '1', request_id: requestId() }), new Map(old));

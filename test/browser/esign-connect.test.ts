@@ -14,6 +14,24 @@ async function embeddedStatus(token: string): Promise<number> {
   return res.status;
 }
 
+/** Records each token request `win` makes (forced or not) and its answer's status into `trace`; returns the undo. */
+function observeTokenRequests(win: Window, page: string, trace: string[]): () => void {
+  const original = win.fetch;
+  win.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.startsWith(cfg.tokenEndpoint)) return original.call(win, input, init);
+    // the frame's URLSearchParams is of its own realm: read the form as text
+    const forced = new URLSearchParams(String(init?.body ?? '')).get('force') === '1';
+    trace.push(`${page} asks the proxy (force ${String(forced)})`);
+    const response = await original.call(win, input, init);
+    trace.push(`${page} gets ${response.status}`);
+    return response;
+  };
+  return () => {
+    win.fetch = original;
+  };
+}
+
 describe('<esign-connect>', () => {
   beforeEach(async () => {
     await executeServerCommand('esign-reset');
@@ -177,9 +195,13 @@ describe('<esign-connect>', () => {
     const watchFrame = watch('frame');
     el.addEventListener('esign-session-refreshed', watchPage);
     other.addEventListener('esign-session-refreshed', watchFrame);
+    // each page's requests to the proxy's token route, observed (passed through unchanged): whether it forced, and
+    // which page went first under the lock
+    const restoreFetch = [observeTokenRequests(window, 'page', trace), observeTokenRequests(frame.contentWindow!, 'frame', trace)];
     const mid = await emulatorCounters();
     const [a, b] = await Promise.all([el.getAccessToken({ forceRefresh: true }), other.getAccessToken({ forceRefresh: true })]);
     const after = await emulatorCounters();
+    for (const restore of restoreFetch) restore();
     el.removeEventListener('esign-session-refreshed', watchPage);
     other.removeEventListener('esign-session-refreshed', watchFrame);
     expect(

@@ -1,7 +1,8 @@
 /**
  * The uploader's work list: one request per file (so one bad file never fails the others and
  * progress is per file), a few at a time, each cancellable and retryable. Plain module: the element
- * renders it and turns its hooks into DOM events.
+ * renders it and turns its hooks into DOM events. It hands out frozen snapshots of its files (`items`, the hooks'
+ * `item`): only the queue changes where a file is.
  */
 import type { TokenSource } from '../service/service-client.js';
 import { EsignError } from '../errors.js';
@@ -13,23 +14,26 @@ import { sendWithProgress, uploadBody, type RawResponse, type SendOptions } from
 /** `offline`: on its way, waiting for the browser to be online again (then it starts or restarts by itself). */
 export type UploadStatus = 'queued' | 'encoding' | 'uploading' | 'retrying' | 'offline' | 'done' | 'failed' | 'cancelled' | 'rejected';
 
-/** One file the uploader knows, with where it is. */
+/** One file the uploader knows, with where it is: a snapshot, taken when it was handed out. */
 export interface UploadItem {
   /** Stable id of this file in this uploader (not the service's FileId). */
   readonly key: string;
   /** The service's FileName once uploaded; the file's name before. */
-  FileName: string;
+  readonly FileName: string;
   readonly size: number;
   readonly type: string;
-  status: UploadStatus;
+  readonly status: UploadStatus;
   /** Request-body bytes sent and their total (the JSON with Base64, about 4/3 of the file). */
-  loaded: number;
-  total: number;
-  FileId?: string | undefined;
-  error?: EsignError | undefined;
+  readonly loaded: number;
+  readonly total: number;
+  readonly FileId?: string | undefined;
+  readonly error?: EsignError | undefined;
   /** Restored from storage after a reload (no file content is held). */
   readonly restored: boolean;
 }
+
+/** The queue's own record of a file, which only the queue changes. */
+type FileRecord = { -readonly [K in keyof UploadItem]: UploadItem[K] };
 
 export interface UploadSession {
   baseUrl: string;
@@ -57,7 +61,7 @@ export interface UploadQueueOptions {
 }
 
 interface Entry {
-  item: UploadItem;
+  item: FileRecord;
   file: Blob | undefined;
   body: Blob | undefined;
   controller: AbortController | undefined;
@@ -123,7 +127,7 @@ export class UploadQueue {
   }
 
   get items(): readonly UploadItem[] {
-    return this.#entries.map((e) => e.item);
+    return this.#entries.map((e) => snapshot(e.item));
   }
 
   get busy(): boolean {
@@ -157,7 +161,7 @@ export class UploadQueue {
     item.error = error;
     this.#entries.push({ item, file: undefined, body: undefined, controller: undefined, offline: false, waiters: [] });
     this.#hooks.onChange();
-    return item;
+    return snapshot(item);
   }
 
   /** Lists files uploaded before a reload. */
@@ -165,7 +169,7 @@ export class UploadQueue {
     const known = new Set(this.completed.map((f) => f.FileId));
     for (const f of files) {
       if (known.has(f.FileId)) continue;
-      const item: UploadItem = {
+      const item: FileRecord = {
         key: nextKey(),
         FileName: f.FileName,
         size: 0,
@@ -193,7 +197,7 @@ export class UploadQueue {
     for (const e of entries) this.#run.add(e.item.key);
     this.#hooks.onChange();
     this.#pump();
-    return { items: entries.map((e) => e.item), settled };
+    return { items: entries.map((e) => snapshot(e.item)), settled };
   }
 
   /** Queues a failed or cancelled file (or all of them) again; resolves when they settle. */
@@ -245,7 +249,7 @@ export class UploadQueue {
     this.#hooks.onChange();
   }
 
-  #newItem(file: File, status: UploadStatus): UploadItem {
+  #newItem(file: File, status: UploadStatus): FileRecord {
     return { key: nextKey(), FileName: file.name, size: file.size, type: file.type, status, loaded: 0, total: 0, restored: false };
   }
 
@@ -311,7 +315,7 @@ export class UploadQueue {
           item.total = total;
           // a lower count within one attempt is never reported (progress is monotonic per attempt)
           item.loaded = Math.max(item.loaded, Math.min(loaded, total));
-          this.#hooks.onProgress(item, this.overall());
+          this.#hooks.onProgress(snapshot(item), this.overall());
         },
         onRetry: () => {
           item.status = 'retrying';
@@ -323,7 +327,7 @@ export class UploadQueue {
       if (!uploaded) throw new EsignError('bad_response', 'files/upload answered without a file.', { requestId: result.requestId });
       if (item.loaded < item.total) {
         item.loaded = item.total;
-        this.#hooks.onProgress(item, this.overall());
+        this.#hooks.onProgress(snapshot(item), this.overall());
       }
       item.FileId = uploaded.FileId;
       item.FileName = uploaded.FileName;
@@ -357,7 +361,7 @@ export class UploadQueue {
     entry.item.error = error;
     if (status !== 'done') entry.item.loaded = 0;
     this.#hooks.onChange();
-    if (error) this.#hooks.onError(entry.item, error);
+    if (error) this.#hooks.onError(snapshot(entry.item), error);
     entry.waiters.splice(0).forEach((w) => w());
   }
 
@@ -367,6 +371,10 @@ export class UploadQueue {
     this.#run.clear();
     if (completedInRun) this.#hooks.onComplete();
   }
+}
+
+function snapshot(item: FileRecord): UploadItem {
+  return Object.freeze({ ...item });
 }
 
 function browserOnline(): boolean {

@@ -1,5 +1,4 @@
-import { html, nothing, svg, type PropertyDeclarations, type TemplateResult } from 'lit';
-import { repeat } from 'lit/directives/repeat.js';
+import { html, nothing, type PropertyDeclarations } from 'lit';
 import { EsignError } from '../../core/errors.js';
 import type { UploadedFile } from '../../core/service-types.js';
 import type { UploadItem } from '../../core/upload/queue.js';
@@ -7,20 +6,19 @@ import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES } from '../../core/upload/valida
 import { emit, type EsignUploadCompleteDetail } from '../shared/events.js';
 import { uploaderMessages, type UploaderTerms } from './esign-uploader.messages.js';
 import { CountingLocalizeController } from './localize-counts.js';
-import { alertIcon, checkIcon, icon } from '../shared/icons.js';
+import { alertIcon, icon } from '../shared/icons.js';
 import { DropZone } from './drop-zone.js';
-import { UploaderFormControl } from './form-control.js';
+import { EsignElement } from '../shared/element.js';
+import { filesOfState, FormValueController } from './form-value.js';
+import { reasonText, renderFileList } from './file-list.js';
 import { buttonStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { listStyles, progressStyles, uploaderStyles } from './esign-uploader.styles.js';
 import { FocusKeeper, liveRegions } from '../shared/a11y.js';
-import { isActive, UploadController, type Announcement, type UploaderStatus } from './upload-controller.js';
+import { UploadController, type Announcement, type UploaderStatus } from './upload-controller.js';
 
 export type { UploadItem, UploadStatus } from '../../core/upload/queue.js';
 export type { UploaderStatus } from './upload-controller.js';
-
-const fileIcon = svg`<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5M9 13h6M9 17h4"/>`;
-const offlineIcon = svg`<path d="M3 3l18 18"/><path d="M8.5 16.5a5 5 0 0 1 7 0M5 12.9a10 10 0 0 1 4.2-2.4M19 12.9a10 10 0 0 0-3-2M2 8.8a15 15 0 0 1 4.3-2.6M22 8.8A15 15 0 0 0 11 5"/><path d="M12 20h.01"/>`;
 
 const optionalNumber = {
   fromAttribute: (value: string | null): number | undefined => (value === null || value.trim() === '' ? undefined : Number(value)),
@@ -79,10 +77,14 @@ const optionalNumber = {
  * @cssstate done - The files are uploaded.
  *
  */
-export class EsignUploader extends UploaderFormControl {
+export class EsignUploader extends EsignElement {
+  static formAssociated = true;
+
   /** Read by Lit, and by lit-analyzer (which does not read a `static properties` field). */
   static override get properties(): PropertyDeclarations {
     return {
+      required: { type: Boolean, reflect: true },
+      name: { reflect: true },
       connect: { reflect: true },
       accept: {},
       maxSize: { attribute: 'max-size', converter: optionalNumber },
@@ -94,6 +96,12 @@ export class EsignUploader extends UploaderFormControl {
   }
 
   static override styles = [buttonStyles, visuallyHiddenStyles, uploaderStyles, progressStyles, listStyles];
+
+  /** In a form: the form is invalid until a file is uploaded. */
+  required = false;
+
+  /** In a form: the FileIds are submitted under this name, one entry each. */
+  name = '';
 
   /**
    * The id of the `<esign-connect>` whose session to use. Default: the nearest one around this element.
@@ -129,8 +137,17 @@ export class EsignUploader extends UploaderFormControl {
   persistKey = '';
 
   /** The files, their uploads and what to announce. */
-  readonly #uploads = new UploadController(this, { changed: () => this.#syncForm() });
+  readonly #uploads = new UploadController(this, { changed: () => this.#form.sync() });
   readonly #t = new CountingLocalizeController<UploaderTerms>(this, uploaderMessages);
+  /** The form value (the FileIds under `name`) and validity, written after each update. */
+  readonly #form = new FormValueController(this, this.internals, {
+    name: () => this.name,
+    required: () => this.required,
+    files: () => this.uploadedFiles,
+    busy: () => (this.#uploads.busy ? this.#t.term('busyValidity') : undefined),
+    missing: () => this.#t.term('requiredValidity'),
+    anchor: () => this.renderRoot?.querySelector<HTMLElement>('[part~="drop-zone"]') ?? undefined,
+  });
   /** The drop zone and the file picker; a pointer, the focus or a drag on it loads the upload pipeline. */
   readonly #zone = new DropZone(
     this,
@@ -157,7 +174,7 @@ export class EsignUploader extends UploaderFormControl {
    * given files (as `upload()`, errors reported as events).
    */
   get files(): readonly UploadItem[] {
-    return this.#uploads.items.map((item) => ({ ...item }));
+    return this.#uploads.items;
   }
 
   set files(value: Iterable<File> | ArrayLike<File> | null | undefined) {
@@ -191,7 +208,7 @@ export class EsignUploader extends UploaderFormControl {
   async upload(files: Iterable<File> | ArrayLike<File>): Promise<UploadedFile[]> {
     const list = Array.from(files as ArrayLike<File>).filter((f): f is File => typeof Blob !== 'undefined' && f instanceof Blob);
     // a wrong setting is said first (by the controller)
-    if (!this.#uploads.checkSettings() && (this.disabled || this.formDisabled)) {
+    if (!this.#uploads.checkSettings() && (this.disabled || this.#form.disabled)) {
       const error = new EsignError('invalid_argument', 'The uploader is disabled.');
       emit(this, 'esign-error', { error });
       throw error;
@@ -215,7 +232,7 @@ export class EsignUploader extends UploaderFormControl {
   }
 
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
-  override reset(): void {
+  reset(): void {
     this.#uploads.reset();
   }
 
@@ -224,33 +241,64 @@ export class EsignUploader extends UploaderFormControl {
     this.#zone.pick();
   }
 
-  protected override restoreState(state: string): void {
-    this.#uploads.restoreState(state);
+  // ---- as a form control ----
+
+  /** The form this element belongs to, if any. */
+  get form(): HTMLFormElement | null {
+    return this.internals?.form ?? null;
   }
 
-  protected override updated(): void {
-    this.#syncForm();
+  /** The validity states, as a native control's: `valueMissing` (required, no file uploaded), `customError` (uploads on their way). */
+  get validity(): ValidityState | undefined {
+    return this.internals?.validity;
   }
 
-  #syncForm(): void {
-    const busy = this.#uploads.busy ? this.#t.term('busyValidity') : undefined;
-    this.syncForm(
-      this.uploadedFiles,
-      busy,
-      () => this.#t.term('requiredValidity'),
-      this.renderRoot?.querySelector<HTMLElement>('[part~="drop-zone"]') ?? undefined,
-    );
+  /** Why the element is invalid, in the user's language ('' when valid). */
+  get validationMessage(): string {
+    return this.internals?.validationMessage ?? '';
+  }
+
+  /** Whether a form checks this element when it is submitted (false when disabled or without a form). */
+  get willValidate(): boolean {
+    return this.internals?.willValidate ?? false;
+  }
+
+  /** True when valid; otherwise fires `invalid` on the element and returns false, as a native control. */
+  checkValidity(): boolean {
+    return this.internals?.checkValidity() ?? true;
+  }
+
+  /** As `checkValidity()`, and the browser shows the message at the drop zone. */
+  reportValidity(): boolean {
+    return this.internals?.reportValidity() ?? true;
+  }
+
+  /** The form was reset: the list empties and the kept FileIds are forgotten. */
+  formResetCallback(): void {
+    this.reset();
+  }
+
+  formDisabledCallback(disabled: boolean): void {
+    this.#form.disabled = disabled;
+  }
+
+  /**
+   * The browser gives back the form's state (back/forward navigation, autofill restore): the uploaded files come back
+   * as done, from the state saved with the form value (FileIds and names, never content).
+   */
+  formStateRestoreCallback(state: unknown): void {
+    if (typeof state === 'string') this.#uploads.restore(filesOfState(state));
   }
 
   #canTakeFiles(): boolean {
-    return !this.disabled && !this.formDisabled && !this.#uploads.configError && !!this.#uploads.connected;
+    return !this.disabled && !this.#form.disabled && !this.#uploads.configError && !!this.#uploads.connected;
   }
 
   // ---- rendering ----
 
   protected override render() {
     const configError = this.#uploads.configError;
-    const off = this.disabled || this.formDisabled;
+    const off = this.disabled || this.#form.disabled;
     const t = this.#t;
     const label = configError
       ? t.term(this.multiple ? 'chooseMany' : 'chooseOne')
@@ -266,10 +314,25 @@ export class EsignUploader extends UploaderFormControl {
       <div part="base" role="group" aria-label=${t.term('groupLabel')}>
         ${this.#zone.render(label, this.#hint(), off)}
         ${configError ? html`<p part="error">${icon(alertIcon)}<span>${this.#misconfigured(configError)}</span></p>` : nothing}
-        <div class="files">${items.length > 0 ? this.#renderFiles(items) : html`<p part="empty"><span>${t.term('noFiles')}</span></p>`}</div>
+        <div class="files">${items.length > 0 ? this.#fileList(items) : html`<p part="empty"><span>${t.term('noFiles')}</span></p>`}</div>
         ${liveRegions(this.#say(this.#uploads.live), configError ? this.#misconfigured(configError) : this.#say(this.#uploads.alert))}
       </div>
     `;
+  }
+
+  #fileList(items: readonly UploadItem[]) {
+    const uploads = this.#uploads;
+    return renderFileList({
+      items,
+      t: this.#t,
+      online: uploads.online,
+      limits: uploads.limits,
+      overall: () => uploads.overall(),
+      isSent: (item) => uploads.isSent(item),
+      cancel: (key) => this.cancel(key),
+      retry: (key) => this.retry(key),
+      remove: (key) => this.removeFile(key),
+    });
   }
 
   #misconfigured(error: EsignError): string {
@@ -294,7 +357,7 @@ export class EsignUploader extends UploaderFormControl {
       case 'progress':
         return t.term('liveProgress', { done: news.done, count: news.count, percent: news.percent });
       case 'file-error':
-        return t.term('liveFileError', { name: news.name, reason: this.#reason(news.error) });
+        return t.term('liveFileError', { name: news.name, reason: reasonText(t, this.#uploads.limits, news.error) });
       case 'done':
         return t.plural('liveDone', news.count);
       case 'sent':
@@ -304,147 +367,6 @@ export class EsignUploader extends UploaderFormControl {
       case 'online':
         return t.plural('liveOnline', news.count);
     }
-  }
-
-  /** The offline note, the overall row and the files. */
-  #renderFiles(items: readonly UploadItem[]): TemplateResult {
-    const t = this.#t;
-    return html`${
-      !this.#uploads.online && items.some((i) => i.status === 'offline')
-        ? html`<p part="offline">${icon(offlineIcon)}<span>${t.term('offlineNote')}</span></p>`
-        : nothing
-    }
-      ${this.#renderSummary(items)}
-      <ul part="list" aria-label=${t.term('filesLabel')}>
-        ${repeat(
-          items,
-          (item) => item.key,
-          (item) => this.#renderItem(item),
-        )}
-      </ul>`;
-  }
-
-  #renderSummary(items: readonly UploadItem[]) {
-    const active = items.filter(isActive);
-    const failed = items.filter((i) => i.status === 'failed' || i.status === 'cancelled');
-    // one file's row has its own progress: a summary that came and went with it would move the page below
-    if (active.length + failed.length < 2 && items.length < 2) return nothing;
-    if (active.length === 0 && failed.length === 0) return nothing;
-    const t = this.#t;
-    const overall = this.#uploads.overall();
-    const done = items.filter((i) => i.status === 'done' && !i.restored).length;
-    return html`<div part="summary">
-      ${
-        active.length > 0
-          ? html`<progress part="progress overall" aria-label=${t.term('overallLabel')} max=${Math.max(overall.total, 1)} .value=${overall.loaded}></progress>`
-          : html`<span></span>`
-      }
-      <span class="actions">
-        ${active.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => this.cancel()}>${t.term('cancelAll')}</button>` : nothing}
-        ${failed.length > 1 ? html`<button part="button" class="secondary small" type="button" @click=${() => void this.retry()}>${t.term('retryAll')}</button>` : nothing}
-      </span>
-      ${active.length > 0 ? html`<span class="meta">${t.term('overallText', { done, count: done + active.length })}</span>` : nothing}
-    </div>`;
-  }
-
-  #renderItem(item: UploadItem) {
-    const t = this.#t;
-    const name = item.FileName;
-    const active = isActive(item);
-    const sent = this.#uploads.isSent(item);
-    const percent = item.total > 0 ? Math.floor((item.loaded / item.total) * 100) : 0;
-    const retryable = (item.status === 'failed' || item.status === 'cancelled') && !item.restored;
-    const bad = item.status === 'failed' || item.status === 'rejected';
-    // a row without a bar keeps its place: the row does not change height when its upload ends (the page below stays)
-    const progress =
-      !active || item.status === 'offline'
-        ? html`<span class="no-progress"></span>`
-        : item.status === 'uploading' || item.status === 'queued'
-          ? html`<progress part="progress" aria-label=${t.term('progressOf', { name })} max=${Math.max(item.total, 1)} .value=${item.loaded}></progress>`
-          : html`<progress part="progress" aria-label=${t.term('progressOf', { name })}></progress>`;
-    return html`<li part="file file-${sent ? 'sent' : item.status}" data-key=${item.key} data-focus-scope=${item.key}>
-      <span part="file-icon" class="file-icon" aria-hidden="true">${icon(bad ? alertIcon : item.status === 'done' ? checkIcon : fileIcon)}</span>
-      <span class="body">
-        <span part="file-name">${name}${item.size > 0 ? html` <span class="meta">(${t.bytes(item.size)})</span>` : nothing}</span>
-        ${progress}
-        <span part="file-status">${sent ? t.term('sent') : this.#statusText(item, percent)}</span>
-      </span>
-      <span class="actions">
-        ${
-          active
-            ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('cancelFile', { name })} @click=${() => this.cancel(item.key)}>
-              ${t.term('cancel')}
-            </button>`
-            : nothing
-        }
-        ${
-          retryable
-            ? html`<button part="button" class="secondary small" type="button" aria-label=${t.term('retryFile', { name })} @click=${() => void this.retry(item.key)}>
-              ${t.term('retry')}
-            </button>`
-            : nothing
-        }
-        ${
-          !active
-            ? html`<button part="button" class="quiet small" type="button" aria-label=${t.term('removeFile', { name })} @click=${() => this.removeFile(item.key)}>
-              ${t.term('remove')}
-            </button>`
-            : nothing
-        }
-      </span>
-    </li>`;
-  }
-
-  #statusText(item: UploadItem, percent: number) {
-    const t = this.#t;
-    switch (item.status) {
-      case 'uploading':
-        return t.term('uploading', { percent });
-      case 'done':
-        return t.term(item.restored ? 'restored' : 'done');
-      case 'rejected':
-        return t.term('rejected', { reason: item.error ? this.#reason(item.error) : '' });
-      case 'failed':
-        return html`${t.term('failed', { reason: item.error ? this.#reason(item.error) : t.term('upload_failed') })}${
-          item.error?.requestId ? html` <span class="meta">${t.term('requestId', { id: item.error.requestId })}</span>` : nothing
-        }`;
-      default:
-        return t.term(item.status);
-    }
-  }
-
-  /** The user's words for why a file was refused or failed. */
-  #reason(error: EsignError): string {
-    const t = this.#t;
-    const limits = this.#uploads.limits;
-    switch (error.code) {
-      case 'file_too_large':
-        // the service's own limit may differ from ours: its message says which
-        // ours comes from the checks against the limits (there are none with a bad setting: no file goes then)
-        return error.status === 413 || !limits ? error.message : t.term('file_too_large', { size: t.bytes(limits.maxSize) });
-      case 'too_many_files':
-        return t.plural('too_many_files', limits?.maxFiles ?? 0);
-      case 'invalid_argument':
-        return error.status === undefined ? t.term('empty') : this.#serviceReason(error);
-      case 'file_type_not_accepted':
-      case 'rate_limited':
-      case 'no_session':
-      case 'aborted':
-      case 'network_error':
-      case 'csp_blocked':
-        return t.term(error.code);
-      default:
-        return this.#serviceReason(error);
-    }
-  }
-
-  /** A failure the service explained: its message when it sent one, else what its HTTP status means. */
-  #serviceReason(error: EsignError): string {
-    const t = this.#t;
-    if (error.status !== undefined && error.status >= 500) return t.term('server_error', { status: error.status });
-    if (error.serviceCode && error.message) return error.message;
-    if (error.status !== undefined) return t.term('http_error', { status: error.status });
-    return error.message || t.term('upload_failed');
   }
 }
 

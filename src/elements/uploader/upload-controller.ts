@@ -17,7 +17,10 @@ import { LazyPart } from '../shared/lazy.js';
 import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import type { SessionProvider } from '../shared/session-context.js';
+import { Announcer, type Announcement } from './announcer.js';
 import { KeptRecord } from './kept.js';
+
+export type { Announcement } from './announcer.js';
 
 /** Where an uploader is: no files, files on their way (or waiting for the connection), a file failed or was refused, every file uploaded. */
 export type UploaderStatus = 'idle' | 'uploading' | 'error' | 'done';
@@ -38,14 +41,6 @@ export interface UploadHost extends ReactiveControllerHost, HTMLElement {
   persistKey?: string | undefined;
 }
 
-/** Something to tell the user in a live region; the element puts it in words. */
-export type Announcement =
-  | { say: 'progress'; done: number; count: number; percent: number }
-  | { say: 'done' | 'sent' | 'offline' | 'online'; count: number }
-  | { say: 'file-error'; name: string; error: EsignError };
-
-/** Live-region progress is announced at most this often; screen readers fall behind otherwise. */
-const LIVE_PROGRESS_INTERVAL_MS = 4000;
 const ACTIVE = new Set(['queued', 'encoding', 'uploading', 'retrying', 'offline']);
 
 /** Whether a file is on its way (or waiting to be). */
@@ -71,22 +66,20 @@ export class UploadController implements ReactiveController {
   readonly #kept = new KeptRecord();
   /** FileIds an envelope was sent with: shown as sent, no longer offered, not kept for a reload. */
   readonly #sent = new Set<string>();
+  /** What the live regions say. */
+  readonly #news: Announcer;
   #status: UploaderStatus = 'idle';
   #limits: UploaderLimits | undefined;
   #limitsKey: string | undefined;
   #configError: EsignError | undefined;
   #reportedConfigError = '';
-  #live: Announcement | undefined;
-  #alert: Announcement | undefined;
   #lastResult: EsignUploadCompleteDetail | undefined;
-  #lastLiveProgress = 0;
-  /** Files waiting for the connection at the last change: announcements go with changes of it. */
-  #waiting = 0;
 
   constructor(host: UploadHost, options: { changed?: () => void } = {}) {
     (this.#host = host).addController(this);
     this.#changed = options.changed ?? (() => undefined);
     this.session = new SessionController(host);
+    this.#news = new Announcer(host);
     this.#network = new OnlineController(host, (online) => this.#running?.queue.setOnline(online));
     this.#pipeline = new LazyPart(
       host,
@@ -107,7 +100,7 @@ export class UploadController implements ReactiveController {
     return this.#status;
   }
 
-  /** The files, in order (the queue's own records: read them, do not change them). */
+  /** The files, in order (snapshots: the queue alone changes where a file is). */
   get items(): readonly UploadItem[] {
     return this.#running?.queue.items ?? [];
   }
@@ -154,11 +147,11 @@ export class UploadController implements ReactiveController {
 
   /** The polite live region's news, and the assertive one's (a file's error). */
   get live(): Announcement | undefined {
-    return this.#live;
+    return this.#news.live;
   }
 
   get alert(): Announcement | undefined {
-    return this.#alert;
+    return this.#news.alert;
   }
 
   /** The session provider in use, when it has a session. */
@@ -196,7 +189,7 @@ export class UploadController implements ReactiveController {
     if (!this.connected) throw this.#fail(noSession());
     const { items, settled } = queue.add(accepted);
     emit(this.#host, 'esign-upload-start', { files: items.map(ref) });
-    this.#announceProgress();
+    this.#news.progress(this.items, this.overall(), isActive);
     await settled;
     const keys = new Set(items.map((i) => i.key));
     return queue.items.filter((i) => keys.has(i.key) && i.status === 'done' && i.FileId).map((i) => ({ FileId: i.FileId!, FileName: i.FileName }));
@@ -220,27 +213,17 @@ export class UploadController implements ReactiveController {
   /** Cancels every upload, empties the list and forgets the kept FileIds. */
   reset(): void {
     this.#lastResult = undefined;
-    this.#live = this.#alert = undefined;
+    this.#news.clear();
     this.#running?.queue.clear();
     void this.#running?.kept.clear();
     this.#refresh();
   }
 
-  /** Shows the files of a form state the browser gave back (FileIds and names); ignores a state it cannot read. */
-  restoreState(state: string): void {
-    let files: UploadedFile[] = [];
-    try {
-      const parsed: unknown = JSON.parse(state);
-      if (Array.isArray(parsed))
-        files = parsed.filter(
-          (f: Partial<Record<keyof UploadedFile, unknown>> | null): f is UploadedFile => typeof f?.FileId === 'string' && typeof f?.FileName === 'string',
-        );
-    } catch {
-      return; // not a state this element saved
-    }
+  /** Shows these uploaded files as done (a form state the browser gave back). */
+  restore(files: readonly UploadedFile[]): void {
     if (files.length > 0)
       void this.#pipeline.load().then(
-        () => this.#restore(files),
+        () => this.#restore([...files]),
         () => undefined,
       );
   }
@@ -270,16 +253,16 @@ export class UploadController implements ReactiveController {
       onChange: () => {
         this.#refresh();
         void kept.save(this.uploaded);
-        this.#announceConnectivity();
+        this.#news.connectivity(this.items, (this.#running?.queue.online ?? false) && this.busy);
       },
       onProgress: (item, overall) => {
         this.#host.requestUpdate();
         emit(this.#host, 'esign-upload-progress', { file: ref(item), loaded: item.loaded, total: item.total, overall });
-        if (Date.now() - this.#lastLiveProgress >= LIVE_PROGRESS_INTERVAL_MS) this.#announceProgress();
+        this.#news.progress(this.items, overall, isActive, true);
       },
       onError: (item, error) => this.#fileError(item, error),
       onComplete: () => {
-        this.#announce({ say: 'done', count: this.uploaded.length });
+        this.#news.say({ say: 'done', count: this.uploaded.length });
         this.#complete();
       },
     });
@@ -358,43 +341,15 @@ export class UploadController implements ReactiveController {
     const sent = ids.filter((id): id is string => typeof id === 'string' && mine.has(id) && !this.#sent.has(id));
     if (sent.length === 0) return;
     for (const id of sent) this.#sent.add(id);
-    this.#announce({ say: 'sent', count: sent.length });
+    this.#news.say({ say: 'sent', count: sent.length });
     void this.#running?.kept.save(this.uploaded);
     this.#refresh();
   }
 
   /** A file was refused or failed: said in the assertive live region, and reported (`esign-error` with the file). */
   #fileError(item: UploadItem, error: EsignError): void {
-    this.#alert = { say: 'file-error', name: item.FileName, error };
-    this.#host.requestUpdate();
+    this.#news.fileError(item, error);
     emit(this.#host, 'esign-error', { error, file: ref(item) });
-  }
-
-  /** News for the polite live region (it replaces the last error's). */
-  #announce(news: Announcement): void {
-    this.#live = news;
-    this.#alert = undefined;
-    this.#host.requestUpdate();
-  }
-
-  /** Says how far the uploads are: "Uploading: 1 of 3 files done, 40%". */
-  #announceProgress(): void {
-    const overall = this.overall();
-    const items = this.items.filter((i) => isActive(i) || (i.status === 'done' && !i.restored));
-    const done = items.filter((i) => i.status === 'done').length;
-    const percent = overall.total > 0 ? Math.floor((overall.loaded / overall.total) * 100) : 0;
-    this.#lastLiveProgress = Date.now();
-    this.#announce({ say: 'progress', done, count: items.length, percent });
-  }
-
-  /** Says when files start waiting for the connection and when they resume. */
-  #announceConnectivity(): void {
-    const waiting = this.items.filter((i) => i.status === 'offline').length;
-    const before = this.#waiting;
-    this.#waiting = waiting;
-    // files in flight are parked a moment after the queued ones: the count only grows while offline
-    if (waiting > before) this.#announce({ say: 'offline', count: waiting });
-    else if (waiting === 0 && before > 0 && this.#running?.queue.online && this.busy) this.#announce({ say: 'online', count: before });
   }
 
   #fail(error: EsignError): EsignError {

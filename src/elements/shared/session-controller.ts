@@ -14,18 +14,20 @@ const SESSION_EVENTS = ['esign-connected', 'esign-disconnected', 'esign-session-
 
 export class SessionController implements ReactiveController {
   #host: Host;
+  /**
+   * The nearest provider, as the context's callback last gave it while the host is in the page: this controller's
+   * own record (it never reads or writes the consumer's `value`, which outlives a move out of the page).
+   */
   #fromContext: SessionProvider | undefined;
   #byId: SessionProvider | undefined;
   #watched: SessionProvider | undefined;
   #observer: MutationObserver | undefined;
   readonly #onChange = (): void => this.#host.requestUpdate();
-  /** Asks the nearest provider each time the host enters the page, and hears a nearer one that appears later. */
-  readonly #consumer: ContextConsumer<typeof sessionContext, Host>;
-
   constructor(host: Host) {
     this.#host = host;
     host.addController(this);
-    this.#consumer = new ContextConsumer(host, {
+    // asks the nearest provider each time the host enters the page, and hears a nearer one that appears later
+    new ContextConsumer(host, {
       context: sessionContext,
       subscribe: true,
       callback: (provider) => {
@@ -53,7 +55,7 @@ export class SessionController implements ReactiveController {
 
   hostDisconnected(): void {
     // out of the page, no session: where it comes back, the nearest provider there answers (or none does)
-    this.#fromContext = this.#consumer.value = undefined;
+    this.#fromContext = undefined;
     this.#observer?.disconnect();
     this.#observer = undefined;
     this.#watch(undefined);

@@ -149,7 +149,12 @@ describe('found after start: /ready answers 503 with the sentence until it is fi
     try {
       assert.equal((await fetch(`${served.url}/ready`)).status, 503, 'not connected yet');
       await node.start();
-      await mistake;
+      // the client reconnects within its backoff (1 s at most) plus the 2 s connect limit; then it checks at once
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        mistake,
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no mistake reported after the reconnection')), 15_000))),
+      ]).finally(() => clearTimeout(timer));
       const ready = await fetch(`${served.url}/ready`);
       assert.equal(ready.status, 503);
       const body = (await ready.json()) as { reason: string };

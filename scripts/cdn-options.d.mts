@@ -18,6 +18,8 @@ export interface BundleOptions {
   /** Minify Lit template text (default true). */
   templates?: boolean;
   chunkFileNames?: string;
+  /** One file per entry, every dynamic import() inlined (default false: split at each). */
+  singleFile?: boolean;
 }
 /** Bundles for the browser as the CDN build and the size budgets do: Rolldown, ESM, es2022, minified, split at import(). */
 export function bundleForBrowser(options: BundleOptions): Promise<OutputChunk[]>;

@@ -78,7 +78,7 @@ const PAGE = resolve(root, '__page__.ts');
 
 /**
  * Bundles `entries` (name -> file) or a page's script (`page`) for the browser: ESM, es2022, Lit's production build,
- * minified, split at every dynamic `import()`. Returns Rolldown's output (chunks, with `imports` and `modules`).
+ * minified, split at every dynamic `import()` (or, with `singleFile`, not split at all). Returns Rolldown's output (chunks, with `imports` and `modules`).
  * @param {import('./cdn-options.d.mts').BundleOptions} options
  */
 export async function bundleForBrowser({
@@ -90,6 +90,7 @@ export async function bundleForBrowser({
   legalComments = false,
   templates = true,
   chunkFileNames = '[name]-[hash].js',
+  singleFile = false,
 }) {
   const plugins = templates ? [minifyLitTemplates()] : [];
   if (page !== undefined) {
@@ -126,6 +127,8 @@ export async function bundleForBrowser({
       sourcemap,
       entryFileNames: '[name].js',
       chunkFileNames,
+      // one file: every dynamic import() inlined (the CDN's file for Subresource Integrity)
+      ...(singleFile ? { codeSplitting: false } : {}),
       comments: { legal: legalComments, annotation: false, jsdoc: false },
     });
     return output.filter((file) => file.type === 'chunk');

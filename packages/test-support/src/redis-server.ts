@@ -1,6 +1,9 @@
 /** A real redis-server (Debian's, /usr/bin/redis-server) for the proxy's Redis tests: loopback, a free port, no persistence. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './ports.js';
 
 export interface RedisServer {
@@ -34,13 +37,39 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** More redis-server options, e.g. `['--replicaof', '127.0.0.1', '6379']` or `['--cluster-enabled', 'yes']`. */
+  args?: string[];
+  /** Starts a Sentinel (`redis-server <conf> --sentinel`) watching the primary on this port instead of a data server. */
+  sentinelOf?: number;
+}
+
+/** A server in a folder of its own (a cluster node's nodes.conf, a Sentinel's conf), removed when it stops. */
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'esign-redis-'));
+  let args: string[] = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--loglevel',
+    'warning',
+    ...(options.args ?? []),
+  ];
+  const conf = join(dir, 'sentinel.conf');
+  if (options.sentinelOf !== undefined) args = [conf, '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--loglevel', 'warning'];
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    child = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-      stdio: 'ignore',
-    });
+    await mkdir(dir, { recursive: true });
+    if (options.sentinelOf !== undefined) await writeFile(conf, `sentinel monitor primary 127.0.0.1 ${options.sentinelOf} 1\n`);
+    child = spawn('/usr/bin/redis-server', args, { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
     while (!(await ping(port))) {
       if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`);
@@ -59,5 +88,14 @@ export async function startRedisServer(): Promise<RedisServer> {
     clearTimeout(timer);
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, pid: () => child?.pid, stop, start };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    pid: () => child?.pid,
+    stop: async () => {
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+    start,
+  };
 }

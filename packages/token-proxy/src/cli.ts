@@ -45,6 +45,9 @@ async function openStore(read: ServeCli): Promise<ProxyStore | undefined> {
         ...(read.storeTlsServerName !== undefined ? { tlsServerName: read.storeTlsServerName } : {}),
         ...(read.storeUsername !== undefined ? { username: read.storeUsername } : {}),
         ...(read.storePassword !== undefined ? { password: read.storePassword } : {}),
+        // found after start (Redis came up later, or a reconnection reached another server): /ready is 503 meanwhile
+        onMistake: (sentence) =>
+          process.stderr.write(`esign-token-proxy: error: --store ${shownStore(url)}: ${sentence} /ready answers 503 until it is fixed.\n`),
       });
     } catch (error) {
       // its sentences name no secret; anything else is reduced to a fixed one (an error could quote the URL)

@@ -19,11 +19,13 @@
  * When Redis cannot be reached, every call fails at once (no offline queue) or after `commandTimeoutMs`
  * with `StoreUnavailableError`, which the proxy answers with 503 and `Retry-After` (the session cookie is
  * kept); the client reconnects in the background (a cluster also asks for its new layout after a
- * failover) and the proxy recovers by itself.
+ * failover) and the proxy recovers by itself. A server that answers but cannot hold the store (a cluster node by a
+ * plain URL, a replica, a Sentinel, an ACL user short of rights) is a configuration mistake, found at connect and
+ * after each reconnection (redis-checks.ts); the connections themselves are in redis-backend.ts.
  */
-import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
-import { createClient, createCluster } from '@redis/client';
+import { createHash, randomUUID } from 'node:crypto';
+import { cluster, parseClusterUrl, SOCKET, standalone, type Backend } from './redis-backend.js';
+import { infoMistake, mistakeOf, PROBE_SCRIPT, targetOf, type Mistake, type Target } from './redis-checks.js';
 import { StoreUnavailableError, type ClaimResult, type Mark, type ProxyStore, type RateHit } from './store.js';
 
 export interface RedisStoreOptions {
@@ -47,22 +49,21 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
   /** Retry-After (s) given to clients while Redis is unreachable. Default 1. */
   retryAfterSeconds?: number;
+  /**
+   * Called with the sentence when a mistake shows after `connect` (Redis was not up at start, or a reconnection
+   * reached a replica, a cluster node, a Sentinel or a changed ACL): meanwhile `/ready` answers 503 with it.
+   */
+  onMistake?: (sentence: string) => void;
 }
 
-/** A store that cannot work as configured (a refused password, an untrusted certificate, a malformed URL): one sentence, no secret. */
+export { parseClusterUrl } from './redis-backend.js';
+
+/**
+ * A store that cannot work as configured (a refused password, an untrusted certificate, a malformed URL, a cluster
+ * node by a plain URL, a replica, a Sentinel, an ACL user short of rights; see redis-checks.ts): one sentence, no secret.
+ */
 export class RedisConfigError extends Error {
   override readonly name = 'RedisConfigError';
-}
-
-/** The configuration mistake an error of the first connection shows, if it is one (else Redis is merely not there yet). */
-function configMistake(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (/^(WRONGPASS|NOAUTH|NOPERM)/.test(error.message) || /invalid (username|password)/i.test(error.message))
-    return 'Redis refused the user name or password (check the store URL or ESIGN_STORE_USERNAME / ESIGN_STORE_PASSWORD).';
-  if (typeof code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|ALTNAME|HOSTNAME/.test(code))
-    return `Redis's TLS certificate was not accepted (${code}): check the CA file and the server's name.`;
-  return undefined;
 }
 
 /** INCR; PEXPIRE on the first hit of a window; the count and the ms left. */
@@ -132,153 +133,7 @@ const HIT = script(HIT_SCRIPT);
 const CLAIM = script(CLAIM_SCRIPT);
 const SETTLE = script(SETTLE_SCRIPT);
 const RENEW = script(RENEW_SCRIPT);
-
-// the clients as created here (RESP3, no modules); `{}` is what createClient's own defaults say for "none"
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- createClient's generic parameters
-type Client = ReturnType<typeof createClient<{}, {}, {}, 3, {}>>;
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- createCluster's generic parameters
-type Cluster = ReturnType<typeof createCluster<{}, {}, {}, 3, {}>>;
-
-/** What the store needs of a standalone client or a cluster, so the rest is written once. */
-interface Backend {
-  ready(): boolean;
-  subscribed(): boolean;
-  evalSha(sha: string, keys: string[], args: string[]): Promise<unknown>;
-  eval(text: string, keys: string[], args: string[]): Promise<unknown>;
-  get(key: string): Promise<string | null>;
-  set(key: string, value: string, ms: number, onlyIfAbsent: boolean): Promise<unknown>;
-  del(key: string): Promise<unknown>;
-  /** Standalone: PING. Cluster: every primary answers and CLUSTER INFO says ok. */
-  ping(): Promise<void>;
-  /** Connects (the subscription on a connection of its own). */
-  connect(channel: string, listener: (message: string) => void): Promise<unknown>;
-  /** The last connection error seen (the client keeps reconnecting; it reports them as events). */
-  lastError(): unknown;
-  destroy(): void;
-}
-
-const SOCKET = {
-  connectTimeout: 2_000,
-  reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1_000),
-};
-
-/** The address list of a `redis-cluster://[user:password@]host:port[,host:port…]` (or `rediss-cluster://`) URL. */
-export function parseClusterUrl(url: string): { tls: boolean; nodes: { host: string; port: number }[]; username?: string; password?: string } | undefined {
-  const match = /^(redis|rediss|valkey|valkeys)-cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/i.exec(url);
-  if (!match) return undefined;
-  const [, scheme, userinfo, hosts] = match;
-  const nodes = hosts!.split(',').map((address) => {
-    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(address.trim());
-    return m ? { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) } : undefined;
-  });
-  if (nodes.length === 0 || nodes.some((n) => n === undefined || n.port < 1 || n.port > 65_535)) return undefined;
-  const result: ReturnType<typeof parseClusterUrl> = { tls: /^(rediss|valkeys)$/i.test(scheme!), nodes: nodes as { host: string; port: number }[] };
-  if (userinfo) {
-    const colon = userinfo.indexOf(':');
-    const user = decodeURIComponent(colon < 0 ? userinfo : userinfo.slice(0, colon));
-    if (user) result.username = user;
-    if (colon >= 0) result.password = decodeURIComponent(userinfo.slice(colon + 1));
-  }
-  return result;
-}
-
-function standalone(options: RedisStoreOptions): Backend {
-  const tls = /^(rediss|valkeys):/i.test(options.url);
-  const url = options.url.replace(/^valkey/i, 'redis');
-  const client: Client = createClient({
-    url,
-    ...credentials(options),
-    // fail fast while disconnected instead of queueing (the caller gets a 503 and retries)
-    disableOfflineQueue: true,
-    // no AbortSignal timer per command: the client's timeout only covers the wait before a command is
-    // written, which disableOfflineQueue makes moot; #run times the whole command, reply included
-    commandOptions: { timeout: 0 },
-    socket: { ...SOCKET, ...(tls ? tlsOptions(options, new URL(url).hostname) : {}) },
-  });
-  // errors are reported to the callers of commands; the client reconnects on its own
-  let last: unknown;
-  client.on('error', (error: unknown) => (last = error));
-  // its offline queue holds only the SUBSCRIBE; the client subscribes again after a reconnect
-  const subscriber = client.duplicate({ disableOfflineQueue: false });
-  subscriber.on('error', () => undefined);
-  return {
-    lastError: () => last,
-    ready: () => client.isReady,
-    subscribed: () => subscriber.isReady,
-    evalSha: (sha, keys, args) => client.evalSha(sha, { keys, arguments: args }),
-    eval: (text, keys, args) => client.eval(text, { keys, arguments: args }),
-    get: (key) => client.get(key),
-    set: (key, value, ms, nx) => client.set(key, value, { ...(nx ? { condition: 'NX' as const } : {}), expiration: { type: 'PX', value: ms } }),
-    del: (key) => client.del(key),
-    ping: async () => {
-      await client.ping();
-    },
-    connect: async (channel, listener) => {
-      await Promise.all([client.connect(), subscriber.connect().then(() => subscriber.subscribe(channel, listener))]);
-    },
-    destroy: () => {
-      if (client.isOpen) client.destroy();
-      if (subscriber.isOpen) subscriber.destroy();
-    },
-  };
-}
-
-function cluster(options: RedisStoreOptions, parsed: NonNullable<ReturnType<typeof parseClusterUrl>>): Backend {
-  const tls = (host: string) => (parsed.tls ? tlsOptions(options, host) : {});
-  const c: Cluster = createCluster({
-    rootNodes: parsed.nodes.map(({ host, port }) => ({ socket: { host, port, ...SOCKET, ...tls(host) } })),
-    // every connection, also to the nodes found from the root nodes: credentials, TLS, no offline queue
-    defaults: {
-      ...credentials({ ...options, ...parsed }),
-      disableOfflineQueue: true,
-      socket: { ...SOCKET, ...tls(options.tlsServerName ?? parsed.nodes[0]!.host) },
-    },
-    commandOptions: { timeout: 0 },
-    // a primary that stops answering (its replica is taking over): ask the cluster for its new layout
-    // half a second into the reconnection, not after the default 5 s
-    topologyRefreshOnReconnectionAttemptStrategy: 500,
-  });
-  let last: unknown;
-  c.on('error', (error: unknown) => (last = error));
-  return {
-    lastError: () => last,
-    ready: () => c.isReady,
-    subscribed: () => c.pubSubNode?.client.isReady ?? false,
-    evalSha: (sha, keys, args) => c.evalSha(sha, { keys, arguments: args }),
-    eval: (text, keys, args) => c.eval(text, { keys, arguments: args }),
-    get: (key) => c.get(key),
-    set: (key, value, ms, nx) => c.set(key, value, { ...(nx ? { condition: 'NX' as const } : {}), expiration: { type: 'PX', value: ms } }),
-    del: (key) => c.del(key),
-    ping: async () => {
-      const info = await c.sendCommand<string>(undefined, true, ['CLUSTER', 'INFO']);
-      const state = /cluster_state:(\w+)/.exec(info)?.[1] ?? 'unknown';
-      if (state !== 'ok') throw new StoreUnavailableError(`The Redis Cluster's state is ${state}.`);
-      await Promise.all(c.masters.map(async (m) => (await c.nodeClient(m)).ping()));
-    },
-    // the cluster subscribes on one node of its own choice (PUBLISH reaches every node of a cluster)
-    connect: async (channel, listener) => {
-      await c.connect();
-      await c.subscribe(channel, listener);
-    },
-    destroy: () => {
-      if (c.isOpen) c.destroy();
-    },
-  };
-}
-
-function credentials(options: { username?: string; password?: string }): { username?: string; password?: string } {
-  return {
-    ...(options.username !== undefined ? { username: options.username } : {}),
-    ...(options.password !== undefined ? { password: options.password } : {}),
-  };
-}
-
-/** TLS: the CA given (else the system's), and the server's name checked against its certificate (never turned off). */
-function tlsOptions(options: RedisStoreOptions, host: string): { tls: true; ca?: string | Buffer; servername?: string } {
-  // an address is checked against the certificate's IP names (Node's check, on the host; SNI takes no address)
-  const servername = options.tlsServerName ?? (isIP(host) ? undefined : host);
-  return { tls: true, ...(options.ca !== undefined ? { ca: options.ca } : {}), ...(servername !== undefined ? { servername } : {}) };
-}
+const PROBE = script(PROBE_SCRIPT);
 
 export class RedisStore implements ProxyStore {
   readonly #backend: Backend;
@@ -286,6 +141,10 @@ export class RedisStore implements ProxyStore {
   readonly #channel: string;
   readonly #timeoutMs: number;
   readonly #retryAfter: number;
+  readonly #target: Target;
+  readonly #onMistake: ((sentence: string) => void) | undefined;
+  /** The configuration mistake last seen after connect (see redis-checks.ts), until a check finds none. */
+  #mistake: Mistake | undefined;
   /** Waiters of this process by full key. */
   readonly #waiters = new Map<string, Set<() => void>>();
   #closed = false;
@@ -296,13 +155,18 @@ export class RedisStore implements ProxyStore {
     this.#channel = `${this.#prefix}settled`;
     this.#timeoutMs = options.commandTimeoutMs ?? 1_000;
     this.#retryAfter = options.retryAfterSeconds ?? 1;
+    this.#target = targetOf(options.url, options, parseClusterUrl(options.url) !== undefined);
+    this.#onMistake = options.onMistake;
   }
 
   /**
    * Connects (waiting for the first attempt's outcome, at most the 2 s connect limit plus `commandTimeoutMs`; if Redis is not there yet, the
    * store starts anyway, answers 503 meanwhile, and connects as soon as Redis is up). A server that answers
    * but refuses the user name or password, or whose TLS certificate is not trusted (or not for its name),
-   * is a configuration mistake: `connect` rejects with `RedisConfigError` (one sentence, no secret).
+   * is a configuration mistake: `connect` rejects with `RedisConfigError` (one sentence, no secret). So is a server
+   * that cannot hold the store (a Redis Cluster node by a plain URL, a read-only replica, a Sentinel, an ACL user
+   * that may not run the store's commands): checked once connected, and again after each reconnection (then
+   * `/ready` answers 503 with the sentence and `onMistake` is called).
    */
   static async connect(options: RedisStoreOptions | string): Promise<RedisStore> {
     const resolved = typeof options === 'string' ? { url: options } : options;
@@ -336,11 +200,16 @@ export class RedisStore implements ProxyStore {
       });
     });
     await outcome;
-    const mistake = configMistake(failure ?? (backend.ready() ? undefined : backend.lastError()));
+    // the connection's own error may be a generic one ("All the root nodes are unavailable") after the telling one
+    const mistake = backend.ready()
+      ? (mistakeOf(failure, store.#target) ?? (await store.#check()))
+      : (mistakeOf(failure, store.#target) ?? mistakeOf(backend.lastError(), store.#target));
     if (mistake) {
       backend.destroy();
-      throw new RedisConfigError(mistake);
+      throw new RedisConfigError(mistake.sentence);
     }
+    // Redis not up yet, or a reconnection (perhaps to another server behind the same name): check what answers
+    backend.onReconnect(() => void store.#recheck());
     return store;
   }
 
@@ -424,6 +293,10 @@ export class RedisStore implements ProxyStore {
 
   async ping(): Promise<void> {
     await this.#run(() => this.#backend.ping());
+    if (this.#mistake === undefined) return;
+    // fixed since (an ACL granted)? else /ready says what is wrong
+    await this.#recheck();
+    if (this.#mistake !== undefined) throw new StoreUnavailableError(this.#mistake.sentence, this.#retryAfter);
   }
 
   async close(): Promise<void> {
@@ -443,8 +316,36 @@ export class RedisStore implements ProxyStore {
     }
   }
 
-  async #run<T>(command: () => Promise<T>): Promise<T> {
-    if (!this.#backend.ready()) throw new StoreUnavailableError('Redis is not connected.', this.#retryAfter);
+  /** The mistake the server shows (INFO, then the probe script), or undefined: none, or Redis away or slow (not a mistake). */
+  async #check(): Promise<Mistake | undefined> {
+    try {
+      // a user may lack INFO: not a mistake, the probe tries what the store needs
+      const info = await this.#timed(() => this.#backend.info()).catch((error: unknown) => {
+        if (error instanceof Error && /^NOPERM/.test(error.message)) return undefined;
+        throw error;
+      });
+      const seen = info === undefined ? undefined : infoMistake(info, this.#target);
+      if (seen !== undefined) return seen;
+      await this.#timed(() => this.#script(PROBE, [`${this.#prefix}probe:{${randomUUID()}}`], [this.#channel]));
+      return undefined;
+    } catch (error) {
+      return mistakeOf(error, this.#target);
+    }
+  }
+
+  async #recheck(): Promise<void> {
+    this.#noted(await this.#check(), true);
+  }
+
+  /** Keeps the mistake seen (undefined: none; a check's sentence, which may say more, over a command's); says each new kind once. */
+  #noted(mistake: Mistake | undefined, checked: boolean): void {
+    const changed = mistake?.kind !== this.#mistake?.kind;
+    if (changed || checked) this.#mistake = mistake;
+    if (changed && mistake !== undefined) this.#onMistake?.(mistake.sentence);
+  }
+
+  /** The command, or StoreUnavailableError after commandTimeoutMs; its own error as it is. */
+  async #timed<T>(command: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       return await Promise.race([
@@ -453,14 +354,27 @@ export class RedisStore implements ProxyStore {
           timer = setTimeout(() => reject(new StoreUnavailableError('Redis did not answer in time.', this.#retryAfter)), this.#timeoutMs);
         }),
       ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    if (!this.#backend.ready()) throw new StoreUnavailableError('Redis is not connected.', this.#retryAfter);
+    try {
+      return await this.#timed(command);
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
+      // a replica, a cluster node by a plain URL, an ACL changed: /ready says so until a check finds it fixed
+      const mistake = mistakeOf(error, this.#target);
+      if (mistake !== undefined) {
+        this.#noted(mistake, false);
+        throw new StoreUnavailableError(mistake.sentence, this.#retryAfter);
+      }
       // a cluster that lost a primary says CLUSTERDOWN until its replica takes over; a node away fails to connect
       const message =
         error instanceof Error && error.message.startsWith('CLUSTERDOWN') ? 'The Redis Cluster is down (a primary is being replaced).' : 'Redis failed.';
       throw new StoreUnavailableError(message, this.#retryAfter);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -7,7 +7,8 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
+import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyOptions } from './config.js';
+import type { TokenProxyEvent, TokenProxyOutcome } from './event.js';
 import { COMMON_HEADERS, oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { LoginStates } from './login-state.js';
@@ -47,10 +48,24 @@ const PREFLIGHT_HEADERS = {
 /** How long `/ready` waits for the store. */
 const READY_TIMEOUT_MS = 2_000;
 
-/** Creates the Fetch handler. Throws `EsignError('invalid_config')` on unsafe or missing options. */
-export function createTokenProxy(options: TokenProxyOptions): TokenProxyHandler {
-  const app = createTokenProxyApp(options);
-  return async (request, env, executionCtx) => app.fetch(request, env, executionCtx);
+/**
+ * Creates the Fetch handler. Given options, checks them at once: throws `EsignError('invalid_config')` on unsafe or
+ * missing ones. Given a function returning them, calls it on the first request (with the handler's second argument,
+ * a Worker's bindings say), so that a module that makes the handler at its top level builds and loads without
+ * secrets (a framework's production build runs server modules); bad options then fail that request, and each one
+ * after, with the same error (the framework logs it).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handler's second argument, whatever the runtime passes
+export function createTokenProxy(options: TokenProxyOptions | ((context: any) => TokenProxyOptions)): TokenProxyHandler {
+  if (typeof options !== 'function') {
+    const app = createTokenProxyApp(options);
+    return async (request, env, executionCtx) => app.fetch(request, env, executionCtx);
+  }
+  let app: Hono<Env> | undefined;
+  return async (request, env, executionCtx) => {
+    app ??= createTokenProxyApp(options(env));
+    return app.fetch(request, env, executionCtx);
+  };
 }
 
 /** The Hono application itself (mount it with `app.route()`, or serve `app.fetch`). */
@@ -68,7 +83,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     ...(hooks.background ? { background: hooks.background } : {}),
   });
   const states = new LoginStates(keys, { clientId: config.clientId, basePath: config.basePath, lifetimeMs: config.loginTimeoutSeconds * 1000 });
-  const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, states, hooks };
+  const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, states, hooks, warned: new Set() };
 
   const root = new Hono<Env>({ strict: true });
   root.notFound((c) =>

@@ -7,9 +7,9 @@
 import type { TokenProxyOptions } from './config.js';
 
 /** The proxy's options from `env` (values that are not strings are ignored), with `extra` on top; checked by `createTokenProxy`. */
-export function tokenProxyOptionsFromEnv(env: Record<string, unknown>, extra: Partial<TokenProxyOptions> = {}): TokenProxyOptions {
+export function tokenProxyOptionsFromEnv(env: object, extra: Partial<TokenProxyOptions> = {}): TokenProxyOptions {
   const text = (name: string): string | undefined => {
-    const value = env[name];
+    const value = (env as Record<string, unknown>)[name];
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
   const list = (name: string): string[] | undefined =>

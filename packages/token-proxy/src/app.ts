@@ -50,20 +50,29 @@ const READY_TIMEOUT_MS = 2_000;
 
 /**
  * Creates the Fetch handler. Given options, checks them at once: throws `EsignError('invalid_config')` on unsafe or
- * missing ones. Given a function returning them, calls it on the first request (with the handler's second argument,
- * a Worker's bindings say), so that a module that makes the handler at its top level builds and loads without
- * secrets (a framework's production build runs server modules); bad options then fail that request, and each one
- * after, with the same error (the framework logs it).
+ * missing ones. Given a function returning them (or a promise of them: a store to connect), calls it on the first
+ * request, with the handler's second argument (a Worker's bindings, say), so that a module that makes the handler at
+ * its top level builds and loads without secrets (a framework's production build runs server modules). Bad options
+ * then fail that request with the same error (the framework logs it), and the next request tries again.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handler's second argument, whatever the runtime passes
-export function createTokenProxy(options: TokenProxyOptions | ((context: any) => TokenProxyOptions)): TokenProxyHandler {
+export function createTokenProxy(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handler's second argument, whatever the runtime passes
+  options: TokenProxyOptions | ((context: any) => TokenProxyOptions | Promise<TokenProxyOptions>),
+): TokenProxyHandler {
   if (typeof options !== 'function') {
     const app = createTokenProxyApp(options);
     return async (request, env, executionCtx) => app.fetch(request, env, executionCtx);
   }
-  let app: Hono<Env> | undefined;
+  let pending: Promise<Hono<Env>> | undefined;
   return async (request, env, executionCtx) => {
-    app ??= createTokenProxyApp(options(env));
+    const made = (pending ??= (async () => createTokenProxyApp(await options(env)))());
+    let app: Hono<Env>;
+    try {
+      app = await made;
+    } catch (error) {
+      if (pending === made) pending = undefined;
+      throw error;
+    }
     return app.fetch(request, env, executionCtx);
   };
 }

@@ -4,7 +4,8 @@
  * without a session until its own sign-ins are refused, then another person (127.0.0.1) connects and gets an access
  * token. The frameworks' route handlers (Next.js, Nuxt, SvelteKit) are called as those frameworks call them, with a
  * Request and their context object, by a node:http server standing in for the framework's (the frameworks themselves
- * are not installed here); Angular's server.ts is real Express. Deno, Bun, workerd and the Express recipe run the
+ * are not installed here); the Next.js and Nuxt routes are the files of recipes/frameworks/ the guide quotes, imported
+ * as they are. Angular's server.ts is real Express. Deno, Bun, workerd and the Express recipe run the
  * same scenario in proxy-runtimes.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -55,6 +56,25 @@ async function listen(port: number, listener: (req: IncomingMessage, res: Server
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   closers.push(() => new Promise((resolve) => server.close(resolve)));
   return `http://localhost:${port}/api/esign`;
+}
+
+/** A recipe of recipes/frameworks/, imported as the framework would (a path TypeScript does not follow: its globals are the framework's). */
+async function frameworkRecipe<T>(file: string): Promise<T> {
+  return (await import(new URL(`../recipes/frameworks/${file}`, import.meta.url).href)) as T;
+}
+
+/** Runs `body` with `variables` in process.env (the recipes read it), then puts process.env back. */
+async function withProcessEnv(variables: Record<string, string>, body: () => Promise<void>): Promise<void> {
+  const before = new Map(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  try {
+    await body();
+  } finally {
+    for (const [name, value] of before) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
 }
 
 /** The scenario: the flood, then another person connects. */
@@ -128,10 +148,12 @@ describe('one caller floods the sign-in, another person then connects', () => {
       return call(forwarded, { params: Promise.resolve({ path }) });
     });
 
-  test('Next.js route handler on Vercel: x-real-ip from its edge', async () => {
+  test('Next.js route handler on Vercel (recipes/frameworks/next-route.ts as written): x-real-ip from its edge', async () => {
     const port = await freePort();
-    const route = nextRoute(environment(port), (request) => request.headers.get('x-real-ip'));
-    await lockoutScenario(await listen(port, nextServer(route, 'vercel')), { 'X-Real-IP': '198.51.100.7' });
+    await withProcessEnv({ ...environment(port), VERCEL: '1' }, async () => {
+      const route = await frameworkRecipe<ReturnType<typeof nextRoute>>('next-route.ts');
+      await lockoutScenario(await listen(port, nextServer(route, 'vercel')), { 'X-Real-IP': '198.51.100.7' });
+    });
   });
 
   test('Next.js route handler behind a reverse proxy: the address it appends to X-Forwarded-For', async () => {
@@ -158,21 +180,27 @@ describe('one caller floods the sign-in, another person then connects', () => {
     assert.match(warnings[0]!, /caller's address is unknown/);
   });
 
-  test('Nuxt (Nitro route): esignTokens(toWebRequest(event), { clientAddress: getRequestIP(event) })', async () => {
+  test('Nuxt (recipes/frameworks/nuxt-route.ts as written): esignTokens(toWebRequest(event), { clientAddress: getRequestIP(event) })', async () => {
     const port = await freePort();
-    const env = environment(port);
-    // h3's two functions, as h3 1.x defines them for a Node event (getRequestIP without xForwardedFor: the socket's)
+    // h3's auto-imports, as h3 1.x defines them for a Node event (getRequestIP without xForwardedFor: the socket's)
     type H3Event = { node: { req: IncomingMessage; res: ServerResponse }; web: { request: Request } };
-    const toWebRequest = (event: H3Event): Request => event.web.request;
-    const getRequestIP = (event: H3Event): string | undefined => event.node.req.socket.remoteAddress;
-    const defineEventHandler = (handler: (event: H3Event) => Promise<Response>) => handler;
-    // server/routes/api/esign/[...path].ts
-    const esignTokens = createTokenProxy(() => tokenProxyOptionsFromEnv(env, { basePath: '/api/esign' }));
-    const route = defineEventHandler((event) => esignTokens(toWebRequest(event), { clientAddress: getRequestIP(event) }));
-    const nitro = getRequestListener((request: Request, node: Socketed) =>
-      route({ node: { req: node.incoming as IncomingMessage, res: node.outgoing as ServerResponse }, web: { request } }),
-    );
-    await lockoutScenario(await listen(port, nitro));
+    const h3 = {
+      defineEventHandler: (handler: (event: H3Event) => Promise<Response>) => handler,
+      toWebRequest: (event: H3Event): Request => event.web.request,
+      getRequestIP: (event: H3Event): string | undefined => event.node.req.socket.remoteAddress,
+    };
+    Object.assign(globalThis, h3);
+    try {
+      await withProcessEnv(environment(port), async () => {
+        const { default: route } = await frameworkRecipe<{ default: (event: H3Event) => Promise<Response> }>('nuxt-route.ts');
+        const nitro = getRequestListener((request: Request, node: Socketed) =>
+          route({ node: { req: node.incoming as IncomingMessage, res: node.outgoing as ServerResponse }, web: { request } }),
+        );
+        await lockoutScenario(await listen(port, nitro));
+      });
+    } finally {
+      for (const name of Object.keys(h3)) delete (globalThis as Record<string, unknown>)[name];
+    }
   });
 
   test('SvelteKit +server.ts: esignTokens(request, { clientAddress: getClientAddress() })', async () => {

@@ -9,7 +9,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyOptions } from './config.js';
 import type { TokenProxyEvent, TokenProxyOutcome } from './event.js';
-import { COMMON_HEADERS, oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
+import { COMMON_HEADERS, oauthError, reply, serverAddress, warnOnce, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { LoginStates } from './login-state.js';
 import { RefreshCoordinator } from './refresh.js';
@@ -93,6 +93,14 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
   });
   const states = new LoginStates(keys, { clientId: config.clientId, basePath: config.basePath, lifetimeMs: config.loginTimeoutSeconds * 1000 });
   const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, states, hooks, warned: new Set() };
+  // mounted (the Node server's CLI says it itself): a store in memory holds for this instance alone
+  if (options.store === undefined && !hooks.remoteAddress)
+    warnOnce(
+      ctx,
+      'store',
+      "esign token proxy: warning: store: memory (this process's only): rate limits, refresh dedupe and Disconnect hold for " +
+        'this instance alone. With several (serverless functions, replicas), pass a shared store (docs/proxy.md, "Replicas and Redis").',
+    );
 
   const root = new Hono<Env>({ strict: true });
   root.notFound((c) =>

@@ -176,8 +176,8 @@ describe('one caller floods the sign-in, another person then connects', () => {
     const route = nextRoute(environment(port), () => undefined);
     // the flooder's forged X-Forwarded-For, kept by next start, is read by no one
     await lockoutScenario(await listen(port, nextServer(route)), { 'X-Forwarded-For': '198.51.100.7' });
-    assert.equal(warnings.length, 1, 'the unknown address is said once');
-    assert.match(warnings[0]!, /caller's address is unknown/);
+    assert.equal(warnings.filter((m) => /caller's address is unknown/.test(m)).length, 1, 'the unknown address is said once');
+    assert.equal(warnings.filter((m) => /store: memory/.test(m)).length, 1, 'and the store in memory, once');
   });
 
   test('Nuxt (recipes/frameworks/nuxt-route.ts as written): esignTokens(toWebRequest(event), { clientAddress: getRequestIP(event) })', async () => {
@@ -234,6 +234,6 @@ describe('one caller floods the sign-in, another person then connects', () => {
     // a flooder starting fresh sign-ins: each its own bucket, so nothing it does fills anyone else's
     for (let i = 0; i < 3; i++) await floodSignIn(base, { count: MAX + 1 });
     await personConnects(base);
-    assert.equal(warnings.length, 1);
+    assert.equal(warnings.filter((m) => /caller's address is unknown/.test(m)).length, 1);
   });
 });

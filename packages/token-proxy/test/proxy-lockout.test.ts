@@ -4,15 +4,15 @@
  * without a session until its own sign-ins are refused, then another person (127.0.0.1) connects and gets an access
  * token. The frameworks' route handlers (Next.js, Nuxt, SvelteKit) are called as those frameworks call them, with a
  * Request and their context object, by a node:http server standing in for the framework's (the frameworks themselves
- * are not installed here); the Next.js and Nuxt routes are the files of recipes/frameworks/ the guide quotes, imported
- * as they are. Angular's server.ts is real Express. Deno, Bun, workerd and the Express recipe run the
+ * are not installed here); the Next.js, Nuxt, SvelteKit and Angular files are those of recipes/frameworks/ that the
+ * guide quotes, imported as they are, with the framework's few imports stubbed (Angular's server.ts is real Express). Deno, Bun, workerd and the Express recipe run the
  * same scenario in proxy-runtimes.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { register } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import express from 'express';
 import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createEmulator } from '@esign-elements/emulator';
@@ -57,6 +57,25 @@ async function listen(port: number, listener: (req: IncomingMessage, res: Server
   closers.push(() => new Promise((resolve) => server.close(resolve)));
   return `http://localhost:${port}/api/esign`;
 }
+
+// what the frameworks' build tools resolve and these tests do not install: SvelteKit's `$env/dynamic/private` (the
+// server's environment at run time, as adapter-node gives it) and Angular's `@angular/ssr/node` (an engine that
+// renders no page here; the server is not the main module, so it does not listen by itself)
+const STUBS: Record<string, string> = {
+  '$env/dynamic/private': 'export const env = process.env;',
+  '@angular/ssr/node': [
+    'export class AngularNodeAppEngine { async handle() { return null; } }',
+    'export const createNodeRequestHandler = (handler) => handler;',
+    'export const isMainModule = () => false;',
+    'export const writeResponseToNodeResponse = async () => {};',
+  ].join('\n'),
+};
+register(
+  `data:text/javascript,${encodeURIComponent(`const stubs = ${JSON.stringify(STUBS)};
+export async function resolve(specifier, context, next) {
+  return specifier in stubs ? { url: 'data:text/javascript,' + encodeURIComponent(stubs[specifier]), shortCircuit: true } : next(specifier, context);
+}`)}`,
+);
 
 /** A recipe of recipes/frameworks/, imported as the framework would (a path TypeScript does not follow: its globals are the framework's). */
 async function frameworkRecipe<T>(file: string): Promise<T> {
@@ -116,16 +135,12 @@ describe('one caller floods the sign-in, another person then connects', () => {
     }
   });
 
-  test('Angular SSR server.ts (Express): the proxy before the Angular engine, the socket address', async () => {
+  test('Angular SSR (recipes/frameworks/angular-server.ts as written): the proxy before the Angular engine, the socket address', async () => {
     const port = await freePort();
-    const env = environment(port);
-    const esignTokens = createTokenProxy(() => tokenProxyOptionsFromEnv(env, { basePath: '/api/esign' }));
-    const esignListener = getRequestListener(esignTokens);
-    const app = express();
-    app.use((req, res, next) => (req.path.startsWith('/api/esign/') ? void esignListener(req, res) : next()));
-    // stands in for `angularApp.handle(req)`
-    app.use((_req, res) => void res.send('<app-root></app-root>'));
-    await lockoutScenario(await listen(port, app));
+    await withProcessEnv(environment(port), async () => {
+      const { reqHandler } = await frameworkRecipe<{ reqHandler: (req: IncomingMessage, res: ServerResponse) => void }>('angular-server.ts');
+      await lockoutScenario(await listen(port, reqHandler));
+    });
   });
 
   // app/api/esign/[...path]/route.ts, as the Next.js guide gives it, with the address function of each deployment
@@ -203,24 +218,24 @@ describe('one caller floods the sign-in, another person then connects', () => {
     }
   });
 
-  test('SvelteKit +server.ts: esignTokens(request, { clientAddress: getClientAddress() })', async () => {
+  test('SvelteKit (recipes/frameworks/sveltekit-server.ts as written): esignTokens(request, { clientAddress: getClientAddress() })', async () => {
     const port = await freePort();
-    const env = environment(port);
     type RequestEvent = { request: Request; url: URL; params: Record<string, string>; getClientAddress: () => string };
-    // src/routes/api/esign/[...path]/+server.ts
-    const esignTokens = createTokenProxy(() => tokenProxyOptionsFromEnv(env, { basePath: '/api/esign' }));
-    const handler = ({ request, getClientAddress }: RequestEvent): Promise<Response> => esignTokens(request, { clientAddress: getClientAddress() });
-    const GET = handler;
-    // adapter-node: getClientAddress() is the socket's address (or ADDRESS_HEADER's, set by a reverse proxy)
-    const kit = getRequestListener((request: Request, node: Socketed) =>
-      GET({
-        request,
-        url: new URL(request.url),
-        params: { path: new URL(request.url).pathname.slice('/api/esign/'.length) },
-        getClientAddress: () => node.incoming.socket.remoteAddress!,
-      }),
-    );
-    await lockoutScenario(await listen(port, kit));
+    await withProcessEnv(environment(port), async () => {
+      const { GET, POST, OPTIONS } =
+        await frameworkRecipe<Record<'GET' | 'POST' | 'OPTIONS', (event: RequestEvent) => Promise<Response>>>('sveltekit-server.ts');
+      const routes = { GET, POST, OPTIONS };
+      // as SvelteKit calls a +server.ts handler; adapter-node: getClientAddress() is the socket's address
+      const kit = getRequestListener((request: Request, node: Socketed) =>
+        routes[request.method as 'GET' | 'POST' | 'OPTIONS']({
+          request,
+          url: new URL(request.url),
+          params: { path: new URL(request.url).pathname.slice('/api/esign/'.length) },
+          getClientAddress: () => node.incoming.socket.remoteAddress!,
+        }),
+      );
+      await lockoutScenario(await listen(port, kit));
+    });
   });
 
   test('no address, the old recipe (esignTokens(request)): the flooder rotating attempts and cookies locks no one out', async () => {

@@ -4,9 +4,9 @@
  * without a session until its own sign-ins are refused, then another person (127.0.0.1) connects and gets an access
  * token. The frameworks' route handlers (Next.js, Nuxt, SvelteKit) are called as those frameworks call them, with a
  * Request and their context object, by a node:http server standing in for the framework's (the frameworks themselves
- * are not installed here); the Next.js, Nuxt, SvelteKit and Angular files are those of recipes/frameworks/ that the
- * guide quotes, imported as they are, with the framework's few imports stubbed (Angular's server.ts is real Express). Deno, Bun, workerd and the Express recipe run the
- * same scenario in proxy-runtimes.test.ts.
+ * are not installed here). The Next.js, Nuxt, SvelteKit and Angular files are those of recipes/frameworks/ that the
+ * guide quotes, imported as they are, with the framework's few imports stubbed (Angular's server.ts is real Express).
+ * Deno, Bun, workerd and the Express recipe run the same scenario in proxy-runtimes.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';

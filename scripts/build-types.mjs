@@ -49,7 +49,8 @@ generateSvelteTypes(manifest, { ...typed, fileName: 'svelte-elements.d.ts' });
 
 // the generators write the element types; these entry files hook them into each framework's JSX namespace
 const augment = {
-  react: `import type { CustomElements } from './jsx-elements.js';\nexport type { CustomElements, ScopedElements } from './jsx-elements.js';\n\ndeclare module 'react' {\n  namespace JSX {\n    interface IntrinsicElements extends CustomElements {}\n  }\n}\n`,
+  // React: also suppressHydrationWarning, which React reads on any tag (server-rendered attributes an element changes on upgrade)
+  react: `import type { CustomElements } from './jsx-elements.js';\nexport type { CustomElements, ScopedElements } from './jsx-elements.js';\n\ntype ReactElements = { [K in keyof CustomElements]: CustomElements[K] & { suppressHydrationWarning?: boolean } };\n\ndeclare module 'react' {\n  namespace JSX {\n    interface IntrinsicElements extends ReactElements {}\n  }\n}\n`,
   preact: `import type { CustomElements } from './jsx-elements.js';\nexport type { CustomElements, ScopedElements } from './jsx-elements.js';\n\ndeclare module 'preact' {\n  namespace JSX {\n    interface IntrinsicElements extends CustomElements {}\n  }\n}\n`,
   // Svelte 5: typed in svelte/elements, with both the legacy `on:esign-…` directives and the `onesign-…` event attributes
   svelte: `import type { CustomElements as Elements } from './svelte-elements.js';\nimport type { CustomElements as Jsx } from './jsx-elements.js';\nexport type { Elements as CustomElements };\n\ntype EventAttributes<T> = { [K in keyof T as K extends \`onesign-\${string}\` ? K : never]: T[K] };\ntype SvelteElements = { [K in keyof Elements]: Elements[K] & EventAttributes<Jsx[K]> };\n\ndeclare module 'svelte/elements' {\n  interface SvelteHTMLElements extends SvelteElements {}\n}\n`,

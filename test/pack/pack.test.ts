@@ -167,6 +167,12 @@ describe('the packed tarball', () => {
     );
     for (const framework of ['react', 'preact', 'solid', 'vue', 'svelte'])
       assert.ok(existsSync(join(unpacked, pkg.exports[`./types/${framework}`].types)), `types/${framework}`);
+    // Next.js (App Router): the React wrappers are client modules, their directive first as tsc keeps it
+    for (const file of ['index', ...TAGS])
+      assert.match(readFileSync(join(unpacked, `dist/react/${file}.js`), 'utf8'), /^'use client';\n/, `dist/react/${file}.js starts with 'use client'`);
+    // the stylesheet that reserves each element's space before it upgrades (server rendering)
+    const css = readFileSync(join(unpacked, pkg.exports['./elements.css']), 'utf8');
+    for (const tag of TAGS) assert.ok(css.includes(`${tag}:not(:defined)`), `elements.css reserves <${tag}>`);
     assert.equal(pkg.unpkg, pkg.jsdelivr);
     assert.ok(existsSync(join(unpacked, pkg.unpkg)), 'the unpkg/jsdelivr file is in the tarball');
   });

@@ -14,6 +14,9 @@ export function Upload() {
   );
 }
 
+// server rendering (Next.js): React's own prop on a plain tag
+export const hydrated = <esign-connect token-endpoint="/api/esign/token" suppressHydrationWarning />;
+
 // a wrong prop type must fail: max-size is a number of bytes
 // @ts-expect-error string for a number attribute
 export const wrong = <esign-uploader max-size="big" />;

@@ -65,8 +65,15 @@ function baseApp(rt: Runtime, counterPrefix: string): Hono<EmuEnv> {
   app.use('*', counterMiddleware(rt, counterPrefix));
   app.onError(handleError(rt));
   app.notFound((c) => fail(c, 404, 'ResourceNotFound', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`));
+  // a browser showing the consent page asks for it: an icon, not a 404 in the console
+  app.get('/favicon.ico', (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=86400' }));
   return app;
 }
+
+/** The emulator's icon: one blue pixel (PNG), for /favicon.ico. */
+const FAVICON = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='), (ch) =>
+  ch.charCodeAt(0),
+);
 
 export function buildBusinessApp(rt: Runtime): Hono<EmuEnv> {
   const app = baseApp(rt, '');

@@ -23,6 +23,15 @@ async function listPage(acceptLanguage: string): Promise<string> {
 }
 
 describe('emulator pages for people', () => {
+  it('serves a favicon on both origins, so a browser showing its pages logs no 404', async () => {
+    for (const origin of [emu.baseUrl, emu.fileUrl]) {
+      const icon = await fetch(`${origin}/favicon.ico`);
+      assert.equal(icon.status, 200, origin);
+      assert.equal(icon.headers.get('content-type'), 'image/png');
+      assert.deepEqual([...new Uint8Array(await icon.arrayBuffer()).slice(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG');
+    }
+  });
+
   it('picks the page language from Accept-Language with q-values', () => {
     assert.equal(pageLang('ms-MY,ms;q=0.9,en;q=0.8'), 'ms');
     assert.equal(pageLang('en;q=0.5, zh-CN'), 'zh-CN');

@@ -1,17 +1,10 @@
 // Bun: bun run bun.ts
-import { createTokenProxy } from '@esign-elements/token-proxy';
+import { createTokenProxy, tokenProxyOptionsFromEnv } from '@esign-elements/token-proxy';
 
-const env = (name: string): string => process.env[name] ?? '';
+// read on the first request, with the CLI's names (ESIGN_CLIENT_ID, ESIGN_CLIENT_SECRET, ESIGN_BASE_URL,
+// ESIGN_COOKIE_KEYS, ESIGN_ALLOWED_ORIGINS, ESIGN_PUBLIC_ORIGIN: register ${ESIGN_PUBLIC_ORIGIN}/api/esign/callback)
+const esignTokens = createTokenProxy(() => tokenProxyOptionsFromEnv(process.env, { basePath: '/api/esign' }));
 
-const esignTokens = createTokenProxy({
-  clientId: env('ESIGN_CLIENT_ID'),
-  clientSecret: env('ESIGN_CLIENT_SECRET'),
-  baseUrl: env('ESIGN_BASE_URL'),
-  cookieKeys: env('ESIGN_COOKIE_KEYS').split(','),
-  allowedOrigins: env('ESIGN_ALLOWED_ORIGINS').split(','),
-  publicOrigin: env('ESIGN_PUBLIC_ORIGIN'), // register ${publicOrigin}/api/esign/callback at the service
-  basePath: '/api/esign',
-});
-
-// the handler reads the caller's address from Bun.serve's second argument (server.requestIP)
-Bun.serve({ hostname: '127.0.0.1', port: Number(env('PORT') || 4020), fetch: esignTokens });
+// the caller's address: Bun.serve's second argument (server.requestIP, the socket's); behind a reverse proxy,
+// ESIGN_TRUSTED_PROXIES=<its address> makes the X-Forwarded-For it sets count, and only then
+Bun.serve({ hostname: '127.0.0.1', port: Number(process.env.PORT || 4020), fetch: esignTokens });

@@ -1,18 +1,13 @@
 // Express: node express.mjs
 import express from 'express';
 import { getRequestListener } from '@hono/node-server';
-import { createTokenProxy } from '@esign-elements/token-proxy';
+import { createTokenProxy, tokenProxyOptionsFromEnv } from '@esign-elements/token-proxy';
 
-const esignTokens = createTokenProxy({
-  clientId: process.env.ESIGN_CLIENT_ID,
-  clientSecret: process.env.ESIGN_CLIENT_SECRET,
-  baseUrl: process.env.ESIGN_BASE_URL,
-  cookieKeys: process.env.ESIGN_COOKIE_KEYS.split(','),
-  allowedOrigins: process.env.ESIGN_ALLOWED_ORIGINS.split(','),
-  publicOrigin: process.env.ESIGN_PUBLIC_ORIGIN, // register ${publicOrigin}/api/esign/callback at the service
-  basePath: '/api/esign',
-});
-// the socket's address comes with the request (getRequestListener passes it on): trustedProxies works as usual
+// read on the first request, with the CLI's names (ESIGN_CLIENT_ID, ESIGN_CLIENT_SECRET, ESIGN_BASE_URL,
+// ESIGN_COOKIE_KEYS, ESIGN_ALLOWED_ORIGINS, ESIGN_PUBLIC_ORIGIN: register ${ESIGN_PUBLIC_ORIGIN}/api/esign/callback)
+const esignTokens = createTokenProxy(() => tokenProxyOptionsFromEnv(process.env, { basePath: '/api/esign' }));
+// the caller's address: the socket's, passed on by getRequestListener; behind a reverse proxy,
+// ESIGN_TRUSTED_PROXIES=<its address> makes the X-Forwarded-For it sets count, and only then
 const esignListener = getRequestListener(esignTokens);
 
 const app = express();

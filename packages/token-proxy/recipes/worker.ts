@@ -1,31 +1,14 @@
 // Cloudflare Workers (workerd): bundled by wrangler (or esbuild); secrets and variables are the Worker's bindings
-import { createTokenProxy, type TokenProxyHandler } from '@esign-elements/token-proxy';
-
-interface Env {
-  ESIGN_CLIENT_ID: string;
-  ESIGN_CLIENT_SECRET: string;
-  ESIGN_BASE_URL: string;
-  ESIGN_COOKIE_KEYS: string;
-  ESIGN_ALLOWED_ORIGINS: string;
-  ESIGN_PUBLIC_ORIGIN: string;
-}
-
-let esignTokens: TokenProxyHandler | undefined;
+import { createTokenProxy, tokenProxyOptionsFromEnv } from '@esign-elements/token-proxy';
 
 export default {
-  fetch(request: Request, env: Env, ctx: unknown): Promise<Response> {
-    // bindings arrive with the first request: the handler is made then, once per isolate
-    esignTokens ??= createTokenProxy({
-      clientId: env.ESIGN_CLIENT_ID,
-      clientSecret: env.ESIGN_CLIENT_SECRET,
-      baseUrl: env.ESIGN_BASE_URL,
-      cookieKeys: env.ESIGN_COOKIE_KEYS.split(','),
-      allowedOrigins: env.ESIGN_ALLOWED_ORIGINS.split(','),
-      publicOrigin: env.ESIGN_PUBLIC_ORIGIN, // register ${publicOrigin}/api/esign/callback at the service
+  // bindings arrive with the first request: the options are read then, once per isolate, with the CLI's names
+  // (ESIGN_CLIENT_ID, ESIGN_CLIENT_SECRET, …; register ${ESIGN_PUBLIC_ORIGIN}/api/esign/callback at the service)
+  fetch: createTokenProxy((env: Record<string, unknown>) =>
+    tokenProxyOptionsFromEnv(env, {
       basePath: '/api/esign',
-      // Cloudflare's edge sets this header; it is the caller's address for the rate limit
-      clientAddress: (r) => r.headers.get('cf-connecting-ip') ?? undefined,
-    });
-    return esignTokens(request, env, ctx);
-  },
+      // Cloudflare's edge sets this header (a client cannot): the caller's address for the rate limit
+      clientAddress: (request) => request.headers.get('cf-connecting-ip'),
+    }),
+  ),
 };

@@ -7,8 +7,9 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyEvent, type TokenProxyOptions, type TokenProxyOutcome } from './config.js';
-import { COMMON_HEADERS, oauthError, reply, serverAddress, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
+import { normalizeAddress, resolveConfig, type ResolvedConfig, type TokenProxyOptions } from './config.js';
+import type { TokenProxyEvent, TokenProxyOutcome } from './event.js';
+import { COMMON_HEADERS, oauthError, reply, serverAddress, warnOnce, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { LoginStates } from './login-state.js';
 import { RefreshCoordinator } from './refresh.js';
@@ -47,10 +48,33 @@ const PREFLIGHT_HEADERS = {
 /** How long `/ready` waits for the store. */
 const READY_TIMEOUT_MS = 2_000;
 
-/** Creates the Fetch handler. Throws `EsignError('invalid_config')` on unsafe or missing options. */
-export function createTokenProxy(options: TokenProxyOptions): TokenProxyHandler {
-  const app = createTokenProxyApp(options);
-  return async (request, env, executionCtx) => app.fetch(request, env, executionCtx);
+/**
+ * Creates the Fetch handler. Given options, checks them at once: throws `EsignError('invalid_config')` on unsafe or
+ * missing ones. Given a function returning them (or a promise of them: a store to connect), calls it on the first
+ * request, with the handler's second argument (a Worker's bindings, say), so that a module that makes the handler at
+ * its top level builds and loads without secrets (a framework's production build runs server modules). Bad options
+ * then fail that request with the same error (the framework logs it), and the next request tries again.
+ */
+export function createTokenProxy(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handler's second argument, whatever the runtime passes
+  options: TokenProxyOptions | ((context: any) => TokenProxyOptions | Promise<TokenProxyOptions>),
+): TokenProxyHandler {
+  if (typeof options !== 'function') {
+    const app = createTokenProxyApp(options);
+    return async (request, env, executionCtx) => app.fetch(request, env, executionCtx);
+  }
+  let pending: Promise<Hono<Env>> | undefined;
+  return async (request, env, executionCtx) => {
+    const made = (pending ??= (async () => createTokenProxyApp(await options(env)))());
+    let app: Hono<Env>;
+    try {
+      app = await made;
+    } catch (error) {
+      if (pending === made) pending = undefined;
+      throw error;
+    }
+    return app.fetch(request, env, executionCtx);
+  };
 }
 
 /** The Hono application itself (mount it with `app.route()`, or serve `app.fetch`). */
@@ -68,7 +92,15 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     ...(hooks.background ? { background: hooks.background } : {}),
   });
   const states = new LoginStates(keys, { clientId: config.clientId, basePath: config.basePath, lifetimeMs: config.loginTimeoutSeconds * 1000 });
-  const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, states, hooks };
+  const ctx: Ctx = { config, upstream, sealer, cookies: new CookieSessions(config, sealer), refreshes: coordinator, states, hooks, warned: new Set() };
+  // mounted (the Node server's CLI says it itself): a store in memory holds for this instance alone
+  if (options.store === undefined && !hooks.remoteAddress)
+    warnOnce(
+      ctx,
+      'store',
+      "esign token proxy: warning: store: memory (this process's only): rate limits, refresh dedupe and Disconnect hold for " +
+        'this instance alone. With several (serverless functions, replicas), pass a shared store (docs/proxy.md, "Replicas and Redis").',
+    );
 
   const root = new Hono<Env>({ strict: true });
   root.notFound((c) =>

@@ -3,44 +3,8 @@ import { EsignError } from '@esign-elements/shared';
 import { API_PREFIX } from '@esign-elements/shared';
 import { isAllowedServiceUrl, isLoopbackHost } from '@esign-elements/shared';
 import { decodeCookieKey } from './seal.js';
+import type { TokenProxyEvent } from './event.js';
 import { MemoryStore, type ProxyStore } from './store.js';
-
-export type TokenProxyEventType = 'login' | 'callback' | 'authorization_code' | 'refresh_token' | 'revoke' | 'preflight' | 'rejected';
-
-/**
- * What became of a request, from a fixed set (a metrics label): `ok` (2xx/3xx, a sign-in that connected),
- * `rejected` (a 4xx or a sign-in outcome error of the request's own making), `rate_limited` (429: the proxy's
- * limit or the service's), `store_unavailable` (503: the shared store did not answer), `upstream_error` (the
- * service unreachable, slow or failing: 502/504, a sign-in outcome `temporarily_unavailable`), `error` (500).
- */
-export type TokenProxyOutcome = 'ok' | 'rejected' | 'rate_limited' | 'store_unavailable' | 'upstream_error' | 'error';
-
-/** What `onEvent` sees: never a token, code, secret, cookie, key or body. */
-export interface TokenProxyEvent {
-  type: TokenProxyEventType;
-  /** The route under basePath: `/login`, `/callback`, `/login/done`, `/token` or `/revoke`. */
-  route: string;
-  method: string;
-  status: number;
-  outcome: TokenProxyOutcome;
-  /** The error code answered (the JSON `error`, or the sign-in outcome's `error`): an identifier, never a description. */
-  error?: string;
-  /** The request's id: the `X-Request-Id` of a trusted proxy, else a new one; echoed in the answer's `X-Request-Id`. */
-  requestId: string;
-  durationMs: number;
-  /** Milliseconds this request waited for the service (its own calls only); absent when it made none. */
-  upstreamMs?: number;
-  /** This request made a refresh call to the service (not a cached, shared or replayed answer). */
-  refreshed?: true;
-  /** The proxy's own rate limit answered 429. */
-  rateLimited?: true;
-  /** Which mode served it: the cookie session (token-mediating) or a browser-held refresh token. */
-  mode?: 'mediated' | 'browser-held';
-  /** A refresh answered from the session's cached access token, without a call to the service. */
-  cached?: true;
-  /** A refresh answered from another request's call to the service (shared in flight or replay window). */
-  replayed?: true;
-}
 
 export interface TokenProxyOptions {
   clientId: string;
@@ -111,8 +75,15 @@ export interface TokenProxyOptions {
    * is one of them has its `X-Forwarded-For` read (the right-most entry that is not a trusted proxy).
    */
   trustedProxies?: string[];
-  /** The caller's address, overriding the above (e.g. `CF-Connecting-IP` on Cloudflare Workers). */
-  clientAddress?: (request: Request) => string | undefined;
+  /**
+   * The caller's address, overriding the above: called with the request and the handler's second argument (the
+   * runtime's or framework's context as the recipe passes it), e.g. `(request) => request.headers.get('cf-connecting-ip')`
+   * on Workers. A handler may instead be called as `handler(request, { clientAddress })`. With no address at all the
+   * rate limits are per sign-in and per session, under a global guard (docs/proxy.md, "The caller's address").
+   */
+  clientAddress?: (request: Request, context: unknown) => string | null | undefined;
+  /** Where the proxy's one-time warnings go (an unknown caller address, say). Default `console.warn`. */
+  onWarning?: (message: string) => void;
   /** Treat a request whose Origin equals the request URL's own origin as allowed (no CORS needed). Default true. */
   allowSameOrigin?: boolean;
   /**
@@ -171,7 +142,8 @@ export interface ResolvedConfig {
   maxUpstreamBytes: number;
   rateLimit: { windowMs: number; max: number } | undefined;
   trustedProxies: Set<string>;
-  clientAddress: ((request: Request) => string | undefined) | undefined;
+  clientAddress: TokenProxyOptions['clientAddress'];
+  onWarning: (message: string) => void;
   allowSameOrigin: boolean;
   refreshReplayMs: number;
   store: ProxyStore;
@@ -360,6 +332,7 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     rateLimit: rate,
     trustedProxies,
     clientAddress: options.clientAddress,
+    onWarning: options.onWarning ?? ((message) => console.warn(message)),
     allowSameOrigin: options.allowSameOrigin ?? true,
     refreshReplayMs: replayMs,
     store: options.store ?? new MemoryStore(),

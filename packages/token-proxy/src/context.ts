@@ -4,7 +4,8 @@
  * limit, and the store guard. Runtime-free: no `node:` import.
  */
 import type { Context } from 'hono';
-import { normalizeAddress, type ResolvedConfig, type TokenProxyEventType } from './config.js';
+import { normalizeAddress, type ResolvedConfig } from './config.js';
+import type { TokenProxyEventType } from './event.js';
 import type { LoginStates } from './login-state.js';
 import type { RefreshCoordinator } from './refresh.js';
 import { base64url } from '@esign-elements/shared';
@@ -62,6 +63,8 @@ export interface Ctx {
   /** The sign-in's `state`: issued and checked without the store. */
   states: LoginStates;
   hooks: AdapterHooks;
+  /** The one-time warnings already given (`warnOnce`). */
+  warned: Set<string>;
 }
 
 export const COMMON_HEADERS: Record<string, string> = { 'Cache-Control': 'no-store', Pragma: 'no-cache', 'X-Content-Type-Options': 'nosniff' };
@@ -123,13 +126,51 @@ export function slotOf(values: Map<string, string>): string | Answer {
   return slot;
 }
 
-/** The caller's address: the `clientAddress` option, else the socket's, else X-Forwarded-For from a trusted proxy. */
-export function callerAddress(ctx: Ctx, c: C): string {
+/** The global guard's key: callers whose address is unknown and who hold nothing of their own (docs/proxy.md). */
+export const UNKNOWN_CALLERS = 'unknown-callers';
+/** The global guard allows this many times the per-caller limit per window, all such callers together. */
+const UNKNOWN_CALLERS_FACTOR = 100;
+
+/**
+ * The rate-limit bucket of a caller without a session: its address (`addr:<address>`); with the address unknown,
+ * `own` (a bucket of this sign-in alone: its attempt, its state), else the global guard. Never one bucket that one
+ * caller can fill for everyone's sign-in.
+ */
+export function callerKey(ctx: Ctx, c: C, own?: string): string {
+  const address = callerAddress(ctx, c);
+  if (address !== undefined) return `addr:${address}`;
+  warnOnce(
+    ctx,
+    'address',
+    "esign token proxy: warning: the caller's address is unknown (no clientAddress, no socket address): each sign-in and session " +
+      'is rate-limited on its own, other requests under one global guard. Pass the address: handler(request, { clientAddress }) ' +
+      '(docs/proxy.md, "The caller\'s address").',
+  );
+  return own ?? UNKNOWN_CALLERS;
+}
+
+/** Tells the operator once per proxy (its `onWarning`, default console.warn); never a secret, token or address. */
+export function warnOnce(ctx: Ctx, topic: string, message: string): void {
+  if (ctx.warned.has(topic)) return;
+  ctx.warned.add(topic);
+  try {
+    ctx.config.onWarning(message);
+  } catch {
+    // a failing logger must not change the answer
+  }
+}
+
+/**
+ * The caller's address: the `clientAddress` option (given the handler's second argument), else the one the handler
+ * was handed (`{ clientAddress }`, or a server's socket), else X-Forwarded-For from a trusted proxy; undefined when
+ * none of them knows.
+ */
+export function callerAddress(ctx: Ctx, c: C): string | undefined {
   const { config } = ctx;
   if (config.clientAddress) {
     try {
-      const address = config.clientAddress(c.req.raw);
-      if (address) return normalizeAddress(address);
+      const address = config.clientAddress(c.req.raw, c.env);
+      if (typeof address === 'string' && address.trim() !== '') return normalizeAddress(address);
     } catch {
       // fall through to the socket's address
     }
@@ -150,23 +191,26 @@ export function callerAddress(ctx: Ctx, c: C): string {
       if (!config.trustedProxies.has(hops[i]!)) return hops[i]!;
     }
   }
-  return remote ?? 'unknown';
+  return remote;
 }
 
 /**
- * The socket's address as the usual servers hand it to a Fetch handler beside the Request: @hono/node-server's
+ * The caller's address as handed to the Fetch handler beside the Request: `{ clientAddress }` (a framework's, e.g.
+ * SvelteKit's `event.getClientAddress()`), or the socket's as the usual servers pass it: @hono/node-server's
  * `getRequestListener` (and so Express) `{incoming}`, `Deno.serve`'s `info.remoteAddr`, `Bun.serve`'s
  * `server.requestIP()`. Property reads only: nothing runtime-specific is imported.
  */
 export function serverAddress(c: Context): string | undefined {
   const env = c.env as
     | {
+        clientAddress?: unknown;
         incoming?: { socket?: { remoteAddress?: unknown } };
         remoteAddr?: { hostname?: unknown };
         requestIP?: (request: Request) => { address?: unknown } | null;
       }
     | undefined;
   if (!env || typeof env !== 'object') return undefined;
+  if (typeof env.clientAddress === 'string' && env.clientAddress.trim() !== '') return env.clientAddress;
   const node = env.incoming?.socket?.remoteAddress;
   if (typeof node === 'string') return node;
   const deno = env.remoteAddr?.hostname;
@@ -189,7 +233,8 @@ export async function rateLimited(ctx: Ctx, key: string): Promise<Answer | undef
 export function rateHit(ctx: Ctx, key: string): RateHit | undefined {
   const rate = ctx.config.rateLimit;
   // a Redis Cluster hash tag: a refresh's claim carries the same one (see RefreshCoordinator), one slot for both
-  return rate ? { key: `rl:{${key}}`, windowMs: rate.windowMs, max: rate.max } : undefined;
+  if (!rate) return undefined;
+  return { key: `rl:{${key}}`, windowMs: rate.windowMs, max: key === UNKNOWN_CALLERS ? rate.max * UNKNOWN_CALLERS_FACTOR : rate.max };
 }
 
 export function tooMany(resetMs: number): Answer {

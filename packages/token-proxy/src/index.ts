@@ -7,7 +7,9 @@
  */
 
 export { createTokenProxy, createTokenProxyApp, PROXY_HEADER, PROXY_HEADER_VALUE, REQUEST_ID_HEADER, type TokenProxyHandler } from './app.js';
-export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOptions, TokenProxyOutcome } from './config.js';
+export type { TokenProxyOptions } from './config.js';
+export { tokenProxyOptionsFromEnv } from './env-options.js';
+export type { TokenProxyEvent, TokenProxyEventType, TokenProxyOutcome } from './event.js';
 export { combineEvents, createJsonLog, createProxyMetrics, LOG_LEVELS, type JsonLog, type LogLevel, type ProxyMetrics } from './observe.js';
 export { cspSources, formatCsp, type CspInput, type CspSources } from './csp.js';
 export { generateCookieKey } from './seal.js';

@@ -17,7 +17,7 @@
  * The page then asks `{basePath}/token` for an access token, as after a reload. Runtime-free: no `node:` import.
  */
 import { isLoopbackHost } from '@esign-elements/shared';
-import { callerAddress, guard, randomId, rateLimited, timed, type C, type Ctx } from './context.js';
+import { callerKey, guard, randomId, rateLimited, timed, type C, type Ctx } from './context.js';
 import { CookieConflict, type PendingLogin, type Session } from './session-cookie.js';
 import type { AuthorizationInfo } from './upstream.js';
 import type { Answer } from './upstream-answer.js';
@@ -87,7 +87,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   }
   // a page on another site would never get the session cookie back: stop before the consent page, so no grant is left unused
   if (c.req.header('sec-fetch-site') === 'cross-site') return fail('cookie_blocked');
-  if (await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`)) return fail('rate_limited');
+  if (await rateLimited(ctx, callerKey(ctx, c, `attempt:${attempt}`))) return fail('rate_limited');
   const server = await authorization(ctx);
   if ('status' in server) return fail('temporarily_unavailable');
 
@@ -126,10 +126,12 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
   if (config.callbackUrl === undefined) return page(c, 400, 'This token proxy runs no sign-in (its token-mediating mode is off: no cookie keys).');
   const query = single(new URL(c.req.url).searchParams, CALLBACK_FIELDS);
   const state = query?.get('state');
-  // counted like /login: whatever the state, each request is a hit against the caller's address
-  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
   // a state this proxy issued (its MAC), checked without the store: one it never issued is refused with nothing written
   const issued = state && state.length <= 200 ? await ctx.states.check(state) : undefined;
+  // counted like /login: whatever the state, each request is a hit against the caller's address (unknown: against
+  // the sign-in's own state when this proxy issued it, else the global guard)
+  const own = issued?.ok ? `state:${(await ctx.sealer.sha256url(state!)).slice(0, 22)}` : undefined;
+  const limited = await rateLimited(ctx, callerKey(ctx, c, own));
   const once = async (issuedAt: number): Promise<boolean> =>
     guard(
       config.store.claim(

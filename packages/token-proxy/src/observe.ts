@@ -3,7 +3,7 @@
  * (`createProxyMetrics`) and one JSON line per request (`createJsonLog`). Neither sees more than the event holds:
  * never a token, code, cookie, key or secret. Runtime-free: no `node:` import.
  */
-import type { TokenProxyEvent, TokenProxyOutcome } from './config.js';
+import type { TokenProxyEvent, TokenProxyOutcome } from './event.js';
 
 /** Seconds: the upper bounds of the upstream latency histogram's buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;

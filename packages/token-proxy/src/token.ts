@@ -3,7 +3,7 @@
  * request names its session slot (`session`) and the refresh token is the cookie's; in the opt-in browser-held mode
  * the page sends its code + verifier or its refresh token. Wire format: docs/proxy.md. Runtime-free.
  */
-import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, timed, tooMany, callerAddress, type C, type Ctx } from './context.js';
+import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, timed, tooMany, callerKey, type C, type Ctx } from './context.js';
 import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
 import type { Answer, TokenResult } from './upstream-answer.js';
@@ -67,7 +67,7 @@ export async function handleToken(ctx: Ctx, c: C, form: URLSearchParams): Promis
 // --- browser-held mode (opt-in) ------------------------------------------------------------------------------
 
 async function browserHeldCode(ctx: Ctx, c: C, values: Map<string, string>): Promise<Answer> {
-  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
+  const limited = await rateLimited(ctx, callerKey(ctx, c));
   if (limited) return limited;
   for (const field of ['code', 'code_verifier', 'redirect_uri'] as const) {
     if (!values.has(field)) return oauthError(400, 'invalid_request', `${field} is required for authorization_code.`);
@@ -84,7 +84,7 @@ async function browserHeldCode(ctx: Ctx, c: C, values: Map<string, string>): Pro
 }
 
 async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): Promise<Answer> {
-  const address = `addr:${callerAddress(ctx, c)}`;
+  const address = callerKey(ctx, c);
   const refreshToken = values.get('refresh_token');
   if (!refreshToken) {
     const limited = await rateLimited(ctx, address);
@@ -131,7 +131,7 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   const name = await ctx.cookies.sessionName(slot);
   const session = await ctx.cookies.read(c, name);
   const valid = typeof session === 'object' && !(session instanceof CookieConflict) ? session : undefined;
-  const rateKey = valid ? `session:${valid.sid}` : `addr:${callerAddress(ctx, c)}`;
+  const rateKey = valid ? `session:${valid.sid}` : callerKey(ctx, c);
   const cached = valid !== undefined && cachedAnswer(valid, values);
   // every request counts against the caller's limit; one that refreshes counts in the same store step as its claim
   if (!valid || cached || !valid.rt) {
@@ -298,7 +298,7 @@ export async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promi
     const name = await ctx.cookies.sessionName(slot);
     const session = await ctx.cookies.read(c, name);
     const valid = typeof session === 'object' && !(session instanceof CookieConflict) ? session : undefined;
-    const limited = await rateLimited(ctx, valid ? `session:${valid.sid}` : `addr:${callerAddress(ctx, c)}`);
+    const limited = await rateLimited(ctx, valid ? `session:${valid.sid}` : callerKey(ctx, c));
     if (limited) return limited;
     if (session instanceof CookieConflict) return conflict();
     // the cookie goes whatever the service says: the user asked to end the session
@@ -312,7 +312,7 @@ export async function handleRevoke(ctx: Ctx, c: C, form: URLSearchParams): Promi
   }
   if (!config.browserHeld) return oauthError(400, 'invalid_request', BROWSER_HELD_OFF);
   state.mode = 'browser-held';
-  const limited = await rateLimited(ctx, `addr:${callerAddress(ctx, c)}`);
+  const limited = await rateLimited(ctx, callerKey(ctx, c));
   if (limited) return limited;
   const token = values.get('token');
   if (!token) return oauthError(400, 'invalid_request', 'token is required.');

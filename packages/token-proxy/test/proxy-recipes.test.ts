@@ -13,7 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { getRequestListener, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createEmulator } from '@esign-elements/emulator';
-import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, type TokenProxyOptions } from '../src/index.js';
+import { createTokenProxy, createTokenProxyApp, generateCookieKey, MemoryStore, tokenProxyOptionsFromEnv, type TokenProxyOptions } from '../src/index.js';
+import { EsignError } from '@esign-elements/shared';
 import { applyCookies, cookieHeader, DEMO_LOGIN, driveConsent, type Jar } from '@esign-elements/test-support/oauth-login';
 import { freePort } from '@esign-elements/test-support/ports';
 
@@ -35,6 +36,19 @@ function options(publicOrigin: string): TokenProxyOptions {
     allowedOrigins: [ORIGIN],
     publicOrigin,
     basePath: '/api/esign',
+  };
+}
+
+/** The recipe's settings as environment variables of the CLI's names. */
+function envFor(publicOrigin: string): Record<string, string> {
+  const given = options(publicOrigin);
+  return {
+    ESIGN_CLIENT_ID: given.clientId,
+    ESIGN_CLIENT_SECRET: given.clientSecret,
+    ESIGN_BASE_URL: given.baseUrl,
+    ESIGN_COOKIE_KEYS: given.cookieKeys!.join(','),
+    ESIGN_ALLOWED_ORIGINS: given.allowedOrigins.join(','),
+    ESIGN_PUBLIC_ORIGIN: given.publicOrigin!,
   };
 }
 
@@ -178,6 +192,29 @@ describe('token proxy recipes', () => {
     clearTimeout(fallback);
     await Promise.all(waited);
     assert.equal(landed, true);
+  });
+
+  test('made at module scope without secrets (a production build): checked on the first request, and again after a failure', async () => {
+    const env: Record<string, string> = {};
+    let calls = 0;
+    // what a build does: load the module, which makes the handler; nothing is read yet
+    const esignTokens = createTokenProxy(async () => {
+      calls++;
+      return tokenProxyOptionsFromEnv(env, { basePath: '/api/esign', store: await Promise.resolve(new MemoryStore()) });
+    });
+    assert.equal(calls, 0, 'no option read at build time');
+    const health = (): Promise<Response> => esignTokens(new Request('http://localhost:3002/api/esign/health'));
+    await assert.rejects(health(), (error: unknown) => {
+      assert.ok(error instanceof EsignError && error.code === 'invalid_config');
+      assert.match(error.message, /clientId is required\.\nclientSecret is required\./, 'every mistake named');
+      assert.ok(!/undefined|split/.test(error.message));
+      return true;
+    });
+    // the secrets arrive (a fixed deployment): the next request makes the proxy
+    Object.assign(env, envFor('http://localhost:3002'));
+    assert.equal((await health()).status, 200);
+    await signInThrough((request) => esignTokens(request), 'http://localhost:3002/api/esign');
+    assert.equal(calls, 2, 'made once after the failure, then kept');
   });
 
   test('a Next.js-style route handler: GET, POST and OPTIONS are the handler, called with a Request and no server', async () => {

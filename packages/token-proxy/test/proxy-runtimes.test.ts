@@ -22,6 +22,7 @@ import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
 import { DEMO_LOGIN, signInThroughProxy } from '@esign-elements/test-support/oauth-login';
 import { freePort } from '@esign-elements/test-support/ports';
+import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
 import { applyCookies, embeddedStatus, fault, ORIGIN, post, refreshCount, refreshFields } from '@esign-elements/test-support/proxy-client';
 
 type Emulator = Awaited<ReturnType<typeof createEmulator>>;
@@ -176,6 +177,15 @@ async function signInRefreshRevoke(running: Running): Promise<void> {
   assert.ok(!running.output().includes(DEMO_LOGIN.clientSecret) && !running.output().includes(KEY), 'nothing secret printed');
 }
 
+/** The per-caller limit the lockout runs give a recipe (ESIGN_RATE_LIMIT), and the flood past it. */
+const LOCKOUT = { ESIGN_RATE_LIMIT: '8' };
+
+/** Issue 47: one caller (127.0.0.2, or an unknown address on workerd) floods the sign-in, then another person connects. */
+async function lockout(running: Running): Promise<void> {
+  await floodSignIn(running.base, { count: 10 });
+  await personConnects(running.base);
+}
+
 describe('token proxy on real runtimes (the recipes of docs/proxy.md)', () => {
   test('every recipe is shown verbatim in docs/proxy.md', async () => {
     const docs = await readFile(join(ROOT, 'docs', 'proxy.md'), 'utf8');
@@ -188,13 +198,15 @@ describe('token proxy on real runtimes (the recipes of docs/proxy.md)', () => {
   test('Deno: Deno.serve(esignTokens)', async () => {
     const deno = binary('deno');
     await writeFile(join(work, 'deno.json'), JSON.stringify({ nodeModulesDir: 'manual' }));
-    const running = await start(deno, ['run', '--allow-net', '--allow-env', '--allow-read', 'deno.ts'], await freePort());
+    const running = await start(deno, ['run', '--allow-net', '--allow-env', '--allow-read', 'deno.ts'], await freePort(), LOCKOUT);
+    await lockout(running);
     await signInRefreshRevoke(running);
   });
 
   test('Bun: Bun.serve({ fetch: esignTokens })', async () => {
     const bun = binary('bun');
-    const running = await start(bun, ['run', 'bun.ts'], await freePort());
+    const running = await start(bun, ['run', 'bun.ts'], await freePort(), LOCKOUT);
+    await lockout(running);
     await signInRefreshRevoke(running);
   });
 
@@ -239,11 +251,15 @@ const proxyWorker :Workerd.Worker = (
     (name = "ESIGN_COOKIE_KEYS", fromEnvironment = "ESIGN_COOKIE_KEYS"),
     (name = "ESIGN_ALLOWED_ORIGINS", fromEnvironment = "ESIGN_ALLOWED_ORIGINS"),
     (name = "ESIGN_PUBLIC_ORIGIN", fromEnvironment = "ESIGN_PUBLIC_ORIGIN"),
+    (name = "ESIGN_RATE_LIMIT", fromEnvironment = "ESIGN_RATE_LIMIT"),
   ],
 );
 `,
     );
-    const running = await start(workerd, ['serve', 'config.capnp'], port);
+    const running = await start(workerd, ['serve', 'config.capnp'], port, LOCKOUT);
+    // no CF-Connecting-IP here (no Cloudflare edge in front): the address is unknown, and still no one is locked out
+    await lockout(running);
+    assert.match(running.output(), /caller's address is unknown/, 'the Worker says so in its log');
     await signInRefreshRevoke(running);
   });
 
@@ -339,8 +355,9 @@ ${worker('b', portB, '(className = "ProxyStoreEntry", serviceName = "a")')}
 
   test("Express: the proxy's routes before any body parser, the site's own routes untouched", async () => {
     const port = await freePort();
-    const running = await start(process.execPath, ['express.mjs'], port);
+    const running = await start(process.execPath, ['express.mjs'], port, LOCKOUT);
     assert.equal(await (await fetch(`http://localhost:${port}/`)).text(), 'the rest of your site');
+    await lockout(running);
     await signInRefreshRevoke(running);
   });
 });

@@ -9,7 +9,8 @@ import '../../src/esign-contract-list.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignContractList } from '../../src/elements/embedded-view/esign-contract-list.js';
 import { UNREACHABLE_RETRY } from '../../src/core/service/unreachable.js';
-import { cfg, clearFaults, clearSession, connectAs, fault, frameOf, mountConnect, once, setOffline, until } from './helpers.js';
+import type { EsignError } from '../../src/core/errors.js';
+import { cfg, clearFaults, clearSession, connectAs, fault, frameOf, mountConnect, once, setOffline, shadowText, until } from './helpers.js';
 
 /** The longest the backoff's first minute takes to try again: the sum of its ceilings up to a minute, plus a Url's time. */
 const FIRST_MINUTE_MS = 60_000 + UNREACHABLE_RETRY.maxDelayMs;
@@ -53,6 +54,9 @@ describe('when something is down', () => {
     expect(words).to.contain('cannot be reached');
     expect(words).not.to.contain('offline');
     expect(connect.session?.spaceId, 'the account is still shown').to.equal('space_acme');
+    expect(connect.status).to.equal('connected');
+    await until(() => shadowText(connect).includes('The token proxy cannot be reached'), 'esign-connect notes the proxy is down');
+    expect(shadowText(connect)).not.to.contain('offline');
 
     const loaded = once(list, 'esign-view-loaded');
     await proxyDown(false);
@@ -60,6 +64,29 @@ describe('when something is down', () => {
     await Promise.race([loaded, until(() => false, 'the list opens by itself', { timeout: FIRST_MINUTE_MS })]);
     expect(list.status).to.equal('loaded');
     expect(errors.every((event) => event.detail.hop === 'token-proxy')).to.equal(true);
+    await until(() => !shadowText(connect).includes('cannot be reached'), 'the note goes by itself');
+  });
+
+  it('esign-connect alone: the proxy down at a refresh keeps the account, with a note that goes by itself', async function () {
+    this.timeout(FIRST_MINUTE_MS + 30_000);
+    const first = await mountConnect();
+    await connectAs(first, { spaceId: 'space_acme' });
+    first.remove();
+    await proxyDown(true);
+    const connect = await mountConnect();
+    await until(() => connect.status === 'connected', 'restored');
+    const refused = await connect.getAccessToken().catch((error: EsignError) => error);
+    expect((refused as EsignError).code).to.equal('network_error');
+    await connect.updateComplete;
+    expect(shadowText(connect)).to.contain('The token proxy cannot be reached');
+    expect(connect.status, 'not signed out because a server is down').to.equal('connected');
+    expect(connect.session?.spaceId).to.equal('space_acme');
+
+    const refreshed = once(connect, 'esign-session-refreshed');
+    await proxyDown(false);
+    await Promise.race([refreshed, until(() => false, 'a refresh by itself', { timeout: FIRST_MINUTE_MS })]);
+    await connect.updateComplete;
+    expect(shadowText(connect)).not.to.contain('cannot be reached');
   });
 
   it('offline just after the frame got its Url: says offline within 2 s, and opens by itself when the connection returns', async function () {

@@ -80,7 +80,7 @@ describe('view machine', () => {
     assert.equal(failed.state.status, 'error');
     assert.equal(failed.state.error, rejected);
     assert.equal(failed.state.resumeOnline, false);
-    assert.deepEqual(failed.state.lastResult, { event: 'esign-error', detail: { error: rejected, hop: undefined } });
+    assert.deepEqual(failed.state.lastResult, { event: 'esign-error', detail: { error: rejected } });
     assert.deepEqual(types(failed.effects), ['cancel', 'esign-error']);
     assert.deepEqual(run(failed.state, { type: 'back-online' }).effects, []);
 

@@ -45,6 +45,7 @@ export type { ConnectStatus } from './session-host.js';
  * @csspart error - The error message.
  * @csspart fallback - The "continue in this tab" button offered when a popup is blocked.
  * @csspart offline - The note shown while the browser is offline.
+ * @csspart unreachable - The note shown, beside the account, while a refresh cannot reach the token proxy (or the service); it goes by itself when one works again.
  *
  * @cssstate idle - Not connected (`status` idle; the same for each state below).
  * @cssstate connecting - A sign-in or a restore is on its way.
@@ -186,6 +187,11 @@ export class EsignConnect extends EsignElement implements SessionProvider {
       <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
         ${!this.#session.online ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
+        ${
+          this.#session.online && this.status === 'connected' && this.#session.reach.hop
+            ? html`<span part="unreachable" role="status">${this.#t.term(this.#session.reach.hop === 'service' ? 'serviceUnreachable' : 'proxyUnreachable')}</span>`
+            : nothing
+        }
         ${liveRegions(this.#liveText(), this.status === 'error' ? this.#errorText() : '')}
       </div>
       <slot></slot>

@@ -297,7 +297,7 @@ function fail(state: ViewState, error: EsignError, online: boolean): Transition 
   const hop = unreachable(error, online);
   const retrying = (hop === 'token-proxy' || hop === 'service') && state.shownIn !== 'popup';
   const retries = retrying ? state.retries + 1 : 0;
-  const detail = { error, hop };
+  const detail = hop ? { error, hop } : { error };
   return {
     state: {
       ...reset(state, 'error'),

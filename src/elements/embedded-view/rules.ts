@@ -21,8 +21,7 @@ export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired
  * The last outcome of an embedded view, as the event that told it (name and detail): `esign-envelope-sent` (signing
  * frame) or `esign-error`. Kept on the element as `lastResult`, for listeners attached after it happened.
  */
-export type ViewResult =
-  { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail } | { event: 'esign-error'; detail: { error: EsignError; hop?: Hop | undefined } };
+export type ViewResult = { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail } | { event: 'esign-error'; detail: { error: EsignError; hop?: Hop } };
 
 /** The window of `display="popup"`. */
 export const VIEW_POPUP_FEATURES = 'popup,width=1000,height=800';

@@ -37,6 +37,8 @@ export const tables: LocaleTables = {
     session_expired: 'Sesi telah tamat tempoh. Sambungkan semula untuk meneruskan.',
     refresh_interrupted: 'Sambungan ke akaun e-tandatangan anda terganggu dan tidak dapat diperbaharui. Sambungkan semula untuk meneruskan.',
     offline: 'Anda di luar talian.',
+    proxyUnreachable: 'Proksi token tidak dapat dihubungi; masih mencuba.',
+    serviceUnreachable: 'Perkhidmatan e-tandatangan tidak dapat dihubungi; masih mencuba.',
   },
   uploader: {
     groupLabel: 'Muat naik fail untuk e-tandatangan',

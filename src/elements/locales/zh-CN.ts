@@ -36,6 +36,8 @@ export const tables: LocaleTables = {
     session_expired: '会话已过期。请重新连接以继续。',
     refresh_interrupted: '与电子签名账户的连接已中断，无法续期。请重新连接以继续。',
     offline: '您已离线。',
+    proxyUnreachable: '无法连接令牌代理，正在重试。',
+    serviceUnreachable: '无法连接电子签名服务，正在重试。',
   },
   uploader: {
     groupLabel: '上传待签署文件',

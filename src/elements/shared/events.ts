@@ -26,9 +26,10 @@ export interface EsignErrorDetail {
    * What could not be reached, when that is the failure: `offline` (the browser says it is offline), `token-proxy`
    * (your token proxy refused the connection, timed out or answered 5xx), `service` (the e-signature service did),
    * `page` (the embedded page did not say it was ready within `load-timeout`). Undefined for any other failure (a
-   * setting, a refusal, an expired session). Every element sets it, so your logs can tell a server down from a bug.
+   * setting, a refusal, an expired session): then the field is absent. Every element sets it, so your logs can tell a
+   * server down from a bug.
    */
-  hop?: Hop | undefined;
+  hop?: Hop;
   /** For per-file upload errors: which file. */
   file?: UploadFileRef;
 }
@@ -136,8 +137,8 @@ export type EsignEventMap = { [K in EsignEventName]: CustomEvent<EsignEventDetai
 export function emit<K extends EsignEventName>(target: EventTarget, name: K, detail: EsignEventDetailMap[K]): boolean {
   // every esign-error says what could not be reached, the same way in each element (unless its sender said it)
   if (name === 'esign-error' && !('hop' in detail)) {
-    const { error } = detail as EsignErrorDetail;
-    detail = { ...detail, hop: unreachable(error, browserOnline()) };
+    const hop = unreachable((detail as EsignErrorDetail).error, browserOnline());
+    if (hop) detail = { ...detail, hop };
   }
   return target.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: false }));
 }

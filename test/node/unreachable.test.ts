@@ -20,6 +20,12 @@ describe('unreachable', () => {
     assert.equal(unreachable(new EsignError('view_failed', 'wrapped', { status: 503, cause: inner }), true), 'token-proxy');
   });
 
+  it('an upload that failed because the token proxy could not be reached is the token proxy; a final answer first is none', () => {
+    const upload = new EsignError('upload_failed', 'wrapped', { cause: failedAt('token-proxy', network()) });
+    assert.equal(unreachable(upload, true), 'token-proxy');
+    assert.equal(unreachable(new EsignError('session_expired', 'over', { cause: network() }), true), undefined);
+  });
+
   it('a 5xx, 429 or timeout is one of reaching; a refusal, a setting or an ended session is not', () => {
     assert.equal(unreachable(new EsignError('service_error', 'x', { status: 503 }), true), 'service');
     assert.equal(unreachable(new EsignError('timeout', 'x'), true), 'service');

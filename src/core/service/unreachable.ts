@@ -25,13 +25,37 @@ export function failedAt<E extends EsignError>(hop: Hop, error: E): E {
   return error;
 }
 
-/** Answers that say the session or the request itself is wrong: trying the same request again cannot cure them. */
-const FINAL = new Set<EsignErrorCode>(['no_session', 'session_expired', 'refresh_interrupted', 'login_expired', 'unauthorized', 'forbidden', 'not_found']);
+/** Answers that say the session, the setup or the request itself is wrong: trying the same request again cannot cure them. */
+const FINAL = new Set<EsignErrorCode>([
+  'no_session',
+  'session_expired',
+  'refresh_interrupted',
+  'login_expired',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'invalid_config',
+  'csp_blocked',
+  'url_rejected',
+  'aborted',
+]);
 
-/** Whether trying the same request again may cure `error`: no connection, a timeout, a 429 or a 5xx. */
+/** `error` and the errors it wraps (`cause`), outermost first. */
+function* chain(error: EsignError): Generator<object> {
+  for (let at: unknown = error; typeof at === 'object' && at !== null; at = (at as { cause?: unknown }).cause) yield at;
+}
+
+/**
+ * Whether trying the same request again may cure `error`: no connection, a timeout, a 429 or a 5xx, itself or wrapped
+ * (an upload that failed because the token proxy could not be reached), unless a final answer comes first.
+ */
 export function transient(error: EsignError): boolean {
-  if (FINAL.has(error.code)) return false;
-  return error.code === 'network_error' || error.code === 'timeout' || error.code === 'rate_limited' || (error.status ?? 0) >= 500;
+  for (const at of chain(error)) {
+    const { code, status } = at as Partial<EsignError>;
+    if (code && FINAL.has(code)) return false;
+    if (code === 'network_error' || code === 'timeout' || code === 'rate_limited' || (status ?? 0) >= 500) return true;
+  }
+  return false;
 }
 
 /**
@@ -43,7 +67,7 @@ export function unreachable(error: EsignError, online: boolean): Hop | undefined
   if (error.code === 'frame_blocked') return online ? 'page' : 'offline';
   if (!transient(error)) return undefined;
   if (!online) return 'offline';
-  for (let at: unknown = error; typeof at === 'object' && at !== null; at = (at as { cause?: unknown }).cause) {
+  for (const at of chain(error)) {
     const hop = marks.get(at);
     if (hop) return hop;
   }

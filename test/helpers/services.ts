@@ -287,6 +287,15 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         proxyLink.setOffline(offline);
         return true;
       }
+      case 'esign-proxy-down':
+        // the token proxy alone cannot be reached (connections to its public address reset, as a stopped process's
+        // port refuses them) while the browser stays online; `down: false` brings it back
+        proxyLink.setOffline(payload?.['down'] === true);
+        return true;
+      case 'esign-service-down':
+        // the service alone refuses connections (its API and file servers) while the browser and the proxy stay up
+        emulator.setOffline(payload?.['down'] === true);
+        return true;
       case 'esign-watch-requests':
         // from now on, the page's `method` requests whose URL contains `contains`, and how each ended
         await personFor(target).watchRequests(String(payload?.['contains'] ?? ''), String(payload?.['method'] ?? 'POST'));

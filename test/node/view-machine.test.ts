@@ -68,7 +68,7 @@ describe('view machine', () => {
     assert.equal(second.request, first.request + 1);
     assert.deepEqual(run(second, answered(first)), { state: second, effects: [] });
     const error = new EsignError('view_failed', 'no');
-    assert.deepEqual(run(second, { type: 'url-failed', request: first.request, error }), { state: second, effects: [] });
+    assert.deepEqual(run(second, { type: 'url-failed', request: first.request, error, online: true }), { state: second, effects: [] });
     const closed = run(second, { type: 'closed' }).state;
     assert.deepEqual(run(closed, answered(second)).effects, []);
   });
@@ -76,7 +76,7 @@ describe('view machine', () => {
   it('a failed request is the error state, told once; offline, it opens again when the connection returns', () => {
     const requesting = run(idle, { type: 'open', display: 'inline' }).state;
     const rejected = new EsignError('url_rejected', 'not trusted');
-    const failed = run(requesting, { type: 'url-failed', request: requesting.request, error: rejected });
+    const failed = run(requesting, { type: 'url-failed', request: requesting.request, error: rejected, online: true });
     assert.equal(failed.state.status, 'error');
     assert.equal(failed.state.error, rejected);
     assert.equal(failed.state.resumeOnline, false);
@@ -85,7 +85,7 @@ describe('view machine', () => {
     assert.deepEqual(run(failed.state, { type: 'back-online' }).effects, []);
 
     const offline = new EsignError('network_error', 'offline');
-    const down = run(requesting, { type: 'url-failed', request: requesting.request, error: offline }).state;
+    const down = run(requesting, { type: 'url-failed', request: requesting.request, error: offline, online: false }).state;
     assert.equal(down.resumeOnline, true);
     const back = run(down, { type: 'back-online' });
     assert.equal(back.state.status, 'requesting');
@@ -100,7 +100,7 @@ describe('view machine', () => {
     assert.deepEqual(run(loaded(), { type: 'back-online' }).effects, []);
     // another failure after the offline one (a CSP block) does not open again
     const requesting = run(idle, { type: 'open', display: 'inline' }).state;
-    const down = run(requesting, { type: 'url-failed', request: requesting.request, error: new EsignError('network_error', 'offline') }).state;
+    const down = run(requesting, { type: 'url-failed', request: requesting.request, error: new EsignError('network_error', 'offline'), online: false }).state;
     const blocked = run(down, { type: 'failed', error: new EsignError('csp_blocked', 'connect-src') }).state;
     assert.equal(blocked.error?.code, 'csp_blocked');
     assert.deepEqual(run(blocked, { type: 'back-online' }).effects, []);
@@ -255,6 +255,6 @@ describe('view machine', () => {
     assert.equal(state.error, error);
     assert.equal(state.origin, ORIGIN, 'the origin stays for the error text');
     assert.equal(state.shownIn, undefined);
-    assert.deepEqual(effects, [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail: { error } }]);
+    assert.deepEqual(effects, [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail: { error, hop: 'page' } }]);
   });
 });

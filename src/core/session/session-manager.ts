@@ -10,6 +10,7 @@ import { API_PREFIX } from '../service-types.js';
 import { openStore, type KeyValueStore } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 import { defaultRevocationEndpoint, siblingRoute, validateConfig } from './config.js';
+import { transient } from '../service/unreachable.js';
 import type { ConnectMode, LoginHooks, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
 import { readSessionRecord, sessionInfoOf, sessionKeyOf, sessionRecordKey, type StoredSession } from './stored.js';
 
@@ -250,8 +251,11 @@ export class SessionManager extends EventTarget {
       tokens = await backend.refresh({ refreshToken: current.refreshToken, force });
     } catch (cause) {
       const error = EsignError.from(cause, 'refresh_failed');
-      // a network or service failure keeps the session
-      if (error.code !== 'session_expired' && error.code !== 'refresh_interrupted') throw error;
+      // a network or service failure keeps the session (the elements say what could not be reached)
+      if (error.code !== 'session_expired' && error.code !== 'refresh_interrupted') {
+        if (transient(error)) this.#emit({ type: 'unreachable', error });
+        throw error;
+      }
       if (this.#holder === 'browser' && current.refreshToken) {
         // another tab may have rotated the token meanwhile: adopt its session rather than logging out
         const latest = await this.#readStored();

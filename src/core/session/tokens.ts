@@ -5,6 +5,7 @@
  * importing the other would leave a re-export stub and one more file on the way to the first token.
  */
 import { watchConnectSrc } from '../service/csp-violation.js';
+import { failedAt } from '../service/unreachable.js';
 import { EsignError, isAbortError } from '../errors.js';
 import { isRecord } from '../service-types.js';
 import { PROXY_HEADER, PROXY_HEADER_VALUE } from './proxy-header.js';
@@ -109,7 +110,10 @@ export async function postForm(
     // the page's Content-Security-Policy, not the network: say which directive to extend
     const blocked = await csp.blockedFor(url);
     if (blocked) throw blocked;
-    throw new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause });
+    throw failedAt(
+      'token-proxy',
+      new EsignError('network_error', 'Could not reach the token proxy. Check the connection and the token-endpoint setting.', { cause }),
+    );
   } finally {
     csp.stop();
   }
@@ -117,10 +121,13 @@ export async function postForm(
   try {
     body = await response.json();
   } catch (cause) {
-    throw new EsignError(code, `The token proxy gave an unexpected answer (HTTP ${response.status}).`, { status: response.status, cause });
+    throw failedAt(
+      'token-proxy',
+      new EsignError(code, `The token proxy gave an unexpected answer (HTTP ${response.status}).`, { status: response.status, cause }),
+    );
   }
   if (response.ok && isRecord(body)) return body;
-  throw proxyError(code, response, body);
+  throw failedAt('token-proxy', proxyError(code, response, body));
 }
 
 /**

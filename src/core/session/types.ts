@@ -1,4 +1,5 @@
 /** The session's shapes, shared by the session manager, its stored record and the sign-in parts. */
+import type { EsignError } from '../errors.js';
 import type { StorageKind } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 
@@ -81,4 +82,6 @@ export interface LoginPart {
 export type SessionChange =
   | { type: 'connected'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
-  | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab'; why?: 'interrupted' };
+  | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab'; why?: 'interrupted' }
+  /** A refresh could not reach the token proxy (or the service): the session is kept; the next `refreshed` says it answers again. */
+  | { type: 'unreachable'; error: EsignError };

@@ -31,6 +31,9 @@ export interface ConnectTerms extends Record<string, string> {
   session_expired: string;
   refresh_interrupted: string;
   offline: string;
+  /** Beside the account while a refresh cannot reach the token proxy (or the service); it goes by itself. */
+  proxyUnreachable: string;
+  serviceUnreachable: string;
 }
 
 export const connectMessages: Messages<ConnectTerms> = {
@@ -66,5 +69,7 @@ export const connectMessages: Messages<ConnectTerms> = {
     session_expired: 'The session expired. Connect again to continue.',
     refresh_interrupted: 'The connection to your e-signature account was interrupted and could not be renewed. Connect again to continue.',
     offline: 'You are offline.',
+    proxyUnreachable: 'The token proxy cannot be reached; still trying.',
+    serviceUnreachable: 'The e-signature service cannot be reached; still trying.',
   },
 };

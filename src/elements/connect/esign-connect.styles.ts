@@ -48,7 +48,8 @@ export const connectStyles = css`
     font-size: 0.875em;
     overflow-wrap: anywhere;
   }
-  [part~='offline'] {
+  [part~='offline'],
+  [part~='unreachable'] {
     display: inline-flex;
     align-items: center;
     gap: calc(var(--_space) / 2);

@@ -32,7 +32,7 @@ export type { ConnectStatus } from './session-host.js';
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.
  * @fires esign-disconnected - The session ended: the user disconnected, it expired or was revoked, or another tab disconnected. `detail: {reason}`.
  * @fires esign-session-refreshed - The access token was renewed, here or by another tab. `detail: {session, byOtherTab}`.
- * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `origin_not_allowed` (the token proxy does not serve this page's origin), `session_expired`, `invalid_config`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the token proxy), …).
+ * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `origin_not_allowed` (the token proxy does not serve this page's origin), `session_expired`, `invalid_config`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the token proxy), …). `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).
  *
  * @slot - Elements that use this session (an `<esign-uploader>`, `<esign-signing-frame>`, …).
  * @slot connected - Replaces the "connected" text, e.g. with your own account badge.
@@ -45,6 +45,7 @@ export type { ConnectStatus } from './session-host.js';
  * @csspart error - The error message.
  * @csspart fallback - The "continue in this tab" button offered when a popup is blocked.
  * @csspart offline - The note shown while the browser is offline.
+ * @csspart unreachable - The note shown, beside the account, while a refresh cannot reach the token proxy (or the service); it goes by itself when one works again.
  *
  * @cssstate idle - Not connected (`status` idle; the same for each state below).
  * @cssstate connecting - A sign-in or a restore is on its way.
@@ -186,6 +187,11 @@ export class EsignConnect extends EsignElement implements SessionProvider {
       <div part="bar" role="group" aria-label=${this.#t.term('groupLabel')}>
         ${this.#renderState()}
         ${!this.#session.online ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
+        ${
+          this.#session.online && this.status === 'connected' && this.#session.reach.hop
+            ? html`<span part="unreachable" role="status">${this.#t.term(this.#session.reach.hop === 'service' ? 'serviceUnreachable' : 'proxyUnreachable')}</span>`
+            : nothing
+        }
         ${liveRegions(this.#liveText(), this.status === 'error' ? this.#errorText() : '')}
       </div>
       <slot></slot>

@@ -13,6 +13,7 @@ import { peekSession } from '../../core/session/stored.js';
 import { emit } from '../shared/events.js';
 import { LazyPart } from '../shared/lazy.js';
 import { OnlineController } from '../shared/online.js';
+import { ReachNote } from './reach-note.js';
 import { openPopup } from '../shared/popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
@@ -77,6 +78,8 @@ const POPUP_FEATURES = 'popup,width=520,height=720';
 export class SessionHost implements ReactiveController {
   readonly #host: ConnectHost;
   readonly #network: OnlineController;
+  /** The note while a refresh cannot reach the token proxy or the service (the account stays shown). */
+  readonly reach: ReachNote;
   #state: ConnectState = { status: 'idle', error: undefined, notice: '', popupBlocked: false };
 
   /** Where the flow is: `idle`, `connecting`, `connected` or `error`. */
@@ -117,6 +120,7 @@ export class SessionHost implements ReactiveController {
         if (this.#managerPart.status === 'failed' && this.#host.isConnected) void this.#ready();
       }
     });
+    this.reach = new ReachNote(host, () => this.getAccessToken());
   }
 
   /** False while the browser is offline. */
@@ -423,6 +427,7 @@ export class SessionHost implements ReactiveController {
 
   readonly #onChange = (event: Event): void => {
     const change = (event as CustomEvent<SessionChange>).detail;
+    this.reach.change(change);
     switch (change.type) {
       case 'connected':
         this.#set({ status: 'connected', error: undefined });

@@ -6,7 +6,7 @@
  * `auto`, the element leaving or entering the page or being seen again, the connection's return, a CSP block, a bad
  * setting.
  *
- * This file holds, in order: the controller, the popup (`ViewPopup`), the inline frame (`ViewFrame`) and the phone
+ * This file holds, in order: the controller, the inline frame (`ViewFrame`) and the phone (the popup: view-popup.ts)
  * sheet's state (`SheetController`); each owns its own fields. They load together: by the element (element.ts) once it
  * has a session or is opened; a custom element can host the controller too (`esign-elements/headless`).
  */
@@ -15,12 +15,15 @@ import { Task } from '@lit/task';
 import { EsignError, type EsignErrorCode } from '../../core/errors.js';
 import { ServiceClient } from '../../core/service/service-client.js';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
+import { backoffDelay } from '../../core/service/retry.js';
+import { browserOnline, UNREACHABLE_RETRY } from '../../core/service/unreachable.js';
 import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
 import { SessionController } from '../shared/session-controller.js';
 import type { SessionProvider } from '../shared/session-context.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import { frameShown, type ViewModel } from './template.js';
-import { initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from './machine.js';
+import { hasPage, initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from './machine.js';
+import { ViewPopup } from './view-popup.js';
 import {
   allowedOriginsFor,
   FRAME_SANDBOX,
@@ -82,6 +85,7 @@ export class EmbeddedViewController implements ReactiveController {
   #held: HeldUrl | undefined;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   #readyTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
   /** A window was given the Url: its messages are the page's. */
   #placed = false;
   /** The window the element opened in the click, for the next popup request. */
@@ -210,7 +214,7 @@ export class EmbeddedViewController implements ReactiveController {
 
   /** The browser's connection came back or went (the element listens, with its OnlineController). */
   networkChanged(online: boolean): void {
-    if (online) this.#send({ type: 'back-online' });
+    this.#send({ type: online ? 'back-online' : 'went-offline' });
   }
 
   /** The iframe's `load` event: only trusted as "loaded" when the load timeout is off (a page that posts no `ready`). */
@@ -231,6 +235,7 @@ export class EmbeddedViewController implements ReactiveController {
     document.addEventListener('securitypolicyviolation', this.#onViolation);
     window.addEventListener('pageshow', this.#onPageShow);
     window.addEventListener('message', this.#onMessage);
+    window.addEventListener('focus', this.#onVisibility);
     if (typeof ResizeObserver === 'function') {
       // a host that goes from display:none to shown changes size: time to use or renew a held Url
       this.#resizeObserver ??= new ResizeObserver(() => this.#host.requestUpdate());
@@ -244,6 +249,7 @@ export class EmbeddedViewController implements ReactiveController {
     document.removeEventListener('securitypolicyviolation', this.#onViolation);
     window.removeEventListener('pageshow', this.#onPageShow);
     window.removeEventListener('message', this.#onMessage);
+    window.removeEventListener('focus', this.#onVisibility);
     this.#resizeObserver?.disconnect();
     // a sent envelope stays said: `auto` does not start the same files again
     if (this.#state.status !== 'sent') this.#autoKey = '';
@@ -307,6 +313,9 @@ export class EmbeddedViewController implements ReactiveController {
         return;
       case 'tell-tabs':
         return this.#tabs.post(effect.detail);
+      case 'retry-later':
+        this.#retryTimer = setTimeout(() => this.#send({ type: 'retry-due', visible: isShown(this.#host) }), backoffDelay(effect.attempt, UNREACHABLE_RETRY));
+        return;
     }
   }
 
@@ -350,12 +359,12 @@ export class EmbeddedViewController implements ReactiveController {
     }
     const provider = this.session.provider;
     if (!provider?.session) {
-      this.#send({ type: 'url-failed', request, error: new EsignError('no_session', 'Not connected: connect an e-signature account first.') });
+      this.#send({ type: 'url-failed', request, error: new EsignError('no_session', 'Not connected: connect an e-signature account first.'), online: true });
       return;
     }
     const fileIds = [...this.#fileIds()];
     if (this.operateType === 'request_signatures' && fileIds.length === 0) {
-      this.#send({ type: 'url-failed', request, error: new EsignError('no_files', 'No FileIds: upload the files to sign first.') });
+      this.#send({ type: 'url-failed', request, error: new EsignError('no_files', 'No FileIds: upload the files to sign first.'), online: true });
       return;
     }
     void this.#url.run([request, provider, fileIds, display]);
@@ -382,10 +391,6 @@ export class EmbeddedViewController implements ReactiveController {
     } catch (error) {
       const failure = this.#cspError ?? viewError(error);
       this.#cspError = undefined;
-      if (failure.code !== 'csp_blocked' && (failure.code === 'network_error' || (typeof navigator !== 'undefined' && navigator.onLine === false))) {
-        const offline = 'The browser is offline or cannot reach the service; the page opens again when the connection returns.';
-        return { request, error: new EsignError('network_error', offline, { cause: failure }) };
-      }
       return { request, error: failure };
     }
   }
@@ -395,13 +400,13 @@ export class EmbeddedViewController implements ReactiveController {
     if (outcome.request !== this.#state.request || this.#state.status !== 'requesting') return;
     this.#frame.settled();
     if ('error' in outcome) {
-      this.#send({ type: 'url-failed', request: outcome.request, error: outcome.error });
+      this.#send({ type: 'url-failed', request: outcome.request, error: outcome.error, online: browserOnline() });
       return;
     }
     const provider = this.session.provider;
     const check = checkEmbeddedUrl(outcome.url, allowedOriginsFor(this.#host.allowedOrigins, provider?.baseUrl ?? ''), hostPageOrigin());
     if (!check.ok) {
-      this.#send({ type: 'url-failed', request: outcome.request, error: new EsignError('url_rejected', check.reason) });
+      this.#send({ type: 'url-failed', request: outcome.request, error: new EsignError('url_rejected', check.reason), online: true });
       return;
     }
     const receivedAt = Date.now();
@@ -470,21 +475,22 @@ export class EmbeddedViewController implements ReactiveController {
     this.#url.abort();
     this.#take();
     clearTimeout(this.#readyTimer);
-    this.#readyTimer = undefined;
+    clearTimeout(this.#retryTimer);
+    this.#readyTimer = this.#retryTimer = undefined;
     this.#frame.clear();
     this.#popup.release(keepPopup);
     this.#placed = false;
   }
 
-  /** Waits for the page's `ready` (the element's `loadTimeout`); a page that stays silent is reported as `frame_blocked`. */
+  /** Waits for the page's `ready` (the element's `loadTimeout`); the machine decides what a silent page means. */
   #expectReady(): void {
     clearTimeout(this.#readyTimer);
     const timeout = this.#loadTimeoutMs();
     if (timeout <= 0) return;
     this.#readyTimer = setTimeout(() => {
       this.#readyTimer = undefined;
-      if (this.#state.status !== 'loading') return;
-      this.#fail(new EsignError('frame_blocked', loadTimeoutMessage(this.#state.origin ?? '', timeout, this.#state.shownIn === 'popup')));
+      const error = new EsignError('frame_blocked', loadTimeoutMessage(this.#state.origin ?? '', timeout, this.#state.shownIn === 'popup'));
+      this.#send({ type: 'ready-timeout', error, online: browserOnline() });
     }, timeout);
   }
 
@@ -576,16 +582,19 @@ export class EmbeddedViewController implements ReactiveController {
     this.#host.requestUpdate();
   };
 
+  /** The tab is visible again or the window focused: a render, and one try at once of a hop that could not be reached. */
   readonly #onVisibility = (): void => {
-    if (document.visibilityState === 'visible') this.#host.requestUpdate();
+    if (document.visibilityState !== 'visible') return;
+    this.#host.requestUpdate();
+    this.#send({ type: 'retry-due', visible: isShown(this.#host) });
   };
 
   // ---- the page and the page's policy ----
 
   /** Only the page we opened, on the origin of its Url: any other window or origin is ignored. */
   readonly #onMessage = (event: MessageEvent): void => {
-    const { status, shownIn, origin } = this.#state;
-    if (!this.#placed || (status !== 'loading' && status !== 'loaded')) return;
+    const { shownIn, origin } = this.#state;
+    if (!this.#placed || !hasPage(this.#state)) return;
     const page = shownIn === 'popup' ? this.#popup.window : this.#frame.element?.contentWindow;
     if (!page || event.source !== page || event.origin !== origin) return;
     emit(this.#host, 'esign-view-message', { data: event.data, origin: event.origin });
@@ -629,61 +638,6 @@ export class EmbeddedViewController implements ReactiveController {
     if (status === 'requesting') this.#cspError = cspBlocked('connect-src', service);
     else if (status === 'error' && error?.code === 'network_error') this.#fail(cspBlocked('connect-src', service));
   };
-}
-
-/**
- * The popup window of `display="popup"`: the element opens it blank inside the person's click; this gives it the
- * checked Url, watches for the person closing it, brings it to the front, and closes it.
- */
-class ViewPopup {
-  #window: Window | null = null;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  readonly #onClosed: () => void;
-
-  /** `onClosed`: the person closed the window of the current page. */
-  constructor(onClosed: () => void) {
-    this.#onClosed = onClosed;
-  }
-
-  /** The window of the current page (or the blank one opened for it), while it is ours. */
-  get window(): Window | null {
-    return this.#window;
-  }
-
-  /** The window, while it is open. */
-  get open(): Window | null {
-    return this.#window && !this.#window.closed ? this.#window : null;
-  }
-
-  /** `popup` is the window of the next page (the one before, if another, is closed). */
-  use(popup: Window): void {
-    if (this.#window !== popup) this.release(false);
-    this.#window = popup;
-  }
-
-  /** Gives the window its Url; false when the person closed it meanwhile. */
-  place(popup: Window, url: string): boolean {
-    if (popup.closed) return false;
-    popup.location.replace(url);
-    clearInterval(this.#timer);
-    this.#timer = setInterval(() => {
-      if (this.#window === popup && popup.closed) this.#onClosed();
-    }, 500);
-    return true;
-  }
-
-  focus(): void {
-    this.open?.focus();
-  }
-
-  /** Stops watching; the window is closed and forgotten unless `keep` (a popup stays open on the page of a sent envelope). */
-  release(keep: boolean): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    if (keep) return;
-    if (this.#window && !this.#window.closed) this.#window.close();
-    this.#window = null;
-  }
 }
 
 /** Whether `host` can be seen: connected, its tab visible, not hidden by a style (`checkVisibility` where there is one). */

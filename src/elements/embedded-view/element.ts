@@ -103,7 +103,10 @@ export abstract class EmbeddedViewElement extends EsignElement {
   /** Origins the service's Url may have, space- or comma-separated. Default: the session's base URL origin. */
   allowedOrigins = '';
 
-  /** Milliseconds to wait for the page's `ready` before reporting `frame_blocked`; 0 trusts the frame's load event instead. */
+  /**
+   * Milliseconds to wait for the page's `ready` before reporting `frame_blocked` (the page stays, and a late `ready` still
+   * opens it; offline, it is said at once instead); 0 trusts the frame's load event instead.
+   */
   loadTimeout = 15_000;
 
   /**

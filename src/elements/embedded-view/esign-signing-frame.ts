@@ -27,7 +27,7 @@ export type { ViewDisplay, ViewResult, ViewStatus } from './rules.js';
  * @summary Start an envelope in the service's embedded page.
  *
  * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes. The other tabs of this origin that follow the same service and Space hear it too (no token or Url crosses): it is fired at their document with `byOtherTab: true`, and their uploaders and contract lists do the same.
- * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, …
+ * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `no_files`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, … `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).
  *
  * @slot empty - Replaces the text shown without a session or without FileIds.
  * @slot sent - Replaces the "envelope sent" message and its button.

@@ -9,8 +9,15 @@
  * `expired` (the Url or the page expired, no new one asked for yet), `sent` (the page sent an envelope), `error`.
  * Renewals: a Url that expires, or a page that says it expired, is replaced by a new one at most MAX_AUTO_RENEWALS
  * times without a `ready` in between (a page that keeps saying "expired" does not loop).
+ *
+ * What could not be reached (core/service/unreachable.ts) decides what an error promises, and the machine keeps it:
+ * offline, a new Url when the connection returns (a frame whose page cannot load offline says so at once); the token
+ * proxy or the service unreachable while online, tries again with backoff while the element can be seen (the controller
+ * times them, `retry-due`); anything else waits for the person. A page that does not say `ready` within the load
+ * timeout stays where it is (`slow`): a late `ready` makes it loaded, nothing typed in it lost.
  */
 import { EsignError } from '../../core/errors.js';
+import { unreachable, type Hop } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
 import type { OperateType, ViewDisplay, ViewResult, ViewStatus } from './rules.js';
 
@@ -42,6 +49,14 @@ export interface ViewState {
   readonly request: number;
   /** An offline failure: ask again when the connection returns. */
   readonly resumeOnline: boolean;
+  /** What could not be reached, while `status` is `error` (undefined: a failure that is not one of reaching). */
+  readonly unreachable: Hop | undefined;
+  /** The error is a hop unreachable while online: a new Url is asked for when a try is due (`retry-due`). */
+  readonly retrying: boolean;
+  /** Tries since the person last opened the page or a Url came: the next try's backoff. */
+  readonly retries: number;
+  /** The page did not say `ready` within the load timeout but is kept (the error state beside it): a late `ready` recovers it. */
+  readonly slow: boolean;
   /** The element left the page while its frame held a Url (used once): ask for a new one when it is back. */
   readonly reopen: boolean;
 }
@@ -51,8 +66,8 @@ export type ViewEvent =
   | { type: 'open'; display: ViewDisplay }
   /** The Url of request `request` was checked and accepted. */
   | { type: 'url-answered'; request: number; origin: string; expiresAt: string }
-  /** Request `request` failed (or its Url was rejected). */
-  | { type: 'url-failed'; request: number; error: EsignError }
+  /** Request `request` failed (or its Url was rejected); `online`: what the browser said then. */
+  | { type: 'url-failed'; request: number; error: EsignError; online: boolean }
   /** The held Url is too old to use; `shown`: a new one could be shown now. */
   | { type: 'url-expiring'; shown: boolean }
   | { type: 'page-ready' }
@@ -66,6 +81,12 @@ export type ViewEvent =
   /** The element is back in the document with a session, or its page came back from the back/forward cache. */
   | { type: 'reattached' }
   | { type: 'back-online' }
+  /** The browser says it went offline. */
+  | { type: 'went-offline' }
+  /** The load timeout passed without the page's `ready` (`error`: what it means when the page never comes). */
+  | { type: 'ready-timeout'; error: EsignError; online: boolean }
+  /** A try is due: the backoff's timer, the tab becoming visible, the window focused; `visible`: the element can be seen. */
+  | { type: 'retry-due'; visible: boolean }
   /** The page goes: `close()`, the person closed the popup or the sheet, the session ended. */
   | { type: 'closed' }
   /** Something stopped the page before or after the service answered (settings, CSP, load timeout, no session, …). */
@@ -81,7 +102,9 @@ export type ViewEffect =
   /** Fire an esign-* event at the element. */
   | { [K in ViewEventName]: { type: 'emit'; name: K; detail: EsignEventDetailMap[K] } }[ViewEventName]
   /** Tell the other tabs of this service and Space that an envelope was sent. */
-  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail };
+  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail }
+  /** Send `retry-due` after the backoff of try number `attempt` (0 first); `cancel` stops the timer. */
+  | { type: 'retry-later'; attempt: number };
 
 type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
 
@@ -103,6 +126,10 @@ export function initialViewState(operateType: OperateType): ViewState {
     renewals: 0,
     request: 0,
     resumeOnline: false,
+    unreachable: undefined,
+    retrying: false,
+    retries: 0,
+    slow: false,
     reopen: false,
   };
 }
@@ -110,16 +137,19 @@ export function initialViewState(operateType: OperateType): ViewState {
 /** Whether a page is open or on its way (a Url asked for, held or shown). */
 export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
 
+/** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
+export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);
+
 export function transition(state: ViewState, event: ViewEvent): Transition {
   switch (event.type) {
     case 'open':
-      return request({ ...state, renewals: 0 }, event.display);
+      return request({ ...state, renewals: 0, retries: 0 }, event.display);
 
     case 'url-answered': {
       if (state.status !== 'requesting' || event.request !== state.request) return same(state);
       const display = state.shownIn ?? 'inline';
       return {
-        state: { ...state, status: 'loading', origin: event.origin, expiresAt: event.expiresAt },
+        state: { ...state, status: 'loading', origin: event.origin, expiresAt: event.expiresAt, retries: 0 },
         effects: [
           { type: 'emit', name: 'esign-view-ready', detail: { origin: event.origin, expiresAt: event.expiresAt, operateType: state.operateType } },
           { type: 'show-page', display },
@@ -129,26 +159,27 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
 
     case 'url-failed':
       if (state.status !== 'requesting' || event.request !== state.request) return same(state);
-      return fail(state, event.error, event.error.code === 'network_error');
+      return fail(state, event.error, event.online);
 
     case 'url-expiring':
       if (state.status !== 'loading') return same(state);
       return expire(state, event.shown);
 
     case 'page-ready': {
-      if (state.status !== 'loading' && state.status !== 'loaded') return same(state);
-      const next = { ...state, status: 'loaded' as const, renewals: 0 };
+      if (!hasPage(state)) return same(state);
+      // a slow page that says ready late is the page loaded: its error goes, the frame and what is typed in it stay
+      const next = { ...state, status: 'loaded' as const, renewals: 0, error: undefined, unreachable: undefined, slow: false };
       if (state.status === 'loaded') return same(next);
       return { state: next, effects: [{ type: 'emit', name: 'esign-view-loaded', detail: { origin: state.origin ?? '' } }] };
     }
 
     case 'page-error':
-      if (state.status !== 'loading' && state.status !== 'loaded') return same(state);
+      if (!hasPage(state)) return same(state);
       if (RENEWABLE_PAGE_ERRORS.has(event.code)) return expire(state, event.shown);
-      return fail(state, new EsignError('view_failed', `The embedded page cannot be used (${event.code}).`, { serviceCode: event.code }));
+      return fail(state, new EsignError('view_failed', `The embedded page cannot be used (${event.code}).`, { serviceCode: event.code }), true);
 
     case 'envelope-sent': {
-      if (state.operateType !== 'request_signatures' || (state.status !== 'loading' && state.status !== 'loaded')) return same(state);
+      if (state.operateType !== 'request_signatures' || !hasPage(state)) return same(state);
       const detail: EsignEnvelopeSentDetail = { envelopeId: event.envelopeId, fileIds: [...event.fileIds], status: event.status };
       return {
         state: {
@@ -186,12 +217,37 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
       if (state.status !== 'error' || !state.resumeOnline) return same(state);
       return request({ ...state, resumeOnline: false }, 'inline');
 
+    case 'went-offline':
+      // a frame whose page has not said ready cannot load now: said at once, and opened again when the connection returns
+      if (state.shownIn !== 'inline' || (state.status !== 'loading' && !(state.status === 'error' && state.slow))) return same(state);
+      return fail(state, new EsignError('network_error', 'The browser is offline: the embedded page cannot load until the connection returns.'), false);
+
+    case 'ready-timeout':
+      if (state.status !== 'loading') return same(state);
+      if (!event.online) return fail(state, event.error, false);
+      // slow, blocked or a wrong Url: told, but the page stays (a late ready recovers it; Retry replaces it)
+      return {
+        state: {
+          ...state,
+          status: 'error',
+          error: event.error,
+          unreachable: 'page',
+          slow: true,
+          lastResult: { event: 'esign-error', detail: { error: event.error, hop: 'page' } },
+        },
+        effects: [{ type: 'emit', name: 'esign-error', detail: { error: event.error, hop: 'page' } }],
+      };
+
+    case 'retry-due':
+      if (state.status !== 'error' || !state.retrying || !event.visible) return same(state);
+      return request(state, 'inline');
+
     case 'closed':
       if (state.status === 'idle') return same(state);
-      return { state: reset(state, 'idle'), effects: [{ type: 'cancel' }] };
+      return { state: { ...reset(state, 'idle'), retries: 0 }, effects: [{ type: 'cancel' }] };
 
     case 'failed':
-      return fail(state, event.error);
+      return fail(state, event.error, true);
   }
 }
 
@@ -206,6 +262,9 @@ function reset(state: ViewState, status: ViewStatus): ViewState {
     shownIn: status === 'idle' ? undefined : state.shownIn,
     sentEnvelopeId: status === 'sent' ? state.sentEnvelopeId : undefined,
     resumeOnline: status === 'idle' ? false : state.resumeOnline,
+    unreachable: undefined,
+    retrying: false,
+    slow: false,
     reopen: false,
   };
 }
@@ -229,10 +288,27 @@ function expire(state: ViewState, shown: boolean): Transition {
   return { state: next.state, effects: [told, ...next.effects] };
 }
 
-/** The state is `error`: kept, and told as `esign-error`. `resumeOnline`: open again when the connection returns. */
-function fail(state: ViewState, error: EsignError, resumeOnline = false): Transition {
+/**
+ * The state is `error`: kept, and told as `esign-error` with what could not be reached (`online`: what the browser
+ * said). Offline, it opens again when the connection returns; a hop unreachable while online (an inline page) is tried
+ * again after a backoff; anything else waits for the person.
+ */
+function fail(state: ViewState, error: EsignError, online: boolean): Transition {
+  const hop = unreachable(error, online);
+  const retrying = (hop === 'token-proxy' || hop === 'service') && state.shownIn !== 'popup';
+  const retries = retrying ? state.retries + 1 : 0;
+  const detail = hop ? { error, hop } : { error };
   return {
-    state: { ...reset(state, 'error'), shownIn: undefined, error, resumeOnline, lastResult: { event: 'esign-error', detail: { error } } },
-    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail: { error } }],
+    state: {
+      ...reset(state, 'error'),
+      shownIn: undefined,
+      error,
+      resumeOnline: hop === 'offline',
+      unreachable: hop,
+      retrying,
+      retries,
+      lastResult: { event: 'esign-error', detail },
+    },
+    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail }, ...(retrying ? [{ type: 'retry-later', attempt: retries - 1 } as const] : [])],
   };
 }

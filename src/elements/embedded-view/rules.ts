@@ -4,6 +4,7 @@
  * Urls and pages are in url-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
  */
 import type { EsignError } from '../../core/errors.js';
+import type { Hop } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail } from '../shared/events.js';
 
 export type OperateType = 'request_signatures' | 'signature_status';
@@ -20,7 +21,7 @@ export type ViewStatus = 'idle' | 'requesting' | 'loading' | 'loaded' | 'expired
  * The last outcome of an embedded view, as the event that told it (name and detail): `esign-envelope-sent` (signing
  * frame) or `esign-error`. Kept on the element as `lastResult`, for listeners attached after it happened.
  */
-export type ViewResult = { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail } | { event: 'esign-error'; detail: { error: EsignError } };
+export type ViewResult = { event: 'esign-envelope-sent'; detail: EsignEnvelopeSentDetail } | { event: 'esign-error'; detail: { error: EsignError; hop?: Hop } };
 
 /** The window of `display="popup"`. */
 export const VIEW_POPUP_FEATURES = 'popup,width=1000,height=800';

@@ -15,6 +15,7 @@ import { buttonStyles, stateStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { liveRegions } from '../shared/a11y.js';
 import { FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewDisplay, type ViewStatus } from './rules.js';
+import type { ViewState } from './machine.js';
 
 export const embeddedViewStyles = [
   buttonStyles,
@@ -147,6 +148,8 @@ export interface ViewModel {
   readonly frameHeight: number | undefined;
   readonly hasSession: boolean;
   readonly hasFiles: boolean;
+  /** The machine's word on an error: what could not be reached, whether it is tried again, whether the slow page stays. */
+  readonly state?: Pick<ViewState, 'unreachable' | 'retrying' | 'slow'>;
   readonly onFrameLoad: () => void;
   focusPopup(): void;
 }
@@ -229,7 +232,8 @@ function renderIdle(view: ViewModel, host: ViewHost, text: ViewText, open: (disp
  * template shows as the framed page, and what the phone sheet covers the screen with.
  */
 export const frameShown = (view: ViewModel): boolean =>
-  (view.status === 'requesting' && view.framePending) || (view.shownIn === 'inline' && (view.status === 'loading' || view.status === 'loaded'));
+  (view.status === 'requesting' && view.framePending) ||
+  (view.shownIn === 'inline' && (view.status === 'loading' || view.status === 'loaded' || (view.status === 'error' && view.state?.slow === true)));
 
 /** Whether this browser has popovers: there the sheet is a manual popover, in the top layer. */
 const popovers = typeof HTMLElement === 'function' && 'showPopover' in HTMLElement.prototype;
@@ -289,7 +293,7 @@ export function renderView(view: ViewModel, host: ViewHost, text: ViewText, shee
         view.viewId,
         html`<iframe
             part=${prebuilt ? nothing : 'frame'}
-            class=${prebuilt ? 'prebuilt' : status === 'loaded' ? '' : 'pending'}
+            class=${prebuilt ? 'prebuilt' : status === 'loaded' || status === 'error' ? '' : 'pending'}
             title=${text.title}
             tabindex=${prebuilt ? '-1' : nothing}
             aria-hidden=${prebuilt ? 'true' : nothing}
@@ -329,12 +333,18 @@ export function renderView(view: ViewModel, host: ViewHost, text: ViewText, shee
 
 /** The error state's title and detail, by the error's code. */
 function errorTexts(view: ViewModel, text: ViewText): [string, unknown] {
+  // what could not be reached first: the words name it, and promise a return only where one runs
+  const hop = view.state?.unreachable;
+  const again = view.state?.retrying === true;
+  if (hop === 'offline') return [text.term('errorOffline'), nothing];
+  if (hop === 'token-proxy') return [text.term(again ? 'errorProxyRetrying' : 'errorProxy'), nothing];
+  if (hop === 'service') return [text.term(again ? 'errorServiceRetrying' : 'errorService'), nothing];
   switch (view.error?.code) {
     case 'url_rejected':
       return [text.term('errorUrlRejected'), nothing];
     case 'frame_blocked':
       return [
-        text.term('errorFrameBlocked'),
+        text.term(view.state?.slow ? 'errorSlow' : 'errorFrameBlocked'),
         html`<ul class="text">
           <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
           <li>${text.term('causeFrameAncestors')}</li>
@@ -355,8 +365,6 @@ function errorTexts(view: ViewModel, text: ViewText): [string, unknown] {
         text.term('errorViewFailed'),
         view.error?.requestId ? html`<p class="text">${text.term('requestId', { id: view.error.requestId })}</p>` : nothing,
       ];
-    case 'network_error':
-      return [text.term('errorOffline'), nothing];
     case 'invalid_config':
       // a setup mistake: the integrator needs the exact reason
       return [text.term('errorSetup'), html`<p class="text">${view.error?.message}</p>`];

@@ -5,7 +5,7 @@ import { LitElement } from 'lit';
  * also the `status` attribute and a custom state, so `esign-connect:state(connected)` and
  * `esign-connect[status='connected']` both style it (custom states where the browser has them).
  *
- * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code`.
+ * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code`. `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).
  *
  * @cssprop [--esign-accent=light-dark(#2557d6, #8cb0ff)] - Primary colour: buttons, progress, focus rings, links.
  * @cssprop [--esign-accent-contrast=light-dark(#ffffff, #0b1530)] - Text on the primary colour.

@@ -48,7 +48,7 @@ const optionalNumber = {
  * @fires esign-upload-start - Files passed the checks and are on their way. `detail: {files}`.
  * @fires esign-upload-progress - Bytes of a request body went out. `detail: {file, loaded, total, overall: {loaded, total}}` (bytes of the JSON body, about 4/3 of the file).
  * @fires esign-upload-complete - Every file of a run settled and at least one was uploaded; also after restoring earlier uploads. `detail: {files: [{FileId, FileName}], fileIds}` (every file uploaded so far).
- * @fires esign-error - A file was refused or failed, or the setup is wrong. `detail: {error, file?}`; codes `file_too_large`, `file_type_not_accepted`, `too_many_files`, `invalid_argument` (empty file), `upload_failed`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the service), `aborted`, `rate_limited`, `no_session`, `invalid_config`.
+ * @fires esign-error - A file was refused or failed, or the setup is wrong. `detail: {error, file?}`; codes `file_too_large`, `file_type_not_accepted`, `too_many_files`, `invalid_argument` (empty file), `upload_failed`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the service), `aborted`, `rate_limited`, `no_session`, `invalid_config`. `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).
  *
  * @slot label - Replaces the drop zone's main text.
  * @slot hint - Replaces the line under it (accepted types and size).

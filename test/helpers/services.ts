@@ -263,6 +263,9 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
       case 'esign-close-consent':
         await personFor(target).closeConsent(timeoutMs);
         return true;
+      case 'esign-window-text':
+        // what a person reads in another window (the consent popup) once it shows `contains`
+        return personFor(target).windowText(String(payload?.['prefix'] ?? ''), String(payload?.['contains'] ?? ''), timeoutMs);
       case 'esign-frame-send': {
         // a person fills the emulator's envelope edit page inside the element's iframe and clicks Send
         const signers = (payload?.['signers'] as Signer[] | undefined) ?? [{ name: 'Bob Lim', email: 'bob@example.com' }];

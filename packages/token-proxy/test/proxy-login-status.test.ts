@@ -100,7 +100,7 @@ describe('what a page hears of its popup sign-in', () => {
     await refusedWith(status(attempt, jar, { 'X-Esign-Proxy': '' }), 403);
     await refusedWith(status(attempt, jar, { Origin: 'https://evil.example' }), 403);
     await refusedWith(status(attempt, jar, { 'Content-Type': 'text/plain' }), 415);
-    await refusedWith(post(`${proxy}/login/status`, `attempt=${attempt}&attempt=${attempt}&session=open`, jar), 400);
+    await refusedWith(post(`${proxy}/login/status`, new URLSearchParams(`attempt=${attempt}&attempt=${attempt}&session=open`), jar), 400);
     await refusedWith(post(`${proxy}/login/status`, { attempt: 'short', session: 'open' }, jar), 400);
     await refusedWith(post(`${proxy}/login/status`, { attempt }, jar), 400);
     await refusedWith(post(`${proxy}/login/status`, { attempt, session: 'open', client_id: 'another-app' }, jar), 400);

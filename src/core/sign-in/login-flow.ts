@@ -18,6 +18,8 @@ const POPUP_CLOSE_GRACE_MS = 1500;
 /** While the sign-in continues in a popup severed from this page: the first wait before asking the proxy again, and the longest. */
 const STATUS_FIRST_MS = 1000;
 const STATUS_MAX_MS = 5000;
+/** How long the popup must be seen on a page of another origin to count as shown to the person (not severed on arrival). */
+const SEEN_AWAY_MS = 1000;
 
 /** A sign-in on its way: cancel it (closes the popup, forgets the attempt). */
 export interface PendingLogin {
@@ -38,9 +40,11 @@ export interface LoginWatch {
  * A popup that reads as closed before any outcome is not always closed: a sign-in page that sends
  * `Cross-Origin-Opener-Policy: same-origin` moves it to another browsing context group, and from then on this page
  * reads `popup.closed === true` while the person is still signing in. The rule (docs/security.md):
- * - after a grace of 1.5 s (a late answer), the proxy is asked what became of this attempt (the default mode);
- * - the popup was seen showing a page of another origin before it read as closed (the sign-in page, not severed on
- *   arrival), or the proxy never saw this attempt: the person closed it, `popup_closed`, as before;
+ * - the popup is looked at every 100 ms; after it reads as closed, a grace of 1.5 s (a late answer), then the proxy is
+ *   asked what became of this attempt (the default mode);
+ * - the popup was seen showing a page of another origin for a second or more before it read as closed (the sign-in
+ *   page, not severed on arrival: a popup being severed reads as another origin for a moment first), or the proxy
+ *   never saw this attempt: the person closed it, `popup_closed`, as before;
  * - else it was severed as it reached the sign-in page: the sign-in continues there (`watch.continuing`), and this
  *   page keeps listening and asks the proxy again, backing off to 5 s and at once when this window gets the focus,
  *   until the outcome comes or the attempt expires (`login_expired`). Cancel ends it.
@@ -60,8 +64,9 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
   let cancel: (error: EsignError) => void = () => undefined;
   const done = new Promise<SessionInfo>((resolve, reject) => {
     let closedAt = 0;
-    /** The popup was seen on a page of another origin (the sign-in page, in this browsing context group). */
+    /** The popup was seen on a page of another origin for SEEN_AWAY_MS (the sign-in page, in this browsing context group). */
     let seenAway = false;
+    let awaySince = 0;
     let settled = false;
     /** The next question to the proxy while the sign-in continues in a severed popup (none while one is asked). */
     let next: ReturnType<typeof setTimeout> | undefined;
@@ -151,14 +156,17 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
     };
     const timer = setInterval(() => {
       if (!popup.closed) {
-        seenAway ||= showsAnotherOrigin(popup);
+        // a popup being severed reads as another origin for a moment before it reads as closed: only a page shown for
+        // a while counts as the person's
+        awaySince = showsAnotherOrigin(popup) ? awaySince || Date.now() : 0;
+        seenAway ||= awaySince > 0 && Date.now() - awaySince >= SEEN_AWAY_MS;
         return;
       }
       closedAt ||= Date.now();
       if (Date.now() - closedAt < POPUP_CLOSE_GRACE_MS) return;
       clearInterval(timer);
       inTurn(afterClose);
-    }, 250);
+    }, 100);
     window.addEventListener('message', onMessage);
     cancel = giveUp;
   });

@@ -430,7 +430,7 @@ export class SessionHost implements ReactiveController {
     const change = (event as CustomEvent<SessionChange>).detail;
     switch (change.type) {
       case 'connected':
-        this.#set({ status: 'connected', error: undefined });
+        this.#set({ status: 'connected', error: undefined, ...(this.notice === 'signInContinues' ? { notice: '' as const } : {}) });
         emit(this.#host, 'esign-connected', { session: change.session, restored: change.byOtherTab });
         break;
       case 'refreshed':

@@ -18,11 +18,6 @@ const CONTINUES = 'The sign-in continues in its own window';
  * (1.5 s, login-flow.ts), its 250 ms look at the popup, one question to the proxy; a margin for a loaded machine.
  */
 const NOTE_WITHIN_MS = 15_000;
-/**
- * How long a person looks at the consent page before closing it: the element counts a popup it saw on another origin
- * for 1 s (login-flow.ts, SEEN_AWAY_MS) as the person's, so a page closed sooner may be one a sign-in page severed.
- */
-const PERSON_READS_MS = 3_000;
 
 async function consentOpenerPolicy(openerPolicy: 'same-origin' | null): Promise<void> {
   const res = await fetch(`${cfg.baseUrl}/__emulator/consent-page`, { method: 'POST', body: JSON.stringify({ openerPolicy }) });
@@ -121,8 +116,6 @@ describe('a popup the person closes (no Cross-Origin-Opener-Policy)', () => {
       await clickIn(el, 'button');
       await until(() => el.status === 'connecting');
       // a person reads the consent page a little while (longer than the 1 s the element needs to see it), then closes it
-      await personStep('esign-window-text', { prefix: `${cfg.baseUrl}/consent`, contains: 'Sign in to authorize' });
-      await new Promise((resolve) => setTimeout(resolve, PERSON_READS_MS));
       await personStep('esign-close-consent');
       const closedAt = performance.now();
       await until(() => el.status !== 'connecting', 'the end of the sign-in', { timeout: 20_000 }).catch((error: Error) => {

@@ -15,6 +15,9 @@ import { getWithJar, type Jar } from '@esign-elements/test-support/oauth-login';
 /** The test page a command acts for: its engine and that engine's handle on it. */
 export type CommandTarget = { engine: 'chromium' | 'firefox'; page: Page } | { engine: 'webkit'; driver: WebDriverBrowser };
 
+/** How long a person looks at the consent page before closing it (`esign-close-consent`). */
+const PERSON_READS_MS = 2_500;
+
 export const TEST_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret-never-in-a-browser' };
 
 export interface BrowserTestConfig {
@@ -261,6 +264,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         await personFor(target).returnToPage();
         return true;
       case 'esign-close-consent':
+        // a person closes the consent page they have seen: for longer than the 1 s after which <esign-connect> counts
+        // a popup it saw on another origin as shown to the person (a sign-in page that severs the popup reads as
+        // another origin for a moment first: login-flow.ts, SEEN_AWAY_MS)
+        await personFor(target).windowText(`${emulator.baseUrl}/consent`, 'Sign in to authorize', timeoutMs);
+        await new Promise((resolve) => setTimeout(resolve, PERSON_READS_MS));
         await personFor(target).closeConsent(timeoutMs);
         return true;
       case 'esign-frame-send': {

@@ -48,7 +48,10 @@ function redirect(location: string): Response {
 
 export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
   const store = rt.store;
-  const htmlError = (title: string, message: string, status = 400) => htmlResponse(consentErrorPage(title, message), status, CONSENT_HEADERS);
+  // a sign-in page that moves its window to a browsing context group of its own, as many identity providers' do
+  const consentHeaders = (): Record<string, string> =>
+    store.consentOpenerPolicy ? { ...CONSENT_HEADERS, 'Cross-Origin-Opener-Policy': store.consentOpenerPolicy } : CONSENT_HEADERS;
+  const htmlError = (title: string, message: string, status = 400) => htmlResponse(consentErrorPage(title, message), status, consentHeaders());
 
   app.get(`${API}/oauth/auth`, (c) => {
     const q = new URL(c.req.url).searchParams;
@@ -135,7 +138,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
   app.get('/consent', (c) => {
     const found = loadRequest(c.req.query('request'));
     if (!found) return expired();
-    return htmlResponse(loginPage(found), 200, CONSENT_HEADERS);
+    return htmlResponse(loginPage(found), 200, consentHeaders());
   });
 
   const showChoice = (found: { req: AuthRequest; app: SeedApp }, userId: string, error?: string, status = 200) => {
@@ -150,7 +153,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
         CONSENT_HEADERS,
       );
     }
-    return htmlResponse(choicePage({ ...found, user, spaces: store.activeSpacesOf(userId), ...(error ? { error } : {}) }), status, CONSENT_HEADERS);
+    return htmlResponse(choicePage({ ...found, user, spaces: store.activeSpacesOf(userId), ...(error ? { error } : {}) }), status, consentHeaders());
   };
 
   app.post('/consent/login', async (c) => {
@@ -159,7 +162,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
     if (!found) return expired();
     const email = (form.email ?? '').trim();
     const user = store.userByEmail(email);
-    const again = (error: string) => htmlResponse(loginPage({ ...found, error, email }), 401, CONSENT_HEADERS);
+    const again = (error: string) => htmlResponse(loginPage({ ...found, error, email }), 401, consentHeaders());
     if (!user || user.password === undefined) {
       if (user) return again('This account has no password yet. Open the invitation email and set one first.');
       return again('Wrong email or password.');
@@ -168,7 +171,7 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
     const { req } = found;
     if (req.loginHint && req.loginHint.toLowerCase() !== user.email.toLowerCase())
       return again(`This authorization is for ${req.loginHint}. Log in as that user.`);
-    if (req.spaceId && !store.spaces.get(req.spaceId)?.members.has(user.userId)) return htmlResponse(notInvitedPage({ ...found, user }), 403, CONSENT_HEADERS);
+    if (req.spaceId && !store.spaces.get(req.spaceId)?.members.has(user.userId)) return htmlResponse(notInvitedPage({ ...found, user }), 403, consentHeaders());
     req.login = { userId: user.userId, ticket: secureToken() };
     return showChoice(found, user.userId);
   });
@@ -183,12 +186,12 @@ export function mountAuthorization(app: Hono<EmuEnv>, rt: Runtime): void {
       return redirect(withParams(req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request.', state: req.state }));
     }
     if (form.decision !== 'agree' || !req.login || !form.ticket || !safeEqual(req.login.ticket, form.ticket))
-      return htmlResponse(loginPage({ ...found, error: 'Please log in first.' }), 401, CONSENT_HEADERS);
+      return htmlResponse(loginPage({ ...found, error: 'Please log in first.' }), 401, consentHeaders());
     const userId = req.login.userId;
     let spaceId: string;
     if (req.spaceId) {
       const member = store.spaces.get(req.spaceId)?.members.get(userId);
-      if (!member) return htmlResponse(notInvitedPage({ ...found, user: store.users.get(userId)! }), 403, CONSENT_HEADERS);
+      if (!member) return htmlResponse(notInvitedPage({ ...found, user: store.users.get(userId)! }), 403, consentHeaders());
       // Agree counts as accepting the invitation (spec section 3)
       member.status = 'active';
       spaceId = req.spaceId;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createEmulator, parseSeedInput } from './index.js';
-import type { EmulatorLimits, EmulatorSeed, EmulatorSeedInput, RunningEmulator } from './types.js';
+import type { EmulatorLimits, EmulatorOptions, EmulatorSeed, EmulatorSeedInput, RunningEmulator } from './types.js';
 
 const HELP = `esign-emulator: a local stand-in for the hosted e-signature service
 
@@ -21,9 +21,12 @@ Options:
                     (default 0: no grace; wins over the config's limits)
   --public-url URL  origin put into returned Urls and redirects (default the business origin)
   --dev             development: accept any http://localhost, 127.0.0.1 or [::1] redirect_uri (any port and path)
+  --consent-opener-policy POLICY
+                    the consent pages send Cross-Origin-Opener-Policy: POLICY (same-origin, as many identity
+                    providers' sign-in pages do, severs the sign-in popup from the page; default none)
   --help            show this help
 
-Test helpers live under /__emulator/ (reset, clock, outbox, faults, requests, seed).
+Test helpers live under /__emulator/ (reset, clock, outbox, faults, consent-page, requests, seed).
 `;
 
 function usageError(message: string): never {
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
         config: { type: 'string' },
         'public-url': { type: 'string' },
         dev: { type: 'boolean' },
+        'consent-opener-policy': { type: 'string' },
         'refresh-reuse-grace': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -134,6 +138,9 @@ async function main(): Promise<void> {
       ...(seed ? { seed } : {}),
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
       devRedirects: values.dev === true,
+      ...(typeof values['consent-opener-policy'] === 'string'
+        ? { consentOpenerPolicy: values['consent-opener-policy'] as NonNullable<EmulatorOptions['consentOpenerPolicy']> }
+        : {}),
       log: (line) => process.stdout.write(`[emulator] ${line}\n`),
     });
   } catch (err) {

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { parseFault } from './faults.js';
 import { type EmuEnv, escapeHtml as e, htmlResponse, jsonResponse, page } from './http.js';
 import type { Runtime } from './runtime.js';
-import { type GrantRec, secureToken, shortId } from './state.js';
+import { type GrantRec, OPENER_POLICIES, type OpenerPolicy, secureToken, shortId } from './state.js';
 
 /** Test helpers under /__emulator/ (docs/architecture.md); never part of the real service. */
 export function mountDevRoutes(app: Hono<EmuEnv>, rt: Runtime): void {
@@ -111,6 +111,20 @@ ${rows ? `<table id="outbox"><thead><tr><th>Sent</th><th>To</th><th>Kind</th><th
     return jsonResponse({ id: fault.id });
   });
   app.get('/__emulator/faults', () => jsonResponse(store.faults));
+
+  // the consent pages' Cross-Origin-Opener-Policy until the next reset: `{openerPolicy: "same-origin"}`, or null for none
+  app.post('/__emulator/consent-page', async (c) => {
+    let body: { openerPolicy?: unknown } | null;
+    try {
+      body = (await readBody(await c.req.text())) as typeof body;
+    } catch {
+      return bad('body must be JSON');
+    }
+    const policy = body?.openerPolicy;
+    if (policy !== null && !OPENER_POLICIES.includes(policy as OpenerPolicy)) return bad(`openerPolicy must be null or one of ${OPENER_POLICIES.join(', ')}`);
+    store.consentOpenerPolicy = (policy as OpenerPolicy | null) ?? undefined;
+    return jsonResponse({ openerPolicy: store.consentOpenerPolicy ?? null });
+  });
   app.delete('/__emulator/faults', () => {
     const cleared = store.faults.length;
     store.faults = [];

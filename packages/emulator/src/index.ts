@@ -18,7 +18,7 @@ import { type Ctx, type EmuEnv, fail, originAllowed, requestIdMiddleware, Servic
 import { mountOAuth } from './oauth.js';
 import type { Runtime } from './runtime.js';
 import { demoSeed, mergeSeed } from './seed.js';
-import { Store } from './state.js';
+import { OPENER_POLICIES, Store } from './state.js';
 import { DEFAULT_LIMITS, type EmulatorLimits, type EmulatorOptions, type RunningEmulator } from './types.js';
 
 export { demoSeed, mergeSeed, parseSeedInput } from './seed.js';
@@ -169,6 +169,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
   checkLimits(limits);
   const host = options.host ?? '127.0.0.1';
   const store = new Store(seed, limits);
+  const policy = options.consentOpenerPolicy;
+  if (policy !== undefined && !OPENER_POLICIES.includes(policy)) throw new Error(`consentOpenerPolicy must be one of ${OPENER_POLICIES.join(', ')}`);
+  store.consentOpenerPolicy = store.consentOpenerPolicyDefault = policy;
   const rt: Runtime = {
     store,
     limits,

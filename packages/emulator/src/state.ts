@@ -166,6 +166,10 @@ export interface OutboxEmail {
   sentAt: string;
 }
 
+/** The values of Cross-Origin-Opener-Policy the consent pages may send. */
+export const OPENER_POLICIES = ['same-origin', 'same-origin-allow-popups', 'unsafe-none'] as const;
+export type OpenerPolicy = (typeof OPENER_POLICIES)[number];
+
 export interface Fault {
   id: string;
   path: string;
@@ -208,6 +212,10 @@ export class Store {
   invitations = new Map<string, InvitationRec>();
   outbox: OutboxEmail[] = [];
   faults: Fault[] = [];
+  /** Cross-Origin-Opener-Policy of the consent pages (none by default): EmulatorOptions.consentOpenerPolicy, or POST /__emulator/consent-page until reset. */
+  consentOpenerPolicy: OpenerPolicy | undefined;
+  /** What `reset` brings it back to: the option's. */
+  consentOpenerPolicyDefault: OpenerPolicy | undefined;
   counters = new Map<string, number>();
   rate = new Map<string, number[]>();
   private lastSweep = 0;
@@ -241,6 +249,7 @@ export class Store {
       m.clear();
     this.outbox = [];
     this.faults = [];
+    this.consentOpenerPolicy = this.consentOpenerPolicyDefault;
     for (const a of this.seed.apps) this.apps.set(a.clientId, structuredClone(a));
     for (const u of this.seed.users) this.users.set(u.userId, { ...u });
     for (const s of this.seed.spaces) {

@@ -122,6 +122,12 @@ export interface EmulatorOptions {
    * port for loopback redirects). Default false: redirect URIs must match exactly, as on the real service.
    */
   devRedirects?: boolean;
+  /**
+   * A `Cross-Origin-Opener-Policy` the consent pages send, as many identity providers' sign-in pages do: `same-origin`
+   * severs the sign-in popup from the page that opened it (docs/security.md). Default none. Tests may change it at run
+   * time with `POST /__emulator/consent-page` until the next reset.
+   */
+  consentOpenerPolicy?: 'same-origin' | 'same-origin-allow-popups' | 'unsafe-none';
   /** Silent by default; the CLI prints. Never receives tokens, codes or secrets. */
   log?: (line: string) => void;
 }

@@ -1,6 +1,6 @@
 /**
  * The token proxy as one Fetch-API application on Hono, and its routes: the default mode's sign-in
- * (`GET {basePath}/login`, `/callback`, `/login/done`: login.ts) and the token calls (`POST {basePath}/token`,
+ * (`GET {basePath}/login`, `/callback`, `/login/done`: login.ts; `POST /login/status`: login-status.ts) and the token calls (`POST {basePath}/token`,
  * `/revoke`, OPTIONS preflight: token.ts), CORS for exact origins with credentials, `hono/body-limit`.
  * Cookies: session-cookie.ts. Modes and wire format: docs/proxy.md. Runtime-free: no `node:` import; the Node
  * server is in node.ts.
@@ -12,6 +12,7 @@ import type { TokenProxyEvent, TokenProxyOutcome } from './event.js';
 import { COMMON_HEADERS, oauthError, reply, serverAddress, warnOnce, type AdapterHooks, type C, type Ctx, type Env, type RequestState } from './context.js';
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { LoginStates } from './login-state.js';
+import { handleLoginStatus } from './login-status.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
@@ -30,7 +31,7 @@ export { PROXY_HEADER, PROXY_HEADER_VALUE };
 export type TokenProxyHandler = (request: Request, env?: any, executionCtx?: any) => Promise<Response>;
 
 /** The routes under basePath, as paths: what a server that serves other files beside the proxy passes to it. */
-export const PROXY_ROUTES = ['/login', '/callback', '/login/done', '/token', '/revoke', '/health', '/ready'] as const;
+export const PROXY_ROUTES = ['/login', '/callback', '/login/done', '/login/status', '/token', '/revoke', '/health', '/ready'] as const;
 
 /** The request id header: taken from a trusted proxy, else made; echoed in every answer and in the logs. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -230,7 +231,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     app.all(route, (c) => reply(c, oauthError(405, 'invalid_request', 'Use GET.'), { Allow: 'GET' }));
   }
 
-  for (const route of ['/token', '/revoke'] as const) {
+  // the token calls, and a popup sign-in's outcome for its page (login-status.ts): the same checks
+  for (const route of ['/token', '/revoke', '/login/status'] as const) {
     app.use(route, finish);
     // a browser on a foreign site gets nothing, not even a CORS answer to read
     app.use(route, async (c, next) => {
@@ -254,7 +256,8 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
       async (c) => {
         const form = new URLSearchParams(await c.req.text());
         try {
-          return reply(c, route === '/token' ? await handleToken(ctx, c, form) : await handleRevoke(ctx, c, form));
+          const handle = route === '/token' ? handleToken : route === '/revoke' ? handleRevoke : handleLoginStatus;
+          return reply(c, await handle(ctx, c, form));
         } catch (error) {
           if (error instanceof StoreUnavailableError) {
             c.get('st').storeError = true;

@@ -13,7 +13,7 @@ export type TokenProxyOutcome = 'ok' | 'rejected' | 'rate_limited' | 'store_unav
 /** What `onEvent` sees: never a token, code, secret, cookie, key or body. */
 export interface TokenProxyEvent {
   type: TokenProxyEventType;
-  /** The route under basePath: `/login`, `/callback`, `/login/done`, `/token` or `/revoke`. */
+  /** The route under basePath: `/login`, `/callback`, `/login/done`, `/login/status`, `/token` or `/revoke`. */
   route: string;
   method: string;
   status: number;

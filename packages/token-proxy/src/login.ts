@@ -13,6 +13,7 @@
  *                            redeemed and never shown.
  *   GET {basePath}/login/done  popup only: tells the opener the outcome (no secret in it), or, when the consent page
  *                            severed `window.opener`, same-origin pages through a BroadcastChannel; then closes.
+ *   POST {basePath}/login/status  a popup's outcome for its page, in this browser only (login-status.ts).
  *
  * The page then asks `{basePath}/token` for an access token, as after a reload. Runtime-free: no `node:` import.
  */
@@ -22,6 +23,7 @@ import { CookieConflict, type PendingLogin, type Session } from './session-cooki
 import type { AuthorizationInfo } from './upstream.js';
 import type { Answer } from './upstream-answer.js';
 import { escapeHtml, PAGE_HEADERS, proxyPage } from './pages.js';
+import { keepOutcome } from './login-status.js';
 
 /** The outcome's error codes the page knows; another code from the service passes through as it is (RFC 6749 characters), one that is not one becomes `oauth_error`. */
 const OUTCOME_ERRORS = new Set([
@@ -69,7 +71,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   if (!ATTEMPT.test(attempt)) return page(c, 400, 'This sign-in link is malformed (attempt). Close this window and try again.');
   // from here on the page is known: every failure goes back to it as an outcome
   const login: PendingLogin = { st: '', cv: '', sl: '', o: origin, d: display, a: attempt, exp: 0, ...(back ? { r: back } : {}) };
-  const fail = (error: string): Response => outcome(ctx, c, login, error);
+  const fail = (error: string): Promise<Response> => outcome(ctx, c, login, error);
 
   const slot = query.get('session') ?? '';
   const spaceId = query.get('space_id');
@@ -236,7 +238,7 @@ export function tokenPart(tokens: Record<string, unknown>): Pick<Session, 'at' |
  * Sends the browser on with the outcome and no secret: a popup to the done page (the outcome in its fragment, which
  * no server sees), a tab back to its page with `esign_login` (the page's attempt id), `esign_outcome`, `esign_error`.
  */
-function outcome(ctx: Ctx, c: C, login: PendingLogin, error: string | undefined): Response {
+async function outcome(ctx: Ctx, c: C, login: PendingLogin, error: string | undefined): Promise<Response> {
   const code = error === undefined ? undefined : OUTCOME_ERRORS.has(error) || error === 'server_error' ? error : ERROR_CODE.test(error) ? error : 'oauth_error';
   const fields: Record<string, string> = { attempt: login.a, outcome: code ? 'error' : 'connected', ...(code ? { error: code } : {}) };
   if (code) c.get('st').error = code;
@@ -247,6 +249,8 @@ function outcome(ctx: Ctx, c: C, login: PendingLogin, error: string | undefined)
     if (code) back.searchParams.set('esign_error', code);
     return redirect(c, back.href);
   }
+  // kept for the page too, in case the sign-in page severed the popup from it (login-status.ts)
+  await keepOutcome(ctx, c, login, code);
   const done = `${ctx.config.publicOrigin}${ctx.config.basePath}/login/done#${new URLSearchParams({ ...fields, origin: login.o })}`;
   return redirect(c, done);
 }

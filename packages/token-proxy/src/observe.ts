@@ -8,7 +8,7 @@ import type { TokenProxyEvent, TokenProxyOutcome } from './event.js';
 /** Seconds: the upper bounds of the upstream latency histogram's buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
-const ROUTES = new Set(['/login', '/callback', '/login/done', '/token', '/revoke']);
+const ROUTES = new Set(['/login', '/callback', '/login/done', '/login/status', '/token', '/revoke']);
 const OUTCOMES = new Set<TokenProxyOutcome>(['ok', 'rejected', 'rate_limited', 'store_unavailable', 'upstream_error', 'error']);
 
 export interface ProxyMetrics {

@@ -86,6 +86,15 @@ export class SessionManager extends EventTarget {
     throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
   }
 
+  /**
+   * A popup that reads as closed with nothing heard: what the proxy knows of the attempt (the session, its error thrown,
+   * `pending` or `unknown`); undefined in the browser-held mode, where no server knows the attempt.
+   */
+  async loginStatus(state: string): Promise<SessionInfo | 'pending' | 'unknown' | undefined> {
+    const part = await this.#login();
+    return part.status?.(state);
+  }
+
   /** Forgets an attempt that will not come back (popup closed or blocked). */
   async abandonLogin(state: string): Promise<void> {
     return (await this.#login()).abandon(state);

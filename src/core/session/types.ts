@@ -77,6 +77,11 @@ export interface LoginPart {
   accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined>;
   /** The popup closed with nothing heard: a last look (the default mode asks the proxy), else `popup_closed`. */
   afterClose?(state: string): Promise<SessionInfo>;
+  /**
+   * The default mode: what the proxy knows of a popup attempt whose window reads as closed: its outcome (the session,
+   * or its EsignError thrown), `pending` (the sign-in page has it) or `unknown` (never seen there, or expired).
+   */
+  status?(state: string): Promise<SessionInfo | 'pending' | 'unknown'>;
 }
 
 export type SessionChange =

@@ -25,3 +25,27 @@ export function isCallbackMessage(value: unknown): value is CallbackMessage {
     typeof (value as CallbackMessage).sessionKey === 'string'
   );
 }
+
+/**
+ * The channel of this origin's pages for a sign-in whose popup lost its opener (a sign-in page that sends
+ * Cross-Origin-Opener-Policy): the token proxy's done page (on the page's origin) and a popup's callback page post
+ * the answer there, and the tab that holds the attempt takes it.
+ */
+export const LOGIN_CHANNEL = 'esign-login';
+
+const CALLBACK_TAKEN = 'esign-oauth-callback-taken';
+
+/** The `state` of a callback message, or undefined. */
+export function callbackState(value: unknown): string | undefined {
+  return isCallbackMessage(value) ? (new URLSearchParams(value.params).get('state') ?? undefined) : undefined;
+}
+
+/** What the tab that holds the attempt answers a callback page on the channel: it took the answer. */
+export function callbackTaken(state: string): { type: typeof CALLBACK_TAKEN; state: string } {
+  return { type: CALLBACK_TAKEN, state };
+}
+
+export function isCallbackTaken(value: unknown, state: string): boolean {
+  const m = value as { type?: unknown; state?: unknown } | null;
+  return typeof m === 'object' && m !== null && m.type === CALLBACK_TAKEN && m.state === state;
+}

@@ -9,12 +9,17 @@
  * manager's `change` event says the rest.
  */
 import { EsignError } from '../errors.js';
-import { callbackMessage } from './callback-message.js';
+import { callbackMessage, callbackState, callbackTaken, isCallbackTaken, LOGIN_CHANNEL, type CallbackMessage } from './callback-message.js';
 import { callbackKind } from './callback-page.js';
 import type { ConnectMode, SessionInfo, SessionManager } from '../session/session-manager.js';
 
-/** After the popup closes, how long to wait for its relayed answer before calling it abandoned. */
+/** After the popup reads as closed, how long to wait for its relayed answer before asking what became of it. */
 const POPUP_CLOSE_GRACE_MS = 1500;
+/** While the sign-in continues in a popup severed from this page: the first wait before asking the proxy again, and the longest. */
+const STATUS_FIRST_MS = 1000;
+const STATUS_MAX_MS = 5000;
+/** How long the popup must be seen on a page of another origin to count as shown to the person (not severed on arrival). */
+const SEEN_AWAY_MS = 1000;
 
 /** A sign-in on its way: cancel it (closes the popup, forgets the attempt). */
 export interface PendingLogin {
@@ -22,11 +27,29 @@ export interface PendingLogin {
   cancel(error: EsignError): void;
 }
 
+/** What the caller hears while the sign-in runs. */
+export interface LoginWatch {
+  /** The popup reads as closed, but the sign-in may go on in it (a sign-in page severed it from this page). */
+  continuing?(): void;
+}
+
 /**
  * Starts a sign-in. `popup` is the window the caller opened blank inside the user's click (popup mode); a redirect
  * leaves the page, so its `done` never settles here (the callback completes it in the next document).
+ *
+ * A popup that reads as closed before any outcome is not always closed: a sign-in page that sends
+ * `Cross-Origin-Opener-Policy: same-origin` moves it to another browsing context group, and from then on this page
+ * reads `popup.closed === true` while the person is still signing in. The rule (docs/security.md):
+ * - the popup is looked at every 100 ms; after it reads as closed, a grace of 1.5 s (a late answer), then the proxy is
+ *   asked what became of this attempt (the default mode);
+ * - the popup was seen showing a page of another origin for a second or more before it read as closed (the sign-in
+ *   page, not severed on arrival: a popup being severed reads as another origin for a moment first), or the proxy
+ *   never saw this attempt: the person closed it, `popup_closed`, as before;
+ * - else it was severed as it reached the sign-in page: the sign-in continues there (`watch.continuing`), and this
+ *   page keeps listening and asks the proxy again, backing off to 5 s and at once when this window gets the focus,
+ *   until the outcome comes or the attempt expires (`login_expired`). Cancel ends it.
  */
-export async function startLogin(manager: SessionManager, mode: ConnectMode, popup: Window | null): Promise<PendingLogin> {
+export async function startLogin(manager: SessionManager, mode: ConnectMode, popup: Window | null, watch: LoginWatch = {}): Promise<PendingLogin> {
   const { url, state, messageOrigin } = await manager.beginLogin(mode);
   if (mode === 'redirect') {
     location.assign(url);
@@ -36,23 +59,33 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
     await manager.abandonLogin(state);
     throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
   }
+  const expiresAt = Date.now() + (manager.config.attemptTtlSeconds ?? 600) * 1000;
   popup.location.href = url;
   let cancel: (error: EsignError) => void = () => undefined;
   const done = new Promise<SessionInfo>((resolve, reject) => {
     let closedAt = 0;
+    /** The popup was seen on a page of another origin for SEEN_AWAY_MS (the sign-in page, in this browsing context group). */
+    let seenAway = false;
+    let awaySince = 0;
     let settled = false;
+    /** The next question to the proxy while the sign-in continues in a severed popup (none while one is asked). */
+    let next: ReturnType<typeof setTimeout> | undefined;
+    let wait = STATUS_FIRST_MS;
     const settle = (error: unknown, session?: SessionInfo): void => {
       if (settled) return;
       settled = true;
       clearInterval(timer);
+      clearTimeout(next);
       window.removeEventListener('message', onMessage);
+      window.removeEventListener('focus', askNow);
       channel?.close();
       if (session) resolve(session);
       else reject(error);
     };
     // one outcome per sign-in: the answer may arrive twice (the opener's message and the BroadcastChannel of a proxy on
-    // this page's own origin) and the popup closes right after it; each is looked at only once the one before is
-    // settled, so a copy of an outcome already taken is ignored instead of read as a used sign-in (state_mismatch)
+    // this page's own origin, or the proxy's status route) and the popup closes right after it; each is looked at only
+    // once the one before is settled, so a copy of an outcome already taken is ignored instead of read as a used
+    // sign-in (state_mismatch)
     let heard: Promise<void> = Promise.resolve();
     const inTurn = (look: () => Promise<SessionInfo | undefined>): void => {
       heard = heard.then(async () => {
@@ -83,33 +116,90 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
       }
       accept(event.data);
     };
-    // the consent page may sever window.opener: the proxy's done page also tells the pages of its origin
-    const channel = messageOrigin !== location.origin || typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel('esign-login');
-    if (channel) channel.onmessage = (event: MessageEvent) => accept(event.data);
+    // the consent page may sever window.opener: the proxy's done page (or this origin's callback page) then tells the
+    // pages of its origin; a callback page is told that its answer was taken here
+    const channel = messageOrigin !== location.origin || typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(LOGIN_CHANNEL);
+    if (channel)
+      channel.onmessage = (event: MessageEvent) => {
+        if (callbackState(event.data) === state) channel.postMessage(callbackTaken(state));
+        accept(event.data);
+      };
+    // what the proxy says of this attempt: its outcome, or whether it goes on
+    const ask = async (): Promise<SessionInfo | undefined> => {
+      next = undefined;
+      if (Date.now() >= expiresAt) {
+        void manager.abandonLogin(state);
+        throw new EsignError('login_expired', 'The sign-in took too long and expired. Start again.');
+      }
+      const status = await manager.loginStatus(state);
+      if (typeof status === 'object') return status;
+      if (status === 'unknown') return manager.loginAfterClose(state);
+      next = setTimeout(() => inTurn(ask), status === undefined ? expiresAt - Date.now() : Math.min(wait, Math.max(0, expiresAt - Date.now())));
+      wait = Math.min(wait * 1.5, STATUS_MAX_MS);
+      return undefined;
+    };
+    const askNow = (): void => {
+      if (next === undefined) return;
+      clearTimeout(next);
+      next = undefined;
+      inTurn(ask);
+    };
+    const afterClose = async (): Promise<SessionInfo | undefined> => {
+      const status = await manager.loginStatus(state);
+      if (typeof status === 'object') return status;
+      // nothing heard: the mode's last look (the default mode asks the proxy whether this sign-in finished)
+      if (seenAway || status === 'unknown') return manager.loginAfterClose(state);
+      watch.continuing?.();
+      window.addEventListener('focus', askNow);
+      next = setTimeout(() => inTurn(ask), status === undefined ? expiresAt - Date.now() : wait);
+      return undefined;
+    };
     const timer = setInterval(() => {
-      if (!popup.closed) return;
+      if (!popup.closed) {
+        // a popup being severed reads as another origin for a moment before it reads as closed: only a page shown for
+        // a while counts as the person's
+        awaySince = showsAnotherOrigin(popup) ? awaySince || Date.now() : 0;
+        seenAway ||= awaySince > 0 && Date.now() - awaySince >= SEEN_AWAY_MS;
+        return;
+      }
       closedAt ||= Date.now();
       if (Date.now() - closedAt < POPUP_CLOSE_GRACE_MS) return;
       clearInterval(timer);
-      // nothing heard: the mode's last look (the default mode asks the proxy whether this sign-in finished)
-      inTurn(() => manager.loginAfterClose(state));
-    }, 250);
+      inTurn(afterClose);
+    }, 100);
     window.addEventListener('message', onMessage);
     cancel = giveUp;
   });
   return { done, cancel: (error) => cancel(error) };
 }
 
+/** Whether the popup shows a page of another origin (its address cannot be read from here). */
+function showsAnotherOrigin(popup: Window): boolean {
+  try {
+    return typeof popup.location.href !== 'string';
+  } catch {
+    return true;
+  }
+}
+
 /** What a document's callback became: relayed to the tab that opened this popup, completed here, or not ours. */
 export type CallbackOutcome = 'relayed' | 'completed' | 'not-ours';
 
 /** The callback parameters a document was loaded with, read once and removed from its address bar; one claim each. */
-const callbacks = new WeakMap<Document, { params: URLSearchParams | null; claimed: boolean }>();
+const callbacks = new WeakMap<Document, CallbackEntry>();
+interface CallbackEntry {
+  params: URLSearchParams | null;
+  claimed: boolean;
+  /** The answer offered on this origin's channel (a popup without an opener): whether a tab took it. */
+  handedOver?: Promise<boolean>;
+}
 const CALLBACK_KEYS = ['code', 'state', 'error', 'error_description', 'error_uri', 'iss', 'session_state'];
 /** The default mode's return: the token proxy sends this tab back with the outcome of its sign-in (no secret). */
 const OUTCOME_KEYS: Record<string, string> = { esign_login: 'attempt', esign_outcome: 'outcome', esign_error: 'error' };
+/** How long a popup's callback page without an opener waits for the tab that holds the attempt to take the answer. */
+const HANDOVER_MS = 1500;
 
-function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
+function takeCallback(): CallbackEntry {
   let entry = callbacks.get(document);
   if (entry) return entry;
   const url = new URL(location.href);
@@ -140,25 +230,55 @@ function takeCallback(): { params: URLSearchParams | null; claimed: boolean } {
 
 /**
  * Completes or relays the callback this document was loaded with. In a popup opened by a same-origin page, the
- * answer goes to the opener (which holds the attempt) and the popup closes; else the manager that holds the attempt
- * completes it (rejecting with its EsignError). A callback no manager here started is left to the others.
+ * answer goes to the opener (which holds the attempt) and the popup closes; a popup whose sign-in page severed it from
+ * its opener (Cross-Origin-Opener-Policy) offers it on this origin's channel, and closes once the tab that holds the
+ * attempt took it. Else the manager that holds the attempt completes it (rejecting with its EsignError). A callback no
+ * manager here started is left to the others.
  */
 export async function handlePageCallback(manager: SessionManager): Promise<CallbackOutcome> {
   const entry = takeCallback();
   const params = entry.params;
   if (!params) return 'not-ours';
-  const attempt = await manager.findAttempt(params.get('state') ?? params.get('attempt') ?? '');
+  const state = params.get('state') ?? params.get('attempt') ?? '';
+  const attempt = await manager.findAttempt(state);
   const opener = safeOpener();
-  if (opener && (!attempt || attempt.mode === 'popup')) {
-    // this is the popup: hand the answer to the tab that opened it, which holds the attempt
-    opener.postMessage(callbackMessage(manager.key, params), location.origin);
-    setTimeout(() => window.close(), 50);
-    return 'relayed';
+  if (!attempt || attempt.mode === 'popup') {
+    if (opener) {
+      // this is the popup: hand the answer to the tab that opened it, which holds the attempt
+      opener.postMessage(callbackMessage(manager.key, params), location.origin);
+      setTimeout(() => window.close(), 50);
+      return 'relayed';
+    }
+    if (params.has('state')) {
+      entry.handedOver ??= handOver(callbackMessage(manager.key, params), state);
+      if (await entry.handedOver) {
+        setTimeout(() => window.close(), 50);
+        return 'relayed';
+      }
+    }
   }
   if (!attempt && entry.claimed) return 'not-ours';
   entry.claimed = true;
   await manager.completeLogin(params);
   return 'completed';
+}
+
+/** Offers a callback on this origin's channel; true once the tab that holds its attempt said it took it. */
+function handOver(message: CallbackMessage, state: string): Promise<boolean> {
+  if (typeof BroadcastChannel === 'undefined' || !state) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const channel = new BroadcastChannel(LOGIN_CHANNEL);
+    const finish = (taken: boolean): void => {
+      clearTimeout(timer);
+      channel.close();
+      resolve(taken);
+    };
+    const timer = setTimeout(() => finish(false), HANDOVER_MS);
+    channel.onmessage = (event: MessageEvent) => {
+      if (isCallbackTaken(event.data, state)) finish(true);
+    };
+    channel.postMessage(message);
+  });
 }
 
 /**

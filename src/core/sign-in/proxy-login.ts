@@ -12,6 +12,7 @@ import { EsignError, type EsignErrorCode } from '../errors.js';
 import { createState } from './pkce.js';
 import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from '../session/types.js';
 import { proxySlot } from '../session/proxy-tokens.js';
+import { postForm } from '../session/tokens.js';
 
 /** The proxy's done page says this (docs/proxy.md): no secret, only the page's own attempt id and the outcome. */
 export interface ProxyLoginMessage {
@@ -132,6 +133,36 @@ export class ProxyLogin implements LoginPart {
       if (error instanceof EsignError && error.code === 'cookie_blocked') throw closed();
       throw error;
     }
+  }
+
+  /**
+   * What the proxy's status route says of one of this window's popup attempts (docs/proxy.md): bound to this browser's
+   * cookies, it holds no secret. A proxy without the route, or one that refuses the question, is `unknown` (the last
+   * look of `afterClose` follows); a network failure is `pending` (asked again).
+   */
+  async status(state: string): Promise<SessionInfo | 'pending' | 'unknown'> {
+    if (!this.#attempts.has(state)) return 'unknown';
+    const url = new URL(this.#loginEndpoint);
+    url.pathname = url.pathname.replace(/\/?$/, '/status');
+    url.search = '';
+    let body: Record<string, unknown>;
+    try {
+      body = await postForm(
+        url.href,
+        'token_exchange_failed',
+        new URLSearchParams({ attempt: state, session: proxySlot(this.#config.spaceId), client_id: this.#config.clientId }),
+      );
+    } catch (cause) {
+      return EsignError.from(cause, 'token_exchange_failed').code === 'network_error' ? 'pending' : 'unknown';
+    }
+    if (body['attempt'] !== state) return 'unknown';
+    const outcome = body['status'];
+    if (outcome === 'connected' || outcome === 'error') {
+      const params = new URLSearchParams({ attempt: state, outcome });
+      if (typeof body['error'] === 'string') params.set('error', body['error']);
+      return this.complete(params);
+    }
+    return outcome === 'pending' ? 'pending' : 'unknown';
   }
 
   /** The first access token of the new session, from the proxy's cookie; a cookie that does not come back is `cookie_blocked`. */

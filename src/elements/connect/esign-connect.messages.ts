@@ -15,6 +15,8 @@ export interface ConnectTerms extends Record<string, string> {
   retry: string;
   continueHere: string;
   signedInClose: string;
+  /** A sign-in page severed the popup from this page (Cross-Origin-Opener-Policy): the sign-in goes on there. */
+  signInContinues: string;
   sessionExpired: string;
   groupLabel: string;
   somethingWrong: string;
@@ -53,6 +55,7 @@ export const connectMessages: Messages<ConnectTerms> = {
     retry: 'Try again',
     continueHere: 'Continue in this tab',
     signedInClose: 'Signed in. You can close this window.',
+    signInContinues: 'The sign-in continues in its own window. Finish it there, or cancel if you closed that window.',
     sessionExpired: 'The session expired. Connect again to continue.',
     groupLabel: 'E-signature account',
     somethingWrong: 'Something went wrong.',

@@ -18,7 +18,7 @@ import { openPopup } from '../shared/popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 /** A term of connectMessages shown beside the button, or none. */
-export type ConnectNotice = '' | 'signedInClose' | 'sessionExpired' | 'refresh_interrupted';
+export type ConnectNotice = '' | 'signedInClose' | 'signInContinues' | 'sessionExpired' | 'refresh_interrupted';
 
 /** What the controller reads on its element: the settings. The state it renders is the controller's. */
 export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
@@ -411,7 +411,11 @@ export class SessionHost implements ReactiveController {
     let pending: PendingLogin;
     try {
       const { startLogin } = await this.#signIn.load();
-      pending = await startLogin(manager, mode, popup);
+      // a sign-in page that severed the popup from this page: the sign-in goes on there (with Cancel beside it)
+      const continuing = (): void => {
+        if (this.pending === pending) this.#set({ notice: 'signInContinues' });
+      };
+      pending = await startLogin(manager, mode, popup, { continuing });
     } catch (error) {
       popup?.close();
       throw error;
@@ -422,6 +426,7 @@ export class SessionHost implements ReactiveController {
       return await pending.done;
     } finally {
       if (this.pending === pending) this.pending = undefined;
+      if (this.notice === 'signInContinues') this.#set({ notice: '' });
     }
   }
 
@@ -430,7 +435,7 @@ export class SessionHost implements ReactiveController {
     this.reach.change(change);
     switch (change.type) {
       case 'connected':
-        this.#set({ status: 'connected', error: undefined });
+        this.#set({ status: 'connected', error: undefined, ...(this.notice === 'signInContinues' ? { notice: '' as const } : {}) });
         emit(this.#host, 'esign-connected', { session: change.session, restored: change.byOtherTab });
         break;
       case 'refreshed':

@@ -21,6 +21,7 @@ export const tables: LocaleTables = {
     retry: 'Cuba lagi',
     continueHere: 'Teruskan dalam tab ini',
     signedInClose: 'Telah log masuk. Anda boleh menutup tetingkap ini.',
+    signInContinues: 'Log masuk diteruskan dalam tetingkapnya sendiri. Selesaikan di sana, atau batalkan jika anda telah menutup tetingkap itu.',
     sessionExpired: 'Sesi telah tamat tempoh. Sambungkan semula untuk meneruskan.',
     groupLabel: 'Akaun e-tandatangan',
     somethingWrong: 'Sesuatu tidak kena.',

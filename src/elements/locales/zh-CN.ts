@@ -20,6 +20,7 @@ export const tables: LocaleTables = {
     retry: '重试',
     continueHere: '在此标签页中继续',
     signedInClose: '已登录。您可以关闭此窗口。',
+    signInContinues: '登录将在其单独的窗口中继续。请在该窗口中完成；如果您已关闭该窗口，请取消。',
     sessionExpired: '会话已过期。请重新连接以继续。',
     groupLabel: '电子签名账户',
     somethingWrong: '出现了问题。',

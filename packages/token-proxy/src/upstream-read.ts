@@ -17,8 +17,9 @@ export async function fetchWithin(
   max: number,
   timeoutMs?: number,
 ): Promise<{ response: Response; text: string | undefined }> {
+  const redirect = noRedirects();
   if (timeoutMs === undefined) {
-    const response = await baseFetch(url, { ...init, redirect: 'manual' });
+    const response = await baseFetch(url, { ...init, redirect });
     return { response, text: await readLimited(response, max) };
   }
   const controller = new AbortController();
@@ -34,7 +35,7 @@ export async function fetchWithin(
     else outer.addEventListener('abort', passOn, { once: true });
   }
   try {
-    const response = await baseFetch(url, { ...init, signal: controller.signal, redirect: 'manual' });
+    const response = await baseFetch(url, { ...init, signal: controller.signal, redirect });
     return { response, text: await readLimited(response, max) };
   } catch (error) {
     throw timedOut ? timeoutError(timeoutMs) : error;
@@ -42,6 +43,31 @@ export async function fetchWithin(
     clearTimeout(timer);
     outer?.removeEventListener('abort', passOn);
   }
+}
+
+/**
+ * How the calls say "never follow a redirect": `error` where the runtime takes it (Node, Deno, Bun), else `manual`
+ * (Workers refuse `error`). With `manual`, Node's fetch (undici) copies each request and splits its body stream in
+ * two to follow a redirect itself; with `error` it sends the request as it is. A redirect is then a failed fetch
+ * (`isRedirectFailure`) instead of a 3xx answer: never followed either way.
+ */
+let redirectMode: 'error' | 'manual' | undefined;
+function noRedirects(): 'error' | 'manual' {
+  if (redirectMode === undefined) {
+    try {
+      new Request('http://localhost/', { redirect: 'error' });
+      redirectMode = 'error';
+    } catch {
+      redirectMode = 'manual';
+    }
+  }
+  return redirectMode;
+}
+
+/** A fetch that failed on a redirect (redirect mode `error`): the runtimes say so in the error or its cause. */
+export function isRedirectFailure(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+  return error instanceof TypeError && /redirect/i.test(`${error.message} ${cause}`);
 }
 
 /** The failure of a call past its time limit. */

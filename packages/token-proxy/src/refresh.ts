@@ -18,7 +18,7 @@
  * and the tokens sealed together with the cookie key (`d:<owner>:m<plain>` only in this process's memory; an unsealed
  * entry read from a shared store is ignored, so a store writer cannot inject tokens).
  *
- * A replica that dies mid-call (SIGKILL, OOM, a lost node) is noticed in seconds: on a store that can `renew`, the
+ * A replica that dies mid-call (SIGKILL, OOM, a lost node) is noticed in seconds: on a shared store that can `renew`, the
  * in-flight claim is a lease of `leaseMs` (2 s) that its replica renews while it waits for the service; when it
  * lapses, a waiting request (the page's retry through another replica) claims the token and calls the service
  * itself. Beside the claim, the same step sets a mark `<key>:i` ("started, outcome unknown") that only a settled
@@ -144,7 +144,7 @@ export class RefreshCoordinator {
     const { store, callMs, leaseMs, markMs } = this.#o;
     // a lease its replica renews while the call runs; without `renew`, a claim outlives the longest call by a margin
     // (a replica that died mid-call frees it at that point)
-    const claimMs = store.renew ? leaseMs : callMs + 1_000;
+    const claimMs = this.#leased() ? leaseMs : callMs + 1_000;
     const deadline = Date.now() + callMs + claimMs + 1_000;
     const claim = `p:${owner}:${crypto.randomUUID()}`;
     const mark = { key: `${key}:i`, value: `i:${owner}`, ttlMs: markMs };
@@ -179,6 +179,14 @@ export class RefreshCoordinator {
       if (store.settled) await store.settled(key, Math.min(this.#o.notifiedPollMs, Math.max(1, deadline - Date.now())));
       else await new Promise((resolve) => setTimeout(resolve, this.#o.pollMs));
     }
+  }
+
+  /**
+   * Whether claims are leases renewed during the call (a timer per refresh): on a shared store that can `renew`. In
+   * this process's memory a claim dies with its replica anyway: it outlives the longest call instead, no timer.
+   */
+  #leased(): boolean {
+    return this.#o.store.renew !== undefined && !this.#local_;
   }
 
   /**
@@ -221,7 +229,7 @@ export class RefreshCoordinator {
     const track = perRequest && adapter ? (write: Promise<unknown>) => (adapter(write), perRequest(write)) : (perRequest ?? adapter);
     const mark = `${key}:i`;
     let result: TokenResult;
-    const lease = store.renew ? renewing(() => store.renew!(key, claim, leaseMs), leaseMs / 3) : undefined;
+    const lease = this.#leased() ? renewing(() => store.renew!(key, claim, leaseMs), leaseMs / 3) : undefined;
     try {
       result = await call();
     } catch (error) {

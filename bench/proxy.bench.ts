@@ -12,7 +12,7 @@
  * server), autocannon in this one; all on 127.0.0.1. Segments run direct, proxy, proxy, direct (ABBA) so
  * the emulator's growing token store does not favour one side.
  *
- * The children run the built proxy and emulator (the packages' dist/, built at the start: `npm run build:packages`)
+ * The children run the built proxy and emulator (the packages' dist/, built at the start by their own `npm run build`)
  * under plain Node, as an operator runs them (bench/serve-child.mjs); BENCH_FROM_SOURCE=1 runs src/ through tsx
  * instead. BENCH_CHILD_ARGS adds Node flags to both children (e.g. `--cpu-prof --cpu-prof-dir=<dir>` for profiles).
  *
@@ -72,10 +72,11 @@ const IDLE_SECONDS = 5;
 let built = false;
 function ensureServerBuild(): void {
   if (built || process.env.BENCH_FROM_SOURCE === '1') return;
-  for (const script of ['build:packages']) {
-    const run = spawnSync('npm', ['run', '--silent', script], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (run.status !== 0) throw new Error(`npm run ${script} failed (exit ${run.status ?? run.signal}): the benches run the built proxy`);
-  }
+  // the two packages' own wireit builds (each builds @esign-elements/shared first)
+  const run = spawnSync('npm', ['run', '--silent', 'build', '-w', '@esign-elements/emulator', '-w', '@esign-elements/token-proxy'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (run.status !== 0) throw new Error(`building the emulator and the proxy failed (exit ${run.status ?? run.signal}): the benches run the built proxy`);
   built = true;
 }
 

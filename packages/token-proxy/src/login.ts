@@ -202,7 +202,10 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
     la: login.a,
     ...tokenPart(tokens),
   };
-  if (typeof tokens.refresh_token === 'string') session.rt = tokens.refresh_token;
+  if (typeof tokens.refresh_token === 'string') {
+    session.rt = tokens.refresh_token;
+    session.rk = randomId(16);
+  }
   await ctx.cookies.write(c, sessionName, session);
   return outcome(ctx, c, login, undefined);
 }

@@ -5,19 +5,20 @@
  * grant. So: requests of one session that present the same refresh token at the same time share one call to
  * the service (in this process through a promise, across replicas through a claim in the store that the
  * others wait on), and for `replayMs` after a success the retry of the same request (its answer was lost) gets
- * the same new tokens. The entry is keyed by a SHA-256 of the refresh token and bound to its owner (the session
- * id; in browser-held mode the client address and Origin) and, for a session, to the request's retry id (a random
- * id the page keeps in memory for the retries of one refresh): only that retry gets the new refresh token (the new
- * cookie). Any other request of the session presenting the old token within the window (a page that lost the race,
+ * the same new tokens. The entry is keyed by the refresh token's id (a session's: the random `rk` its cookie holds
+ * beside the refresh token, new with each one; in browser-held mode a SHA-256 of the token) and bound to its owner
+ * (the session id; in browser-held mode the client address and Origin) and, for a session, to the request's retry id
+ * (a random id the page keeps in memory for the retries of one refresh): only that retry gets the new refresh token
+ * (the new cookie). Any other request of the session presenting the old token within the window (a page that lost the race,
  * through any replica) gets the new access token only (`latecomer`: no cookie, so no copy of an old cookie ever gets
  * the rotated refresh token) and nothing goes to the service: one refresh per session for any number of pages.
  * After the window an old token goes to the service, which sees reuse and ends the grant.
  *
- * Store entries: `p:<owner>:<nonce>` while a call is in flight, `d:<owner>:<retry tag>:<sealed>` after a success,
- * the tokens sealed with the cookie key (only this process's memory holds them unsealed; an unsealed entry read from
- * a shared store is ignored, so a store writer cannot inject tokens).
+ * Store entries: `p:<owner>:<nonce>` while a call is in flight, `d:<owner>:e<sealed>` after a success: the retry tag
+ * and the tokens sealed together with the cookie key (`d:<owner>:m<plain>` only in this process's memory; an unsealed
+ * entry read from a shared store is ignored, so a store writer cannot inject tokens).
  *
- * A replica that dies mid-call (SIGKILL, OOM, a lost node) is noticed in seconds: on a store that can `renew`, the
+ * A replica that dies mid-call (SIGKILL, OOM, a lost node) is noticed in seconds: on a shared store that can `renew`, the
  * in-flight claim is a lease of `leaseMs` (2 s) that its replica renews while it waits for the service; when it
  * lapses, a waiting request (the page's retry through another replica) claims the token and calls the service
  * itself. Beside the claim, the same step sets a mark `<key>:i` ("started, outcome unknown") that only a settled
@@ -39,7 +40,7 @@ import { unavailable, type Answer, type TokenResult } from './upstream-answer.js
 
 export interface RefreshCoordinatorOptions {
   store: ProxyStore;
-  /** Seals replay entries for a shared store (the cookie keys) and hashes refresh tokens. */
+  /** Seals replay entries for a shared store (the cookie keys) and hashes a browser-held owner. */
   sealer: Sealer;
   replayMs: number;
   /** The longest an upstream call can take (the proxy's timeoutMs). */
@@ -89,13 +90,13 @@ export class RefreshCoordinator {
   }
 
   /**
-   * Refreshes once per refresh token (see above). `hit`: the caller's rate-limit counter, counted here in
-   * the same store step as the claim; over its max the answer is `{limitedMs}` and nothing else happens.
-   * `track`: given this request's store writes that its answer does not wait for (Workers: `waitUntil`).
+   * Refreshes once per refresh token (see above). `tokenId`: the refresh token's id with its scope, unique to it and
+   * no secret (`refreshTokenId`). `hit`: the caller's rate-limit counter, counted here in the same store step as the
+   * claim; over its max the answer is `{limitedMs}` and nothing else happens. `track`: given this request's store
+   * writes that its answer does not wait for (Workers: `waitUntil`).
    */
   async run(
-    refreshToken: string,
-    scope: string | undefined,
+    tokenId: string,
     owner: string,
     call: () => Promise<TokenResult>,
     hit?: RateHit,
@@ -104,11 +105,13 @@ export class RefreshCoordinator {
   ): Promise<RefreshRun | RateLimitedRun> {
     // the hash tag: the owner's rate-limit key (`session:<sid>`, or in browser-held mode `addr:<address>`), so the
     // claim, its waiters' flag and the caller's counter are one Redis Cluster slot, one script on one node
-    const key = `${this.#o.prefix}{${owner.split('|')[0]}}:${await this.#o.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`)}`;
+    const session = owner.startsWith('session:');
+    const key = `${this.#o.prefix}{${session ? owner : owner.split('|')[0]}}:${tokenId}`;
     // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
-    const ownerId = owner.startsWith('session:') ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
-    // a session's replay answers only the retry of the same request; the browser-held mode's, any request of its owner
-    const tag = owner.startsWith('session:') ? (retryId ? (await this.#o.sealer.sha256url(retryId)).slice(0, 22) : '-') : '*';
+    const ownerId = session ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
+    // a session's replay answers only the retry of the same request (its retry id, sealed in the entry with the
+    // tokens); the browser-held mode's, any request of its owner
+    const tag = session ? (retryId ?? '-') : '*';
     const local = this.#local.get(key);
     if (local) {
       if (hit) {
@@ -118,7 +121,7 @@ export class RefreshCoordinator {
       if (local.owner !== ownerId) return { result: await call(), replayed: false };
       const shared = await local.promise;
       // the request this one waited for was turned away by its own rate limit: this one goes on by itself
-      if ('limitedMs' in shared) return this.run(refreshToken, scope, owner, call, undefined, retryId, track);
+      if ('limitedMs' in shared) return this.run(tokenId, owner, call, undefined, retryId, track);
       return { ...shared, replayed: true };
     }
     const promise = this.#coordinate(key, ownerId, tag, call, hit, track);
@@ -141,7 +144,7 @@ export class RefreshCoordinator {
     const { store, callMs, leaseMs, markMs } = this.#o;
     // a lease its replica renews while the call runs; without `renew`, a claim outlives the longest call by a margin
     // (a replica that died mid-call frees it at that point)
-    const claimMs = store.renew ? leaseMs : callMs + 1_000;
+    const claimMs = this.#leased() ? leaseMs : callMs + 1_000;
     const deadline = Date.now() + callMs + claimMs + 1_000;
     const claim = `p:${owner}:${crypto.randomUUID()}`;
     const mark = { key: `${key}:i`, value: `i:${owner}`, ttlMs: markMs };
@@ -163,24 +166,10 @@ export class RefreshCoordinator {
         return { result: await call(), replayed: false };
       }
       if (state === 'd:') {
-        const rest = value.slice(`d:${owner}:`.length);
-        const colon = rest.indexOf(':');
-        const entryTag = rest.slice(0, colon);
-        const stored = rest.slice(colon + 1);
-        // only this process's memory holds unsealed tokens: an unsealed entry in a shared store is not ours
-        const text =
-          colon < 0
-            ? undefined
-            : stored.startsWith('m')
-              ? this.#local_
-                ? stored.slice(1)
-                : undefined
-              : stored.startsWith('s')
-                ? await this.#o.sealer.open(stored.slice(1), key)
-                : undefined;
-        if (text === undefined) return { result: await call(), replayed: false };
-        const result: TokenResult = { ok: true, tokens: JSON.parse(text) as Record<string, unknown> };
-        if (waited || (entryTag === '*' && tag === '*') || (entryTag === tag && tag !== '-')) return { result, replayed: true };
+        const entry = await this.#replay(value.slice(`d:${owner}:`.length), key);
+        if (entry === undefined) return { result: await call(), replayed: false };
+        const result: TokenResult = { ok: true, tokens: entry.tokens };
+        if (waited || (entry.tag === '*' && tag === '*') || (entry.tag === tag && tag !== '-')) return { result, replayed: true };
         return { result, replayed: true, latecomer: true };
       }
       waited = true;
@@ -189,6 +178,36 @@ export class RefreshCoordinator {
       }
       if (store.settled) await store.settled(key, Math.min(this.#o.notifiedPollMs, Math.max(1, deadline - Date.now())));
       else await new Promise((resolve) => setTimeout(resolve, this.#o.pollMs));
+    }
+  }
+
+  /**
+   * Whether claims are leases renewed during the call (a timer per refresh): on a shared store that can `renew`. In
+   * this process's memory a claim dies with its replica anyway: it outlives the longest call instead, no timer.
+   */
+  #leased(): boolean {
+    return this.#o.store.renew !== undefined && !this.#local_;
+  }
+
+  /**
+   * A replay entry's retry tag and tokens: `m<json>` only from this process's memory (an unsealed entry in a shared
+   * store is not ours), `e<sealed json>` opened with the cookie keys; undefined for anything else (an entry of an
+   * older proxy, a forgery).
+   */
+  async #replay(stored: string, key: string): Promise<{ tag: string; tokens: Record<string, unknown> } | undefined> {
+    const text = stored.startsWith('m')
+      ? this.#local_
+        ? stored.slice(1)
+        : undefined
+      : stored.startsWith('e')
+        ? await this.#o.sealer.open(stored.slice(1), key)
+        : undefined;
+    if (text === undefined) return undefined;
+    try {
+      const [tag, tokens] = JSON.parse(text) as [unknown, unknown];
+      return typeof tag === 'string' && typeof tokens === 'object' && tokens !== null ? { tag, tokens: tokens as Record<string, unknown> } : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -210,7 +229,7 @@ export class RefreshCoordinator {
     const track = perRequest && adapter ? (write: Promise<unknown>) => (adapter(write), perRequest(write)) : (perRequest ?? adapter);
     const mark = `${key}:i`;
     let result: TokenResult;
-    const lease = store.renew ? renewing(() => store.renew!(key, claim, leaseMs), leaseMs / 3) : undefined;
+    const lease = this.#leased() ? renewing(() => store.renew!(key, claim, leaseMs), leaseMs / 3) : undefined;
     try {
       result = await call();
     } catch (error) {
@@ -227,12 +246,12 @@ export class RefreshCoordinator {
     // an unknown outcome keeps the mark, for the retry
     const dropMark = !result.ok && result.unknown ? undefined : mark;
     if (result.ok && replayMs > 0) {
-      // sealed with the cookie key for a shared store; one process's memory needs no sealing
-      const tokens = JSON.stringify(result.tokens);
-      const sealed = this.#local_ ? `m${tokens}` : this.#o.sealer.seal(tokens, key).then((s) => `s${s}`);
+      // the retry tag and the tokens, sealed with the cookie key for a shared store; one process's memory needs no sealing
+      const entry = JSON.stringify([tag, result.tokens]);
+      const sealed = this.#local_ ? `m${entry}` : this.#o.sealer.seal(entry, key).then((s) => `e${s}`);
       // the answer does not wait for the store: a request for this token meanwhile still finds the claim and
       // waits; a failure loses only the replay for a later request (the claim then runs out with its TTL)
-      background(async () => settle(store, key, `d:${owner}:${tag}:${await sealed}`, replayMs, dropMark), track);
+      background(async () => settle(store, key, `d:${owner}:${await sealed}`, replayMs, dropMark), track);
     } else {
       background(() => settle(store, key, undefined, 0, dropMark), track);
     }

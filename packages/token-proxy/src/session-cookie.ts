@@ -11,7 +11,6 @@
  */
 import type { Context } from 'hono';
 import { generateCookie } from 'hono/cookie';
-import type { RequestState } from './context.js';
 import type { ResolvedConfig } from './config.js';
 import type { Sealer } from './seal.js';
 import { REVOKED_MARK_PREFIX } from './store.js';
@@ -24,6 +23,12 @@ export interface Session {
   sid: string;
   /** Refresh token (absent if the service issued none). */
   rt?: string;
+  /**
+   * The refresh token's id: random, new with each refresh token, no secret. Its refresh's store key (claim, replay),
+   * so no request hashes the token. Cookies sealed before it existed get SHA-256 of NUL + token when read (the key
+   * such proxies used), kept until the next rotation.
+   */
+  rk?: string;
   cid: string;
   /** Space ('' when the service named none and none was designated). */
   sp: string;
@@ -130,12 +135,15 @@ export class CookieSessions {
     const opened = await this.#open(c, name);
     if (!('text' in opened)) return opened.problem;
     const text = opened.text;
+    let session: Session;
     try {
-      const session = JSON.parse(text) as Session;
-      return isRecord(session) && session.v === 1 && typeof session.sid === 'string' && typeof session.iat === 'number' ? session : 'invalid';
+      session = JSON.parse(text) as Session;
     } catch {
       return 'invalid';
     }
+    if (!isRecord(session) || session.v !== 1 || typeof session.sid !== 'string' || typeof session.iat !== 'number') return 'invalid';
+    if (typeof session.rt === 'string' && typeof session.rk !== 'string') session.rk = await this.#sealer.sha256url(`\u0000${session.rt}`);
+    return session;
   }
 
   async write(c: Context, name: string, session: Session): Promise<void> {
@@ -216,7 +224,8 @@ export class CookieSessions {
  * context.
  */
 function sendCookie(c: Context, line: string): void {
-  const state = c.get('st') as RequestState | undefined;
+  // the routes' request state (context.ts RequestState), of which only its cookies are this file's
+  const state = c.get('st') as { cookies?: string[] } | undefined;
   if (state) (state.cookies ??= []).push(line);
   else c.header('Set-Cookie', line, { append: true });
 }

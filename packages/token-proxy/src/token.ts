@@ -3,7 +3,21 @@
  * request names its session slot (`session`) and the refresh token is the cookie's; in the opt-in browser-held mode
  * the page sends its code + verifier or its refresh token. Wire format: docs/proxy.md. Runtime-free.
  */
-import { checkClientId, guard, oauthError, pickFields, rateHit, rateLimited, slotOf, timed, tooMany, callerKey, type C, type Ctx } from './context.js';
+import {
+  checkClientId,
+  guard,
+  oauthError,
+  pickFields,
+  randomId,
+  rateHit,
+  rateLimited,
+  slotOf,
+  timed,
+  tooMany,
+  callerKey,
+  type C,
+  type Ctx,
+} from './context.js';
 import { tokenPart } from './login.js';
 import { CookieConflict, type Session } from './session-cookie.js';
 import type { Answer, TokenResult } from './upstream-answer.js';
@@ -93,9 +107,9 @@ async function browserHeldRefresh(ctx: Ctx, c: C, values: Map<string, string>): 
   const scope = values.get('scope');
   const owner = `${address}|${c.req.header('origin') ?? ''}`;
   // the rate-limit hit goes with the refresh's claim: one store step
-  const run = await guard(
-    ctx.refreshes.run(refreshToken, scope, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(ctx, c)),
-  );
+  // no id comes with a token the page holds: its refresh key is a hash of it
+  const tokenId = await ctx.sealer.sha256url(`${scope ?? ''}\u0000${refreshToken}`);
+  const run = await guard(ctx.refreshes.run(tokenId, owner, refreshCall(ctx, c, refreshToken, scope), rateHit(ctx, address), undefined, waitUntil(ctx, c)));
   if ('limitedMs' in run) return tooMany(run.limitedMs);
   if (run.replayed) c.get('st').replayed = true;
   return run.result.ok ? { status: 200, body: run.result.tokens } : run.result.answer;
@@ -169,12 +183,13 @@ async function mediatedRefresh(ctx: Ctx, c: C, values: Map<string, string>, slot
   const refreshToken = valid.rt;
   const scope = values.get('scope');
   const retryId = values.get('request_id');
+  // the refresh token's id, sealed beside it (`rk`): no hash of the token per request; a scope asked for is its own refresh
+  const tokenId = scope === undefined ? valid.rk! : `${valid.rk!}.${await ctx.sealer.sha256url(scope)}`;
   const [isRevoked, run] = await Promise.all([
     revoked,
     guard(
       ctx.refreshes.run(
-        refreshToken,
-        scope,
+        tokenId,
         `session:${valid.sid}`,
         refreshCall(ctx, c, refreshToken, scope),
         rateHit(ctx, rateKey),
@@ -260,7 +275,14 @@ function nextSession(session: Session, tokens: Record<string, unknown>): Session
     ...tokenPart(tokens),
   };
   if (session.la !== undefined) next.la = session.la;
-  next.rt = typeof tokens.refresh_token === 'string' ? tokens.refresh_token : session.rt;
+  // a new refresh token gets a new id; a service that does not rotate leaves both as they were
+  if (typeof tokens.refresh_token === 'string' && tokens.refresh_token !== session.rt) {
+    next.rt = tokens.refresh_token;
+    next.rk = randomId(16);
+  } else if (session.rt !== undefined) {
+    next.rt = session.rt;
+    next.rk = session.rk!;
+  }
   if (typeof tokens.space_id === 'string' && session.sp === '') next.sp = tokens.space_id;
   return next;
 }

@@ -6,8 +6,9 @@
 /**
  * One call to the service, redirects never followed, its answer read as it streams in: `text` is undefined
  * when the answer passed `max` bytes (reading stopped there and the transfer was cancelled). With `timeoutMs`
- * the whole call, answer read included, fails past it with `timeoutError` (`AbortSignal.timeout`, joined with
- * `init.signal` by `AbortSignal.any`).
+ * the whole call, answer read included, fails past it with `timeoutError`: one timer, cleared when the answer is
+ * read (`AbortSignal.timeout` would fire anyway, long after, and build a DOMException each time), aborting the
+ * call's own controller, to which `init.signal` (the browser went away) is passed on.
  */
 export async function fetchWithin(
   baseFetch: typeof fetch,
@@ -16,14 +17,57 @@ export async function fetchWithin(
   max: number,
   timeoutMs?: number,
 ): Promise<{ response: Response; text: string | undefined }> {
-  const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-  const signal = timeout && init.signal ? AbortSignal.any([timeout, init.signal]) : (timeout ?? init.signal);
+  const redirect = noRedirects();
+  if (timeoutMs === undefined) {
+    const response = await baseFetch(url, { ...init, redirect });
+    return { response, text: await readLimited(response, max) };
+  }
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const outer = init.signal;
+  const passOn = (): void => controller.abort(outer!.reason);
+  if (outer) {
+    if (outer.aborted) passOn();
+    else outer.addEventListener('abort', passOn, { once: true });
+  }
   try {
-    const response = await baseFetch(url, { ...init, ...(signal ? { signal } : {}), redirect: 'manual' });
+    const response = await baseFetch(url, { ...init, signal: controller.signal, redirect });
     return { response, text: await readLimited(response, max) };
   } catch (error) {
-    throw timeout?.aborted ? timeoutError(timeoutMs!) : error;
+    throw timedOut ? timeoutError(timeoutMs) : error;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', passOn);
   }
+}
+
+/**
+ * How the calls say "never follow a redirect": `error` where the runtime takes it (Node, Deno, Bun), else `manual`
+ * (Workers refuse `error`). With `manual`, Node's fetch (undici) copies each request and splits its body stream in
+ * two to follow a redirect itself; with `error` it sends the request as it is. A redirect is then a failed fetch
+ * (`isRedirectFailure`) instead of a 3xx answer: never followed either way.
+ */
+let redirectMode: 'error' | 'manual' | undefined;
+function noRedirects(): 'error' | 'manual' {
+  if (redirectMode === undefined) {
+    try {
+      new Request('http://localhost/', { redirect: 'error' });
+      redirectMode = 'error';
+    } catch {
+      redirectMode = 'manual';
+    }
+  }
+  return redirectMode;
+}
+
+/** A fetch that failed on a redirect (redirect mode `error`): the runtimes say so in the error or its cause. */
+export function isRedirectFailure(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+  return error instanceof TypeError && /redirect/i.test(`${error.message} ${cause}`);
 }
 
 /** The failure of a call past its time limit. */
@@ -41,24 +85,19 @@ async function readLimited(response: Response, max: number): Promise<string | un
     return undefined;
   }
   if (!response.body) return '';
+  // one pass: each chunk decoded as it comes (a token answer is one chunk), no copy of the whole body
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  let text = '';
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return text + decoder.decode();
     size += value.byteLength;
     if (size > max) {
       await reader.cancel().catch(() => undefined);
       return undefined;
     }
-    chunks.push(value);
+    text += decoder.decode(value, { stream: true });
   }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
 }

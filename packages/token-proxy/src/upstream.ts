@@ -9,7 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { isRecord } from '@esign-elements/shared';
 import { isAllowedServiceUrl } from '@esign-elements/shared';
 import { sanitizeTokenResponse, serviceError, unavailable, type Answer, type TokenResult } from './upstream-answer.js';
-import { fetchWithin } from './upstream-read.js';
+import { fetchWithin, isRedirectFailure } from './upstream-read.js';
 
 export interface UpstreamConfig {
   clientId: string;
@@ -47,7 +47,7 @@ interface Raw {
   text: string;
 }
 
-type Failure = 'timeout' | 'unreachable' | 'oversized';
+type Failure = 'timeout' | 'unreachable' | 'oversized' | 'redirected';
 
 /** What oauth4webapi's request functions get back: they return it unread, so one object serves every call. */
 let neutralAnswer: Response | undefined;
@@ -246,7 +246,7 @@ export class Upstream {
     const checked = this.#check(raw, failure);
     // no answer, or the connection lost: the service may have processed the request (and rotated a refresh token)
     if ('answer' in checked)
-      return failure === 'timeout' || failure === 'unreachable' || !raw
+      return failure === 'timeout' || failure === 'unreachable' || (!raw && failure !== 'redirected')
         ? { ok: false, answer: checked.answer, unknown: true }
         : { ok: false, answer: checked.answer };
     const { status } = raw!;
@@ -297,7 +297,7 @@ export class Upstream {
           };
         }
       } catch (error) {
-        outcome.failure = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable';
+        outcome.failure = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : isRedirectFailure(error) ? 'redirected' : 'unreachable';
       }
       // oauth4webapi gets a neutral answer (never read); the raw one is judged by #check
       return (neutralAnswer ??= new Response(null, { status: 400 }));
@@ -317,6 +317,7 @@ export class Upstream {
     const config = this.#config;
     if (failure === 'timeout' || (!raw && !failure)) return { answer: unavailable(504, `The service did not answer within ${config.timeoutMs} ms.`) };
     if (failure === 'unreachable') return { answer: unavailable(502, 'The service could not be reached.') };
+    if (failure === 'redirected') return { answer: unavailable(502, 'The service answered with a redirect.') };
     if (failure === 'oversized' || !raw) return { answer: unavailable(502, 'The service answered with an oversized body.') };
     const { status, text } = raw;
     if (status >= 300 && status < 400) return { answer: unavailable(502, `The service answered with a redirect (HTTP ${status}).`) };

@@ -343,3 +343,29 @@ describe('bug 11: two pages of one site', () => {
     assert.equal((await post(`${proxy}/token`, refreshFields({ force: '1' }), jar)).status, 200);
   });
 });
+
+describe('a session cookie sealed by an older proxy (no refresh token id, rk)', () => {
+  test('it refreshes, its copies agree on the refresh (one rotation, the copy a latecomer), and its next cookie has a new rk', async () => {
+    const refreshes = async (): Promise<number> => (await counters(emulator.baseUrl))['grant:refresh_token'] ?? 0;
+    const { jar } = await connect();
+    const { payload: current } = await payloadOf(jar);
+    assert.equal(typeof current.rk, 'string', 'this proxy seals the refresh token id');
+    // two seals of the same older payload (two ciphertexts of one refresh token, as an older proxy's rewrites made)
+    const older = await resealed(jar, (p) => delete p.rk);
+    const copy = await resealed(jar, (p) => delete p.rk);
+    assert.notEqual([...older.values()][0], [...copy.values()][0]);
+    const rotated = await post(`${proxy}/token`, refreshFields({ force: '1', request_id: 'page-request-0000002' }), older);
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(rotated.setCookies.length, 1);
+    const { payload: next } = await payloadOf(older);
+    assert.equal(typeof next.rk, 'string');
+    assert.notEqual(next.rk, current.rk, 'a new refresh token, a new id');
+    const late = await post(`${proxy}/token`, refreshFields({ force: '1', request_id: 'page-request-0000003' }), copy);
+    assert.equal(late.status, 200, late.text);
+    assert.equal(late.json.access_token, rotated.json.access_token, 'the same refresh, not a second one');
+    assert.equal(late.setCookies.length, 0, 'no cookie for the copy');
+    assert.equal(await refreshes(), 1, 'one rotation at the service');
+    const again = await post(`${proxy}/token`, refreshFields({ force: '1' }), older);
+    assert.equal(again.status, 200, 'the session goes on with its new cookie');
+  });
+});

@@ -257,8 +257,8 @@ describe('token proxy on Redis: two replicas', () => {
     const entries = await dump(prefix);
     const replay = [...entries].filter(([k]) => k.startsWith(`${prefix}rf:`));
     assert.equal(replay.length, 1, 'one replay entry');
-    // owner (the session id), the request id's hash (only its retry is answered), a sealed value
-    assert.match(replay[0]![1], /^d:session:[\w-]+:[\w-]{22}:sv1\./, 'owner, retry tag and a sealed value');
+    // owner (the session id), then a sealed value: the tokens and the request id (only its retry is answered) inside it
+    assert.match(replay[0]![1], /^d:session:[\w-]+:ev1\.[\w-]+\.[\w-]+\.[\w-]+$/, 'owner and a sealed value');
     for (const value of entries.values()) {
       assert.ok(!value.includes(String(refreshed.json.access_token)), 'no access token');
       assert.ok(!/rt_|at_/.test(value), 'no token of the emulator in plaintext');

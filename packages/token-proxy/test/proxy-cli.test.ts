@@ -198,7 +198,7 @@ describe('esign-token-proxy CLI', () => {
         ],
       );
       assert.equal(lines[3]!.error, 'invalid_request');
-      assert.match(r.stdout(), /POST \/api\/esign\/token/);
+      assert.match(r.stdout(), /POST [^;)]*\/api\/esign\/token/);
       // the only warning: the memory store is this process's only
       assert.equal(r.stderr().trim().split('\n').length, 1, r.stderr());
       assert.match(r.stderr(), /warning: store: memory is this process's only/);

@@ -13,6 +13,7 @@ import type { KeptUploads } from '../../core/upload/keep.js';
 import type { UploadItem, UploadQueue } from '../../core/upload/queue.js';
 import { parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
 import { emit, type EsignUploadCompleteDetail, type UploadFileRef } from '../shared/events.js';
+import { errorDetail } from '../shared/error-detail.js';
 import { LazyPart } from '../shared/lazy.js';
 import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
@@ -329,7 +330,7 @@ export class UploadController implements ReactiveController {
       const reported = (this.#configError = EsignError.from(error, 'invalid_config'));
       if (this.#reportedConfigError !== reported.message) {
         this.#reportedConfigError = reported.message;
-        queueMicrotask(() => emit(this.#host, 'esign-error', { error: reported }));
+        queueMicrotask(() => emit(this.#host, 'esign-error', errorDetail(reported)));
       }
     }
     if (before !== this.#configError) this.#refresh();
@@ -367,7 +368,7 @@ export class UploadController implements ReactiveController {
   #fileError(item: UploadItem, error: EsignError): void {
     this.#alert = { say: 'file-error', name: item.FileName, error };
     this.#host.requestUpdate();
-    emit(this.#host, 'esign-error', { error, file: ref(item) });
+    emit(this.#host, 'esign-error', errorDetail(error, ref(item)));
   }
 
   /** News for the polite live region (it replaces the last error's). */
@@ -398,7 +399,7 @@ export class UploadController implements ReactiveController {
   }
 
   #fail(error: EsignError): EsignError {
-    emit(this.#host, 'esign-error', { error });
+    emit(this.#host, 'esign-error', errorDetail(error));
     return error;
   }
 }

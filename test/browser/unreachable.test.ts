@@ -97,7 +97,7 @@ describe('when something is down', () => {
     // the page is on its way (held 20 s at the service) when the network drops
     await fault({ path: '/embedded/s/', kind: 'delay', delayMs: 20_000 });
     const { list } = await page();
-    await once(list, 'esign-view-ready');
+    await until(() => list.status === 'loading', 'the Url is in the frame, its page on its way', { timeout: 15_000 });
     const failed = once(list, 'esign-error');
     const start = performance.now();
     await setOffline(true);
@@ -127,7 +127,7 @@ describe('when something is down', () => {
     await fault({ path: '/embedded/s/', kind: 'delay', delayMs: timeout * 3 });
     const { list } = await page(String(timeout));
     const failed = once(list, 'esign-error');
-    await once(list, 'esign-view-ready');
+    await until(() => list.status === 'loading', 'the Url is in the frame', { timeout: 15_000 });
     const frame = await until(() => frameOf(list), 'the frame');
     const { detail } = await failed;
     expect(detail.error.code).to.equal('frame_blocked');

@@ -30,8 +30,7 @@ describe('unreachable', () => {
     assert.equal(unreachable(new EsignError('service_error', 'x', { status: 503 }), true), 'service');
     assert.equal(unreachable(new EsignError('timeout', 'x'), true), 'service');
     assert.equal(unreachable(new EsignError('rate_limited', 'x', { status: 429 }), true), 'service');
-    for (const code of ['session_expired', 'refresh_interrupted', 'unauthorized'] as const)
-      assert.equal(transient(new EsignError(code, 'x', { status: 500 })), false, code);
+    for (const code of ['session_expired', 'refresh_interrupted'] as const) assert.equal(transient(new EsignError(code, 'x', { status: 500 })), false, code);
     for (const code of ['invalid_config', 'url_rejected', 'csp_blocked'] as const) assert.equal(unreachable(new EsignError(code, 'x'), true), undefined, code);
     assert.equal(unreachable(new EsignError('session_expired', 'x', { status: 500 }), true), undefined);
     assert.equal(unreachable(new EsignError('view_failed', 'x', { status: 400 }), true), undefined);

@@ -5,7 +5,7 @@
  * `unreachable` reads that mark (through `cause`), the error's code and status, and whether the browser is online.
  * Plain module: no DOM, so the view machine uses it too.
  */
-import type { EsignError, EsignErrorCode } from '../errors.js';
+import type { EsignError } from '../errors.js';
 import type { RetryPolicy } from './retry.js';
 
 /** Which hop could not be reached: `offline` only when the browser says so. */
@@ -15,7 +15,7 @@ export type Hop = 'offline' | 'token-proxy' | 'service' | 'page';
  * How an element tries a hop again while the browser is online and the element visible: full-jitter backoff from 1 s,
  * doubling, capped at 30 s, with no end (paused while hidden). Its first minute holds six tries.
  */
-export const UNREACHABLE_RETRY: Readonly<RetryPolicy> = Object.freeze({ retries: Number.POSITIVE_INFINITY, baseDelayMs: 1_000, maxDelayMs: 30_000 });
+export const UNREACHABLE_RETRY: Readonly<RetryPolicy> = { retries: Number.POSITIVE_INFINITY, baseDelayMs: 1_000, maxDelayMs: 30_000 };
 
 const marks = new WeakMap<object, Hop>();
 
@@ -24,21 +24,6 @@ export function failedAt<E extends EsignError>(hop: Hop, error: E): E {
   marks.set(error, hop);
   return error;
 }
-
-/** Answers that say the session, the setup or the request itself is wrong: trying the same request again cannot cure them. */
-const FINAL = new Set<EsignErrorCode>([
-  'no_session',
-  'session_expired',
-  'refresh_interrupted',
-  'login_expired',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'invalid_config',
-  'csp_blocked',
-  'url_rejected',
-  'aborted',
-]);
 
 /** `error` and the errors it wraps (`cause`), outermost first. */
 function* chain(error: EsignError): Generator<object> {
@@ -51,9 +36,10 @@ function* chain(error: EsignError): Generator<object> {
  */
 export function transient(error: EsignError): boolean {
   for (const at of chain(error)) {
-    const { code, status } = at as Partial<EsignError>;
-    if (code && FINAL.has(code)) return false;
-    if (code === 'network_error' || code === 'timeout' || code === 'rate_limited' || (status ?? 0) >= 500) return true;
+    const { code, status = 0 } = at as Partial<EsignError>;
+    // answers that end the session: trying again cannot cure them, whatever their status
+    if (code === 'session_expired' || code === 'refresh_interrupted') return false;
+    if (code === 'network_error' || code === 'timeout' || code === 'rate_limited' || status >= 500) return true;
   }
   return false;
 }

@@ -10,7 +10,8 @@ import { API_PREFIX } from '../service-types.js';
 import { openStore, type KeyValueStore } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 import { defaultRevocationEndpoint, siblingRoute, validateConfig } from './config.js';
-import { transient } from '../service/unreachable.js';
+import { browserOnline, unreachable } from '../service/unreachable.js';
+import { RefreshRetry } from './refresh-retry.js';
 import type { ConnectMode, LoginHooks, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
 import { readSessionRecord, sessionInfoOf, sessionKeyOf, sessionRecordKey, type StoredSession } from './stored.js';
 
@@ -30,6 +31,8 @@ export class SessionManager extends EventTarget {
   #refreshing: Promise<StoredSession> | undefined;
   #backend: Promise<TokenBackend> | undefined;
   #loginPart: Promise<LoginPart> | undefined;
+  /** Tries again a refresh that could not reach its server, until one works or the session ends. */
+  readonly #retry = new RefreshRetry(() => this.getAccessToken());
 
   constructor(config: SessionConfig) {
     super();
@@ -262,7 +265,11 @@ export class SessionManager extends EventTarget {
       const error = EsignError.from(cause, 'refresh_failed');
       // a network or service failure keeps the session (the elements say what could not be reached)
       if (error.code !== 'session_expired' && error.code !== 'refresh_interrupted') {
-        if (transient(error)) this.#emit({ type: 'unreachable', error });
+        const hop = unreachable(error, browserOnline());
+        if (hop === 'token-proxy' || hop === 'service') {
+          this.#emit({ type: 'unreachable', hop });
+          this.#retry.failed();
+        }
         throw error;
       }
       if (this.#holder === 'browser' && current.refreshToken) {
@@ -319,6 +326,7 @@ export class SessionManager extends EventTarget {
   }
 
   #emit(change: SessionChange): void {
+    if (change.type !== 'unreachable') this.#retry.stop();
     this.dispatchEvent(new CustomEvent<SessionChange>('change', { detail: change }));
   }
 

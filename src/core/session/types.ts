@@ -1,5 +1,5 @@
 /** The session's shapes, shared by the session manager, its stored record and the sign-in parts. */
-import type { EsignError } from '../errors.js';
+import type { Hop } from '../service/unreachable.js';
 import type { StorageKind } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 
@@ -89,4 +89,4 @@ export type SessionChange =
   | { type: 'refreshed'; session: SessionInfo; byOtherTab: boolean }
   | { type: 'disconnected'; reason: 'user' | 'expired' | 'revoked' | 'other-tab'; why?: 'interrupted' }
   /** A refresh could not reach the token proxy (or the service): the session is kept; the next `refreshed` says it answers again. */
-  | { type: 'unreachable'; error: EsignError };
+  | { type: 'unreachable'; hop: Hop };

@@ -34,8 +34,8 @@ export interface ConnectTerms extends Record<string, string> {
   refresh_interrupted: string;
   offline: string;
   /** Beside the account while a refresh cannot reach the token proxy (or the service); it goes by itself. */
-  proxyUnreachable: string;
-  serviceUnreachable: string;
+  errorProxy: string;
+  errorService: string;
 }
 
 export const connectMessages: Messages<ConnectTerms> = {
@@ -72,7 +72,7 @@ export const connectMessages: Messages<ConnectTerms> = {
     session_expired: 'The session expired. Connect again to continue.',
     refresh_interrupted: 'The connection to your e-signature account was interrupted and could not be renewed. Connect again to continue.',
     offline: 'You are offline.',
-    proxyUnreachable: 'The token proxy cannot be reached; still trying.',
-    serviceUnreachable: 'The e-signature service cannot be reached; still trying.',
+    errorProxy: 'The token proxy cannot be reached.',
+    errorService: 'The e-signature service cannot be reached.',
   },
 };

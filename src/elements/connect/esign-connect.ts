@@ -188,8 +188,8 @@ export class EsignConnect extends EsignElement implements SessionProvider {
         ${this.#renderState()}
         ${!this.#session.online ? html`<span part="offline">${this.#t.term('offline')}</span>` : nothing}
         ${
-          this.#session.online && this.status === 'connected' && this.#session.reach.hop
-            ? html`<span part="unreachable" role="status">${this.#t.term(this.#session.reach.hop === 'service' ? 'serviceUnreachable' : 'proxyUnreachable')}</span>`
+          this.#session.online && this.status === 'connected' && this.#session.unreachable
+            ? html`<span part="unreachable" role="status">${this.#t.term(this.#session.unreachable === 'service' ? 'errorService' : 'errorProxy')}</span>`
             : nothing
         }
         ${liveRegions(this.#liveText(), this.status === 'error' ? this.#errorText() : '')}

@@ -11,9 +11,10 @@ import type { PendingLogin } from '../../core/sign-in/login-flow.js';
 import type { ConnectMode, RefreshTokenHolder, SessionChange, SessionConfig, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
 import { peekSession } from '../../core/session/stored.js';
 import { emit } from '../shared/events.js';
+import { errorDetail } from '../shared/error-detail.js';
+import type { Hop } from '../../core/service/unreachable.js';
 import { LazyPart } from '../shared/lazy.js';
 import { OnlineController } from '../shared/online.js';
-import { ReachNote } from './reach-note.js';
 import { openPopup } from '../shared/popup.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
@@ -51,6 +52,8 @@ export interface ConnectState {
   notice: ConnectNotice;
   /** The browser blocked the sign-in window: the element offers to continue in this tab. */
   popupBlocked: boolean;
+  /** What the last refresh could not reach (`token-proxy`, `service`), until one works: the session is kept. */
+  unreachable?: Hop | undefined;
 }
 
 export const DEFAULT_SCOPE = 'envelope:create envelope:read';
@@ -78,8 +81,6 @@ const POPUP_FEATURES = 'popup,width=520,height=720';
 export class SessionHost implements ReactiveController {
   readonly #host: ConnectHost;
   readonly #network: OnlineController;
-  /** The note while a refresh cannot reach the token proxy or the service (the account stays shown). */
-  readonly reach: ReachNote;
   #state: ConnectState = { status: 'idle', error: undefined, notice: '', popupBlocked: false };
 
   /** Where the flow is: `idle`, `connecting`, `connected` or `error`. */
@@ -120,7 +121,11 @@ export class SessionHost implements ReactiveController {
         if (this.#managerPart.status === 'failed' && this.#host.isConnected) void this.#ready();
       }
     });
-    this.reach = new ReachNote(host, () => this.getAccessToken());
+  }
+
+  /** What the last refresh could not reach, until one works (the account stays shown, with a note). */
+  get unreachable(): Hop | undefined {
+    return this.#state.unreachable;
   }
 
   /** False while the browser is offline. */
@@ -210,7 +215,7 @@ export class SessionHost implements ReactiveController {
     const manager = await this.#ready();
     if (!manager) return;
     const result = await manager.disconnect();
-    if (result.error) emit(this.#host, 'esign-error', { error: result.error });
+    if (result.error) emit(this.#host, 'esign-error', errorDetail(result.error));
   }
 
   /** A valid access token for business calls, refreshed if it is about to expire. Rejects with `no_session` when not connected. */
@@ -432,7 +437,8 @@ export class SessionHost implements ReactiveController {
 
   readonly #onChange = (event: Event): void => {
     const change = (event as CustomEvent<SessionChange>).detail;
-    this.reach.change(change);
+    // a refresh that cannot reach its server keeps the account, with a note; the next change (a refresh that worked) clears it
+    this.#set({ unreachable: change.type === 'unreachable' ? change.hop : undefined });
     switch (change.type) {
       case 'connected':
         this.#set({ status: 'connected', error: undefined, ...(this.notice === 'signInContinues' ? { notice: '' as const } : {}) });
@@ -457,7 +463,7 @@ export class SessionHost implements ReactiveController {
 
   #fail(error: EsignError): EsignError {
     this.#set({ error, status: 'error' });
-    emit(this.#host, 'esign-error', { error });
+    emit(this.#host, 'esign-error', errorDetail(error));
     return error;
   }
 }

@@ -513,7 +513,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.#wasShown = shown;
     if (!this.hasSession) {
       const { status } = this.#state;
-      if (status !== 'idle' && status !== 'error') this.#send({ type: 'closed' });
+      if (status !== 'idle' && (status !== 'error' || this.#state.slow)) this.#send({ type: 'closed' });
       this.#autoKey = '';
       return;
     }

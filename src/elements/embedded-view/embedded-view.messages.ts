@@ -30,11 +30,10 @@ export interface StateTerms extends Record<string, string> {
   errorNoFiles: string;
   errorViewFailed: string;
   errorOffline: string;
-  /** The token proxy (or the service, or the page) could not be reached: with and without a try again by itself. */
+  /** The token proxy or the service could not be reached; said under it when a try again runs by itself. */
   errorProxy: string;
-  errorProxyRetrying: string;
   errorService: string;
-  errorServiceRetrying: string;
+  retryingItself: string;
   /** The page did not say ready within the load timeout; it stays, and a late ready opens it. */
   errorSlow: string;
   errorSetup: string;
@@ -74,11 +73,10 @@ export const embeddedViewMessages: Messages<EmbeddedViewTerms> = {
     errorNoFiles: 'Upload the files to sign first.',
     errorViewFailed: 'The e-signature service could not open the page.',
     errorOffline: 'You are offline. The page opens again by itself when the connection returns.',
-    errorProxy: 'The token proxy (this site’s sign-in server) cannot be reached. Try again in a moment.',
-    errorProxyRetrying: 'The token proxy (this site’s sign-in server) cannot be reached. The page opens by itself when it answers again.',
-    errorService: 'The e-signature service cannot be reached. Try again in a moment.',
-    errorServiceRetrying: 'The e-signature service cannot be reached. The page opens by itself when it answers again.',
-    errorSlow: 'The e-signature page is slow to load. It stays here and opens as soon as it is ready. If it never does, likely causes:',
+    errorProxy: 'The token proxy cannot be reached.',
+    errorService: 'The e-signature service cannot be reached.',
+    retryingItself: 'The page opens by itself when it answers again.',
+    errorSlow: 'The e-signature page is slow to load. If it never opens, likely causes:',
     errorSetup: 'This element is not set up correctly.',
     requestId: 'Request ID {id}',
     sentTitle: 'Envelope sent',

@@ -18,6 +18,9 @@ const listIcon = svg`<path d="M9 6h11M9 12h11M9 18h11"/><circle cx="4.5" cy="6" 
  * Loading again, it keeps the height its page had until the new page reports its own, so what is below moves at most
  * once, by the new rows.
  *
+ * When the browser is offline, or the token proxy, the service or its page cannot be reached, it says which, and opens
+ * by itself where it promises to (docs/guides/when-something-is-down.md); a page slow to say `ready` stays in place.
+ *
  * @summary Follow the user's contracts in the service's embedded page.
  *
  * @fires esign-error - `detail.error` is an `EsignError`: `no_session`, `url_rejected`, `frame_blocked`, `csp_blocked` (the page's Content-Security-Policy blocks the service: `detail.error.directive` is `frame-src` or `connect-src`), `view_failed`, `popup_blocked`, … `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).

@@ -24,6 +24,9 @@ export type { ViewDisplay, ViewResult, ViewStatus } from './rules.js';
  * idle time, hidden and inert (no part, not focusable, not in the accessibility tree, out of the layout), so
  * the page appears sooner once a Url arrives; each Url still goes only to a frame that never navigated.
  *
+ * When the browser is offline, or the token proxy, the service or its page cannot be reached, it says which, and opens
+ * by itself where it promises to (docs/guides/when-something-is-down.md); a page slow to say `ready` stays in place.
+ *
  * @summary Start an envelope in the service's embedded page.
  *
  * @fires esign-envelope-sent - The page sent the envelope: the element shows the sent state with "start another". `detail: {envelopeId, fileIds, status}`. An `<esign-uploader>` on the page marks those files sent; an `<esign-contract-list>` refreshes. The other tabs of this origin that follow the same service and Space hear it too (no token or Url crosses): it is fired at their document with `byOtherTab: true`, and their uploaders and contract lists do the same.

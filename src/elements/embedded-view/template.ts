@@ -337,8 +337,9 @@ function errorTexts(view: ViewModel, text: ViewText): [string, unknown] {
   const hop = view.state?.unreachable;
   const again = view.state?.retrying === true;
   if (hop === 'offline') return [text.term('errorOffline'), nothing];
-  if (hop === 'token-proxy') return [text.term(again ? 'errorProxyRetrying' : 'errorProxy'), nothing];
-  if (hop === 'service') return [text.term(again ? 'errorServiceRetrying' : 'errorService'), nothing];
+  if (hop === 'token-proxy' || hop === 'service') {
+    return [text.term(hop === 'service' ? 'errorService' : 'errorProxy'), again ? html`<p class="text">${text.term('retryingItself')}</p>` : nothing];
+  }
   switch (view.error?.code) {
     case 'url_rejected':
       return [text.term('errorUrlRejected'), nothing];

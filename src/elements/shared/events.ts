@@ -1,7 +1,7 @@
 /** The DOM events of esign-elements: prefixed, bubbling, composed, with a typed `detail`. */
 import type { EsignError } from '../../core/errors.js';
 import type { SessionInfo } from '../../core/session/session-manager.js';
-import { browserOnline, unreachable, type Hop } from '../../core/service/unreachable.js';
+import type { Hop } from '../../core/service/unreachable.js';
 
 export interface EsignConnectedDetail {
   session: SessionInfo;
@@ -26,8 +26,8 @@ export interface EsignErrorDetail {
    * What could not be reached, when that is the failure: `offline` (the browser says it is offline), `token-proxy`
    * (your token proxy refused the connection, timed out or answered 5xx), `service` (the e-signature service did),
    * `page` (the embedded page did not say it was ready within `load-timeout`). Undefined for any other failure (a
-   * setting, a refusal, an expired session): then the field is absent. Every element sets it, so your logs can tell a
-   * server down from a bug.
+   * setting, a refusal, an expired session): then the field is absent. Every element sets it (error-detail.ts), so your
+   * logs can tell a server down from a bug.
    */
   hop?: Hop;
   /** For per-file upload errors: which file. */
@@ -135,11 +135,6 @@ export type EsignEventMap = { [K in EsignEventName]: CustomEvent<EsignEventDetai
 
 /** Dispatches a bubbling, composed CustomEvent from `target`. */
 export function emit<K extends EsignEventName>(target: EventTarget, name: K, detail: EsignEventDetailMap[K]): boolean {
-  // every esign-error says what could not be reached, the same way in each element (unless its sender said it)
-  if (name === 'esign-error' && !('hop' in detail)) {
-    const hop = unreachable((detail as EsignErrorDetail).error, browserOnline());
-    if (hop) detail = { ...detail, hop };
-  }
   return target.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: false }));
 }
 

@@ -13,6 +13,7 @@ import type { KeptUploads } from '../../core/upload/keep.js';
 import type { UploadItem, UploadQueue } from '../../core/upload/queue.js';
 import { parseLimits, type UploaderLimits } from '../../core/upload/validate.js';
 import { emit, type EsignUploadCompleteDetail, type UploadFileRef } from '../shared/events.js';
+import { errorDetail } from '../shared/error-detail.js';
 import { LazyPart } from '../shared/lazy.js';
 import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
@@ -312,7 +313,7 @@ export class UploadController implements ReactiveController {
       const reported = (this.#configError = EsignError.from(error, 'invalid_config'));
       if (this.#reportedConfigError !== reported.message) {
         this.#reportedConfigError = reported.message;
-        queueMicrotask(() => emit(this.#host, 'esign-error', { error: reported }));
+        queueMicrotask(() => emit(this.#host, 'esign-error', errorDetail(reported)));
       }
     }
     if (before !== this.#configError) this.#refresh();
@@ -349,11 +350,11 @@ export class UploadController implements ReactiveController {
   /** A file was refused or failed: said in the assertive live region, and reported (`esign-error` with the file). */
   #fileError(item: UploadItem, error: EsignError): void {
     this.#news.fileError(item, error);
-    emit(this.#host, 'esign-error', { error, file: ref(item) });
+    emit(this.#host, 'esign-error', errorDetail(error, ref(item)));
   }
 
   #fail(error: EsignError): EsignError {
-    emit(this.#host, 'esign-error', { error });
+    emit(this.#host, 'esign-error', errorDetail(error));
     return error;
   }
 }

@@ -4,6 +4,8 @@
  * - a person connects in the consent popup with the token proxy on the page's own origin (its `--static` folder, as
  *   the README's page is served) and on another origin of the same site (the test kit's site and proxy); the page
  *   counts the events: exactly one `esign-connected`, no `esign-error`;
+ * - the same with a consent page that sends `Cross-Origin-Opener-Policy: same-origin` (it severs the popup from the
+ *   page): the page says the sign-in continues in its own window, then connects, once;
  * - a page the proxy does not serve: the popup stays on a page that names the setting to change, the element leaves
  *   "Connecting…" with `origin_not_allowed`, and the proxy's log line names the reason.
  */
@@ -95,6 +97,36 @@ async function connectAndCount(page: EnginePage, url: string): Promise<string[]>
   return heard(page);
 }
 
+/**
+ * The same with a consent page that sends `Cross-Origin-Opener-Policy: same-origin` (issue 46): the popup is severed
+ * from the page as the consent page loads, the page says the sign-in continues there, and connects when the person
+ * agrees (the done page's BroadcastChannel on the proxy's own origin, or the proxy's status route from another origin).
+ */
+async function connectSeveredAndCount(page: EnginePage, url: string): Promise<string[]> {
+  await consentOpenerPolicy('same-origin');
+  try {
+    await page.goto(url);
+    await page.clickButton('Connect e-signature account');
+    await page.waitForText('The sign-in continues in its own window', 20_000);
+    await page.person.consent({ email: PEOPLE.alice.email, password: PEOPLE.alice.password, spaceId: SPACES.acme.spaceId }, 20_000);
+    await page.waitForText('Connected as Alice Tan', 20_000);
+    // a second outcome (the channel and the status route both answer) would come within the page's next question
+    for (const quietUntil = Date.now() + LATE_OUTCOME_WINDOW_MS; Date.now() < quietUntil;) {
+      const events = await heard(page);
+      if (events.length > 1) return events;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return heard(page);
+  } finally {
+    await consentOpenerPolicy(null);
+  }
+}
+
+async function consentOpenerPolicy(openerPolicy: 'same-origin' | null): Promise<void> {
+  const res = await fetch(`${esign.baseUrl}/__emulator/consent-page`, { method: 'POST', body: JSON.stringify({ openerPolicy }) });
+  assert.equal(res.status, 200, await res.text());
+}
+
 /** How long after the popup closed a late copy of the outcome could still arrive: the page's 1.5 s grace and a margin. */
 const LATE_OUTCOME_WINDOW_MS = 2_500;
 
@@ -121,6 +153,20 @@ describe('one outcome per sign-in, and a refused sign-in reaches the page', () =
         await page.close();
       }
     });
+
+    for (const [where, url] of [
+      ["the proxy on the page's own origin", () => sameOriginUrl],
+      ["the proxy on another origin of the page's site", () => otherOriginUrl],
+    ] as const) {
+      it(`${engine}: a consent page that sends Cross-Origin-Opener-Policy, ${where}: the sign-in continues, one esign-connected`, async () => {
+        const page = await browsers.newPage(engine);
+        try {
+          assert.deepEqual(await connectSeveredAndCount(page, url()), ['esign-connected']);
+        } finally {
+          await page.close();
+        }
+      });
+    }
 
     it(`${engine}: an origin the proxy does not allow: the popup names --allowed-origin, the page shows origin_not_allowed`, async () => {
       const page = await browsers.newPage(engine);

@@ -110,6 +110,8 @@ async function connectSeveredAndCount(page: EnginePage, url: string): Promise<st
     await page.waitForText('The sign-in continues in its own window', 20_000);
     await page.person.consent({ email: PEOPLE.alice.email, password: PEOPLE.alice.password, spaceId: SPACES.acme.spaceId }, 20_000);
     await page.waitForText('Connected as Alice Tan', 20_000);
+    // the severed popup still closes itself after the done page (no opener to tell, so after 1.5 s)
+    await page.person.popupsClosed(15_000);
     // a second outcome (the channel and the status route both answer) would come within the page's next question
     for (const quietUntil = Date.now() + LATE_OUTCOME_WINDOW_MS; Date.now() < quietUntil;) {
       const events = await heard(page);

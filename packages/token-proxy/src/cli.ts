@@ -144,7 +144,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     );
   }
   process.stdout.write(
-    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, ${prefix}/callback, ${prefix}/login/done; POST ${prefix}/login/status, ${prefix}/token, ${prefix}/revoke; GET ${prefix}/health, ${prefix}/ready) for client ${clientId}, upstream ${baseUrl}\n` +
+    `esign-token-proxy listening on ${served.url} (GET ${prefix}/login, ${prefix}/callback, ${prefix}/login/done; POST ${prefix}/token, ${prefix}/revoke, ${prefix}/login/status; GET ${prefix}/health, ${prefix}/ready) for client ${clientId}, upstream ${baseUrl}\n` +
       (served.callbackUrl ? `redirect URI to register at the service: ${served.callbackUrl}\n` : '') +
       `allowed origins: ${allowedOrigins.length > 0 ? allowedOrigins.join(', ') : '(none: same-origin and server-to-server only)'}\n` +
       `mode: token-mediating (refresh tokens in an encrypted cookie, ${cookieKeys.length} key${cookieKeys.length > 1 ? 's' : ''})${browserHeld ? ' + browser-held refresh tokens (opt-in)' : ''}; store: ${store ? `redis ${shownStore(read.storeUrl)}` : "memory (this process's only)"}\n` +

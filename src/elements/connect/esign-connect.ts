@@ -27,6 +27,11 @@ export type { ConnectStatus } from './session-host.js';
  * `refresh-tokens="browser"` (opt-in, for a proxy on another site) the page is the public PKCE client: it needs
  * `redirect-uri` (registered at the service), and this element on that page completes the sign-in there.
  *
+ * A consent page that sends `Cross-Origin-Opener-Policy: same-origin` severs the popup from this page, which then
+ * reads it as closed: the element says the sign-in continues in its own window (with Cancel) and connects when the
+ * person finishes there. A person who closes the popup after seeing the consent page gets `popup_closed` within
+ * about two seconds (docs/security.md, "A consent page that severs the popup").
+ *
  * @summary Connect an e-signature account.
  *
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.

@@ -18,7 +18,7 @@ export const PEER_BUDGET = 'hellosign-embedded';
  * state's owner in its own module took them to 27,973 B and 14,508 B, which no minifier setting brings back (terser on
  * top saves 172 B). Raised to 28 and 14.5 KiB as guards, with the question open (docs/bundle-size.md).
  */
-export const FIRST_STATE_BUDGET = 28 * 1024;
+export const FIRST_STATE_BUDGET = 28.5 * 1024;
 export const SIGNING_FRAME_BUDGET = 14.5 * 1024;
 
 /** What may change between measures: server-side packages left out, a `define`, Lit's template text as written. */

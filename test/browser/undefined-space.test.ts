@@ -31,7 +31,7 @@ function page(): HTMLElement {
     <esign-connect id="ssr-session" client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} redirect-uri=${cfg.callbackUrl}>
       <esign-uploader id="ssr-up" multiple></esign-uploader>
       <esign-signing-frame uploader="ssr-up"></esign-signing-frame>
-      <esign-contract-list auto="false"></esign-contract-list>
+      <esign-contract-list manual></esign-contract-list>
     </esign-connect>
     <p id="below" style="min-height: 60rem; margin: 1rem 0 0">The host page's own content, below the tags.</p>
   </div>`);

@@ -18,11 +18,11 @@ const errorText = (list: EsignContractList) => (list.shadowRoot?.querySelector('
 const proxyDown = (down: boolean) => executeServerCommand('esign-proxy-down', { down });
 
 /** A connect and a list beside it, as on a page that loads (the connect restores from IndexedDB). */
-async function page(listAttrs = ''): Promise<{ connect: EsignConnect; list: EsignContractList }> {
+async function page(loadTimeout = 15_000): Promise<{ connect: EsignConnect; list: EsignContractList }> {
   const wrapper = await fixture(
     html`<div>
       <esign-connect id="down" client-id=${cfg.clientId} base-url=${cfg.baseUrl} token-endpoint=${cfg.tokenEndpoint} redirect-uri=${cfg.callbackUrl} storage="indexeddb"></esign-connect>
-      <esign-contract-list connect="down" load-timeout=${listAttrs || '15000'}></esign-contract-list>
+      <esign-contract-list connect="down" load-timeout=${loadTimeout}></esign-contract-list>
     </div>`,
   );
   return { connect: wrapper.querySelector('esign-connect') as EsignConnect, list: wrapper.querySelector('esign-contract-list') as EsignContractList };
@@ -125,7 +125,7 @@ describe('when something is down', () => {
     first.remove();
     // the page answers well after the load timeout: its ready comes late
     await fault({ path: '/embedded/s/', kind: 'delay', delayMs: timeout * 3 });
-    const { list } = await page(String(timeout));
+    const { list } = await page(timeout);
     const failed = once(list, 'esign-error');
     await until(() => list.status === 'loading', 'the Url is in the frame', { timeout: 15_000 });
     const frame = await until(() => frameOf(list), 'the frame');

@@ -1,5 +1,6 @@
 /**
- * A real SvelteKit app (issue 47), laid out as the frameworks guide says, with the token proxy of
+ * A real SvelteKit app (issue 47), laid out as the frameworks guide says (elements.css in +layout.svelte, the tags
+ * defined by its hooks.client.ts), with the token proxy of
  * packages/token-proxy/recipes/frameworks/sveltekit-server.ts as its `+server.ts`, installed from the packed tarballs
  * with SvelteKit 2 and adapter-node (the newest that run on Node 20, pinned here; from the registry, not the root
  * lockfile). `vite build` runs with no ESIGN_* variable at all (the secrets exist only at run time, as in CI or
@@ -48,7 +49,7 @@ before(
   async () => {
     emulator = await createEmulator({ port: 0, filePort: 0 });
     work = mkdtempSync(join(tmpdir(), 'esign-sveltekit-'));
-    const tarballs = packPackages(work, ['@esign-elements/shared', '@esign-elements/token-proxy']);
+    const tarballs = packPackages(work, ['@esign-elements/shared', '@esign-elements/token-proxy', 'esign-elements']);
     const app = join(work, 'app');
     writeFiles(app, {
       'package.json': JSON.stringify({ name: 'kit-app', private: true, version: '0.0.0', type: 'module' }),
@@ -56,20 +57,20 @@ before(
       'vite.config.js':
         "import { sveltekit } from '@sveltejs/kit/vite';\nimport { defineConfig } from 'vite';\n\nexport default defineConfig({ plugins: [sveltekit()] });\n",
       'src/app.html': '<!doctype html>\n<html lang="en"><head><meta charset="utf-8" />%sveltekit.head%</head><body><div>%sveltekit.body%</div></body></html>\n',
-      'src/routes/+page.svelte': '<h1>Contracts</h1>\n',
+      // the guide's placement: the stylesheet in the layout (so in the server's HTML), the tags defined by hooks.client.ts
+      'src/routes/+layout.svelte': "<script>\n  import 'esign-elements/elements.css';\n  let { children } = $props();\n</script>\n\n{@render children()}\n",
+      'src/routes/+page.svelte':
+        '<h1>Contracts</h1>\n<esign-connect id="esign" client-id="kit-app" token-endpoint="/api/esign/token"><esign-uploader multiple></esign-uploader></esign-connect>\n<p id="below">The page\'s own content.</p>\n',
     });
+    copyFileSync(join(ROOT, 'docs/guides/frameworks/hooks.client.ts'), join(app, 'src/hooks.client.ts'));
     mkdirSync(join(app, 'src/routes/api/esign/[...path]'), { recursive: true });
     copyFileSync(RECIPE, join(app, 'src/routes/api/esign/[...path]/+server.ts'));
     const npmEnv = { ...withoutSecrets(), npm_config_update_notifier: 'false' };
-    await run(
-      'npm',
-      ['install', tarballs['@esign-elements/shared'], tarballs['@esign-elements/token-proxy'], ...KIT, '--prefer-offline', '--no-audit', '--no-fund'],
-      {
-        cwd: app,
-        env: npmEnv,
-        timeout: 300_000,
-      },
-    );
+    await run('npm', ['install', ...Object.values(tarballs), ...KIT, '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: app,
+      env: npmEnv,
+      timeout: 300_000,
+    });
     // the production build, with no secret anywhere in its environment
     await run('npm', ['exec', '--offline', '--', 'vite', 'build', '--logLevel', 'warn'], { cwd: app, env: npmEnv, timeout: 300_000 });
 
@@ -116,6 +117,14 @@ after(async () => {
 });
 
 describe('a SvelteKit app with the token proxy as its +server.ts', () => {
+  it('renders the tags with the stylesheet in the server HTML', async () => {
+    const page = await (await fetch(`${origin}/`)).text();
+    assert.match(page, /<esign-connect id="esign"/);
+    const sheets = [...page.matchAll(/<link[^>]+href="([^"]+\.css)"/g)].map((m) => m[1]!);
+    const css = (await Promise.all(sheets.map(async (href) => (await fetch(new URL(href, origin))).text()))).join('\n');
+    assert.match(css, /esign-connect:not\(:defined\)/, `elements.css is in the server HTML: ${sheets.join(', ')}`);
+  });
+
   it('builds without secrets; one caller floods the sign-in, another person then connects', async () => {
     await floodSignIn(`${origin}/api/esign`, { count: 10, origin });
     await personConnects(`${origin}/api/esign`, {}, origin);

@@ -38,6 +38,8 @@ export interface FloodOptions {
   /** Headers the flooder adds (a forged X-Forwarded-For, say). */
   headers?: Record<string, string>;
   localAddress?: string;
+  /** The page's origin (default the test pages' ORIGIN). */
+  origin?: string;
 }
 
 /**
@@ -46,20 +48,21 @@ export interface FloodOptions {
  */
 export async function floodSignIn(base: string, options: FloodOptions): Promise<void> {
   const attempt = randomBytes(16).toString('base64url');
-  const query = new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: DEMO_LOGIN.scope });
+  const origin = options.origin ?? ORIGIN;
+  const query = new URLSearchParams({ session: 'open', origin, display: 'popup', attempt, scope: DEMO_LOGIN.scope });
   const localAddress = options.localAddress ?? FLOODER_ADDRESS;
   let last = { status: 0, location: '' };
   for (let i = 0; i < options.count; i++) last = await requestFrom(localAddress, new URL(`${base}/login?${query}`), 'GET', options.headers ?? {});
   assert.equal(last.status, 303);
   assert.match(last.location, /error=rate_limited/, `the flooder's own sign-ins are limited: ${last.location}`);
-  const form = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: ORIGIN, ...options.headers };
+  const form = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Esign-Proxy': '1', Origin: origin, ...options.headers };
   for (let i = 0; i < options.count; i++) await requestFrom(localAddress, new URL(`${base}/token`), 'POST', form, 'grant_type=refresh_token&session=open');
 }
 
 /** Another person, after the flood: connects through the proxy at `base` and gets an access token. */
-export async function personConnects(base: string, headers: Record<string, string> = {}): Promise<void> {
-  const signedIn = await signInThroughProxy({ proxyUrl: base, origin: ORIGIN, chooseSpaceId: 'space_acme', headers });
+export async function personConnects(base: string, headers: Record<string, string> = {}, origin = ORIGIN): Promise<void> {
+  const signedIn = await signInThroughProxy({ proxyUrl: base, origin, chooseSpaceId: 'space_acme', headers });
   assert.equal(signedIn.outcome.get('outcome'), 'connected', `another person is not locked out: ${signedIn.finalUrl}`);
-  const token = await post(`${base}/token`, refreshFields(), signedIn.jar, headers);
+  const token = await post(`${base}/token`, refreshFields(), signedIn.jar, { Origin: origin, ...headers });
   assert.equal(token.status, 200, token.text);
 }

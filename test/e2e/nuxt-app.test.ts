@@ -1,0 +1,136 @@
+/**
+ * A real Nuxt app (issue 47) from the packed tarballs, with the frameworks guide's files as they are: its
+ * nuxt.config.ts (vue.compilerOptions.isCustomElement, optimizeDeps, elements.css, runtimeConfig.public), its
+ * plugins/esign.client.ts, and packages/token-proxy/recipes/frameworks/nuxt-route.ts as the Nitro route.
+ * `nuxt build` runs with no ESIGN_* variable at all, then the Nitro server serves it against the emulator: the page
+ * comes with the tags (their settings from runtimeConfig.public) and the stylesheet, and one caller flooding the
+ * sign-in does not lock another person out. Nuxt 4.3 pinned here (4.4 needs Node 22; from the registry, not the root
+ * lockfile). In test:all (test:e2e), not in npm test: the install takes about two minutes, the build 40 s.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { createEmulator } from '@esign-elements/emulator';
+import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
+import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
+import { freePort } from '@esign-elements/test-support/ports';
+import { packPackages } from '../helpers/pack.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NUXT = 'nuxt@4.3.0';
+const COOKIE_KEY = Buffer.alloc(32, 5).toString('base64url');
+
+let emulator: Awaited<ReturnType<typeof createEmulator>>;
+let work: string;
+let server: ChildProcess | undefined;
+let serverOutput = '';
+let origin: string;
+
+const withoutSecrets = (): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ESIGN_'))),
+  NUXT_TELEMETRY_DISABLED: '1',
+  npm_config_update_notifier: 'false',
+});
+
+function copyInto(folder: string, files: Record<string, string>): void {
+  for (const [path, from] of Object.entries(files)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true });
+    copyFileSync(join(ROOT, from), join(folder, path));
+  }
+}
+
+before(
+  async () => {
+    emulator = await createEmulator({ port: 0, filePort: 0 });
+    work = mkdtempSync(join(tmpdir(), 'esign-nuxt-'));
+    const tarballs = packPackages(work, ['@esign-elements/shared', '@esign-elements/token-proxy', 'esign-elements']);
+    const app = join(work, 'app');
+    copyInto(app, {
+      'nuxt.config.ts': 'docs/guides/frameworks/nuxt.config.ts',
+      'app/plugins/esign.client.ts': 'docs/guides/frameworks/esign.client.ts',
+      'server/routes/api/esign/[...path].ts': 'packages/token-proxy/recipes/frameworks/nuxt-route.ts',
+    });
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'nuxt-app', private: true, version: '0.0.0', type: 'module' }));
+    writeFileSync(
+      join(app, 'app/app.vue'),
+      `<script setup lang="ts">
+const config = useRuntimeConfig();
+</script>
+
+<template>
+  <main>
+    <esign-connect id="esign" :client-id="config.public.esignClientId" :base-url="config.public.esignBaseUrl" token-endpoint="/api/esign/token">
+      <esign-uploader multiple />
+    </esign-connect>
+    <p id="below">The page's own content.</p>
+  </main>
+</template>
+`,
+    );
+    const env = withoutSecrets();
+    await run('npm', ['install', ...Object.values(tarballs), NUXT, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, env, timeout: 600_000 });
+    // the production build, with no secret anywhere in its environment
+    await run('npm', ['exec', '--offline', '--', 'nuxt', 'build'], { cwd: app, env, timeout: 400_000, maxBuffer: 16 * 1024 * 1024 });
+
+    const port = await freePort();
+    origin = `http://localhost:${port}`;
+    emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${origin}/api/esign/callback`);
+    server = spawn(process.execPath, [join(app, '.output/server/index.mjs')], {
+      cwd: app,
+      env: {
+        ...env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        NUXT_PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+        NUXT_PUBLIC_ESIGN_BASE_URL: emulator.baseUrl,
+        ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+        ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
+        ESIGN_BASE_URL: emulator.baseUrl,
+        ESIGN_COOKIE_KEYS: COOKIE_KEY,
+        ESIGN_ALLOWED_ORIGINS: origin,
+        ESIGN_PUBLIC_ORIGIN: origin,
+        ESIGN_RATE_LIMIT: '8',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
+    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      assert.equal(server.exitCode, null, `the Nitro server exited: ${serverOutput}`);
+      const health = await fetch(`${origin}/api/esign/health`).catch(() => undefined);
+      if (health?.status === 200) break;
+      assert.ok(Date.now() < deadline, `the app did not answer: ${serverOutput}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  },
+  { timeout: 1_200_000 },
+);
+
+after(async () => {
+  server?.kill();
+  await emulator?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('a Nuxt app with the guide config and the proxy as its Nitro route', () => {
+  it('renders the tags with their runtime settings and the stylesheet', async () => {
+    const page = await (await fetch(`${origin}/`)).text();
+    assert.ok(page.includes(`<esign-connect id="esign" client-id="${DEMO_LOGIN.clientId}" base-url="${emulator.baseUrl}"`), page.slice(0, 2000));
+    const sheets = [...page.matchAll(/<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"/g)].map((m) => m[1]!);
+    const css = (await Promise.all(sheets.map(async (href) => (await fetch(new URL(href, origin))).text()))).join('\n');
+    assert.match(css, /esign-connect:not\(:defined\)/, 'elements.css is in the server HTML');
+  });
+
+  it('one caller floods the sign-in, another person then connects', async () => {
+    await floodSignIn(`${origin}/api/esign`, { count: 10, origin });
+    await personConnects(`${origin}/api/esign`, {}, origin);
+    assert.ok(!serverOutput.includes(DEMO_LOGIN.clientSecret) && !serverOutput.includes(COOKIE_KEY), 'nothing secret printed');
+  });
+});

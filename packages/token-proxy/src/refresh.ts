@@ -91,7 +91,7 @@ export class RefreshCoordinator {
 
   /**
    * Refreshes once per refresh token (see above). `tokenId`: the refresh token's id with its scope, unique to it and
-   * no secret (`refreshTokenId`). `hit`: the caller's rate-limit counter, counted here in the same store step as the
+   * no secret (a session's `rk`, else a SHA-256 of the token: see token.ts). `hit`: the caller's rate-limit counter, counted here in the same store step as the
    * claim; over its max the answer is `{limitedMs}` and nothing else happens. `track`: given this request's store
    * writes that its answer does not wait for (Workers: `waitUntil`).
    */
@@ -106,7 +106,7 @@ export class RefreshCoordinator {
     // the hash tag: the owner's rate-limit key (`session:<sid>`, or in browser-held mode `addr:<address>`), so the
     // claim, its waiters' flag and the caller's counter are one Redis Cluster slot, one script on one node
     const session = owner.startsWith('session:');
-    const key = `${this.#o.prefix}{${session ? owner : owner.split('|')[0]}}:${tokenId}`;
+    const key = `${this.#o.prefix}{${owner.split('|')[0]}}:${tokenId}`;
     // a session id is random and says nothing: kept as it is; an address + Origin (browser-held) is hashed
     const ownerId = session ? owner : `h:${(await this.#o.sealer.sha256url(owner)).slice(0, 22)}`;
     // a session's replay answers only the retry of the same request (its retry id, sealed in the entry with the

@@ -77,6 +77,8 @@ function timeoutError(timeoutMs: number): Error {
   return error;
 }
 
+const decoder = new TextDecoder();
+
 /** Reads at most `max` bytes; undefined when the body is larger (the stream is cancelled). */
 async function readLimited(response: Response, max: number): Promise<string | undefined> {
   const declared = Number(response.headers.get('content-length'));
@@ -85,19 +87,27 @@ async function readLimited(response: Response, max: number): Promise<string | un
     return undefined;
   }
   if (!response.body) return '';
-  // one pass: each chunk decoded as it comes (a token answer is one chunk), no copy of the whole body
+  // one pass over the stream; a token answer is one chunk, decoded as it is (no copy of the whole body). The decoder
+  // is not used in streaming mode, which takes Node's ICU path instead of its UTF-8 fast path
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
+    if (done) break;
     size += value.byteLength;
     if (size > max) {
       await reader.cancel().catch(() => undefined);
       return undefined;
     }
-    text += decoder.decode(value, { stream: true });
+    chunks.push(value);
   }
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return decoder.decode(all);
 }

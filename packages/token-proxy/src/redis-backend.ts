@@ -4,7 +4,6 @@
  */
 import { isIP } from 'node:net';
 import { createClient, createCluster } from '@redis/client';
-import type { RedisStoreOptions } from './redis.js';
 import { StoreUnavailableError } from './store.js';
 
 // the clients as created here (RESP3, no modules); `{}` is what createClient's own defaults say for "none"
@@ -12,6 +11,24 @@ import { StoreUnavailableError } from './store.js';
 type Client = ReturnType<typeof createClient<{}, {}, {}, 3, {}>>;
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- createCluster's generic parameters
 type Cluster = ReturnType<typeof createCluster<{}, {}, {}, 3, {}>>;
+
+/** Where a Redis (or Valkey) server or cluster is, and how to reach it. */
+export interface RedisConnectionOptions {
+  /**
+   * `redis://[user:password@]host:port[/db]`, `rediss://…` (TLS), or a Redis Cluster:
+   * `redis-cluster://[user:password@]host:port[,host:port…]` (`rediss-cluster://` with TLS; a few nodes are
+   * enough, the others are found from them). `valkey…` is the same as `redis…`.
+   */
+  url: string;
+  /** ACL user (else the URL's, else `default`). */
+  username?: string;
+  /** Its password (else the URL's). Never printed, also not in errors. */
+  password?: string;
+  /** TLS: the CA certificate(s) (PEM) the server's certificate must chain to; default the system's. */
+  ca?: string | Buffer;
+  /** TLS: the name the server's certificate must carry; default the host of the URL (an IP address: its IP names). */
+  tlsServerName?: string;
+}
 
 /** What the store needs of a standalone client or a cluster, so the rest is written once. */
 export interface Backend {
@@ -60,7 +77,7 @@ export function parseClusterUrl(url: string): { tls: boolean; nodes: { host: str
   return result;
 }
 
-export function standalone(options: RedisStoreOptions): Backend {
+export function standalone(options: RedisConnectionOptions): Backend {
   const tls = /^(rediss|valkeys):/i.test(options.url);
   const url = options.url.replace(/^valkey/i, 'redis');
   const client: Client = createClient({
@@ -103,7 +120,7 @@ export function standalone(options: RedisStoreOptions): Backend {
   };
 }
 
-export function cluster(options: RedisStoreOptions, parsed: NonNullable<ReturnType<typeof parseClusterUrl>>): Backend {
+export function cluster(options: RedisConnectionOptions, parsed: NonNullable<ReturnType<typeof parseClusterUrl>>): Backend {
   const tls = (host: string) => (parsed.tls ? tlsOptions(options, host) : {});
   const c: Cluster = createCluster({
     rootNodes: parsed.nodes.map(({ host, port }) => ({ socket: { host, port, ...SOCKET, ...tls(host) } })),
@@ -156,7 +173,7 @@ function credentials(options: { username?: string; password?: string }): { usern
 }
 
 /** TLS: the CA given (else the system's), and the server's name checked against its certificate (never turned off). */
-function tlsOptions(options: RedisStoreOptions, host: string): { tls: true; ca?: string | Buffer; servername?: string } {
+function tlsOptions(options: RedisConnectionOptions, host: string): { tls: true; ca?: string | Buffer; servername?: string } {
   // an address is checked against the certificate's IP names (Node's check, on the host; SNI takes no address)
   const servername = options.tlsServerName ?? (isIP(host) ? undefined : host);
   return { tls: true, ...(options.ca !== undefined ? { ca: options.ca } : {}), ...(servername !== undefined ? { servername } : {}) };

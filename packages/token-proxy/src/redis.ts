@@ -24,25 +24,12 @@
  * after each reconnection (redis-checks.ts); the connections themselves are in redis-backend.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { cluster, parseClusterUrl, SOCKET, standalone, type Backend } from './redis-backend.js';
+import { cluster, parseClusterUrl, SOCKET, standalone, type Backend, type RedisConnectionOptions } from './redis-backend.js';
 import { infoMistake, mistakeOf, PROBE_SCRIPT, targetOf, type Mistake, type Target } from './redis-checks.js';
 import { StoreUnavailableError, type ClaimResult, type Mark, type ProxyStore, type RateHit } from './store.js';
 
-export interface RedisStoreOptions {
-  /**
-   * `redis://[user:password@]host:port[/db]`, `rediss://…` (TLS), or a Redis Cluster:
-   * `redis-cluster://[user:password@]host:port[,host:port…]` (`rediss-cluster://` with TLS; a few nodes are
-   * enough, the others are found from them). `valkey…` is the same as `redis…`.
-   */
-  url: string;
-  /** ACL user (else the URL's, else `default`). */
-  username?: string;
-  /** Its password (else the URL's). Never printed, also not in errors. */
-  password?: string;
-  /** TLS: the CA certificate(s) (PEM) the server's certificate must chain to; default the system's. */
-  ca?: string | Buffer;
-  /** TLS: the name the server's certificate must carry; default the host of the URL (an IP address: its IP names). */
-  tlsServerName?: string;
+/** Where the store's server is and how to reach it (redis-backend.ts), and how the store uses it. */
+export interface RedisStoreOptions extends RedisConnectionOptions {
   /** Prefix of every key. Default `esign-proxy:`. */
   prefix?: string;
   /** A command not answered within this is a failure (503). Default 1 000 ms. */
@@ -56,7 +43,7 @@ export interface RedisStoreOptions {
   onMistake?: (sentence: string) => void;
 }
 
-export { parseClusterUrl } from './redis-backend.js';
+export { parseClusterUrl, type RedisConnectionOptions } from './redis-backend.js';
 
 /**
  * A store that cannot work as configured (a refused password, an untrusted certificate, a malformed URL, a cluster

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { base64url } from '../../src/core/base64url.js';
-import { createCodeChallenge, createCodeVerifier, createState } from '../../src/core/sign-in/pkce.js';
+import { createCodeChallenge, createCodeVerifier } from '../../src/core/sign-in/pkce.js';
+import { createState } from '../../src/core/random.js';
 import { EsignError } from '../../src/core/errors.js';
 import { sessionKeyOf, type SessionConfig } from '../../src/core/session/session-manager.js';
 import { defaultRevocationEndpoint, validateConfig } from '../../src/core/session/config.js';

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EsignError } from '../../src/core/errors.js';
-import { SessionManager, type SessionConfig } from '../../src/core/session/session-manager.js';
 import { validateConfig } from '../../src/core/session/config.js';
+import { sessionKeyOf, type SessionConfig } from '../../src/core/session/session-manager.js';
+import { LoginAttempts } from '../../src/core/sign-in/login.js';
 
 const base: SessionConfig = {
   clientId: 'app',
@@ -22,14 +23,13 @@ const base: SessionConfig = {
 
 /** A started sign-in answered with `iss`; the token proxy is not reachable, so getting past the check means a network error. */
 async function answerWith(config: SessionConfig, iss: string): Promise<EsignError> {
-  const manager = new SessionManager(config);
-  const { state } = await manager.beginLogin('popup');
+  // the browser-held mode's sign-in part, as the sign-in flow makes it
+  const part = new LoginAttempts(config, sessionKeyOf(config));
+  const { state } = await part.begin('popup');
   try {
-    await manager.completeLogin(new URLSearchParams({ code: 'code-1', state, iss }));
+    await part.complete(new URLSearchParams({ code: 'code-1', state, iss }));
   } catch (error) {
     return EsignError.from(error);
-  } finally {
-    manager.close();
   }
   assert.fail('the sign-in was expected to fail');
 }

@@ -1,7 +1,23 @@
 /** The session's settings: their checks, and the token proxy's routes beside its token route. */
 import { EsignError } from '../errors.js';
+import { API_PREFIX } from '../service-types.js';
 import { isLoopbackHost } from '../url.js';
 import type { SessionConfig } from './types.js';
+
+/** Where a sign-in starts in the browser-held mode: the service's authorization page (or the configured one). */
+export function authorizationEndpointOf(config: Readonly<SessionConfig>): string {
+  return config.authorizationEndpoint ?? `${config.baseUrl.replace(/\/+$/, '')}${API_PREFIX}/oauth/auth`;
+}
+
+/** Where a sign-in starts in the default mode: the token proxy's login route. */
+export function loginEndpointOf(config: Readonly<SessionConfig>): string {
+  return config.loginEndpoint ?? siblingRoute(config.tokenEndpoint, 'login');
+}
+
+/** The issuer an `iss` in an authorization answer must name (RFC 9207). */
+export function issuerOf(config: Readonly<SessionConfig>): string {
+  return config.issuer ?? config.baseUrl.replace(/\/+$/, '');
+}
 
 export function defaultRevocationEndpoint(tokenEndpoint: string): string {
   return siblingRoute(tokenEndpoint, 'revoke');

@@ -5,7 +5,7 @@
  * The wire protocol is docs/proxy.md's "token-mediating mode".
  */
 import { EsignError } from '../errors.js';
-import { createState } from '../sign-in/pkce.js';
+import { createState } from '../random.js';
 import { callProxy, postForm, type TokenBackend, type TokenSet } from './tokens.js';
 
 export interface ProxyTokenConfig {

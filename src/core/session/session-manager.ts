@@ -6,17 +6,17 @@
  * opt-in where the page holds both.
  */
 import { EsignError } from '../errors.js';
-import { API_PREFIX } from '../service-types.js';
 import { openStore, type KeyValueStore } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
-import { defaultRevocationEndpoint, siblingRoute, validateConfig } from './config.js';
+import { validateConfig } from './config.js';
+import { loadTokenBackend } from './token-backend.js';
 import { browserOnline, unreachable } from '../service/unreachable.js';
 import { RefreshRetry } from './refresh-retry.js';
-import type { ConnectMode, LoginHooks, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
+import type { SessionChange, SessionConfig, SessionInfo } from './types.js';
 import { readSessionRecord, sessionInfoOf, sessionKeyOf, sessionRecordKey, type StoredSession } from './stored.js';
 
 export type { RefreshTokenHolder } from './tokens.js';
-export type { ConnectMode, LoginHooks, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
+export type { ConnectMode, LoginPart, SessionChange, SessionConfig, SessionInfo } from './types.js';
 
 export { sessionKeyOf } from './stored.js';
 
@@ -30,7 +30,6 @@ export class SessionManager extends EventTarget {
   #loaded: Promise<void> | undefined;
   #refreshing: Promise<StoredSession> | undefined;
   #backend: Promise<TokenBackend> | undefined;
-  #loginPart: Promise<LoginPart> | undefined;
   /** Tries again a refresh that could not reach its server, until one works or the session ends. */
   readonly #retry = new RefreshRetry(() => this.getAccessToken());
 
@@ -64,61 +63,17 @@ export class SessionManager extends EventTarget {
     return this.#loaded;
   }
 
-  /** The authorization page's URL. */
-  get authorizationEndpoint(): string {
-    return this.config.authorizationEndpoint ?? `${this.config.baseUrl.replace(/\/+$/, '')}${API_PREFIX}/oauth/auth`;
-  }
-
   /**
-   * Where the sign-in starts (the proxy's login route, or in the browser-held mode the authorization URL with the
-   * attempt's state and verifier kept until it returns or expires), and the origin whose messages count.
+   * Keeps the tokens of a completed sign-in as the session, and tells this tab and the others. The sign-in flow
+   * (sign-in/login-flow.ts) calls it once, with what the mode's sign-in part returned.
    */
-  async beginLogin(mode: ConnectMode): Promise<{ url: string; state: string; messageOrigin: string }> {
-    const part = await this.#login();
-    const begun = await part.begin(mode);
-    // the token backend loads while the user is on the consent page
-    void this.#tokens().catch(() => undefined);
-    return { ...begun, messageOrigin: part.messageOrigin };
-  }
-
-  /** The popup closed before its answer was heard: the default mode asks the proxy whether the sign-in finished. */
-  async loginAfterClose(state: string): Promise<SessionInfo> {
-    const part = await this.#login();
-    if (part.afterClose) return part.afterClose(state);
-    await part.abandon(state);
-    throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
-  }
-
-  /**
-   * A popup that reads as closed with nothing heard: what the proxy knows of the attempt (the session, its error thrown,
-   * `pending` or `unknown`); undefined in the browser-held mode, where no server knows the attempt.
-   */
-  async loginStatus(state: string): Promise<SessionInfo | 'pending' | 'unknown' | undefined> {
-    const part = await this.#login();
-    return part.status?.(state);
-  }
-
-  /** Forgets an attempt that will not come back (popup closed or blocked). */
-  async abandonLogin(state: string): Promise<void> {
-    return (await this.#login()).abandon(state);
-  }
-
-  /** Whether this window holds a login attempt for `state` (used by a callback page to decide who completes it). */
-  async findAttempt(state: string): Promise<{ mode: ConnectMode } | undefined> {
-    return (await this.#login()).find(state);
-  }
-
-  /**
-   * Completes a login from the callback's query parameters: checks `state` (single use), turns an
-   * `error` into an EsignError, redeems the code at the token proxy and keeps the session.
-   */
-  async completeLogin(params: URLSearchParams): Promise<SessionInfo> {
-    return (await this.#login()).complete(params);
-  }
-
-  /** Handles a relayed callback from a popup (same origin only; the caller checks the origin). */
-  async acceptCallback(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
-    return (await this.#login()).accept(message, expectedState);
+  async adopt(tokens: TokenSet): Promise<SessionInfo> {
+    const previous = await this.#readStored();
+    const stored = this.#fromTokens(tokens, undefined, (previous?.generation ?? 0) + 1);
+    await this.#save(stored);
+    this.#post({ type: 'session' });
+    this.#emit({ type: 'connected', session: sessionInfoOf(stored), byOtherTab: false });
+    return sessionInfoOf(stored);
   }
 
   /** A valid access token, refreshed if it is about to expire; concurrent callers share one refresh. */
@@ -155,34 +110,6 @@ export class SessionManager extends EventTarget {
     this.#channel?.close();
   }
 
-  /** The sign-in part of this mode, loaded with the first sign-in or callback. */
-  #login(): Promise<LoginPart> {
-    const hooks = (authorizationEndpoint: string): LoginHooks => ({
-      authorizationEndpoint,
-      issuer: this.#issuer(),
-      tokens: () => this.#tokens(),
-      adopt: (tokens) => this.#adopt(tokens),
-    });
-    this.#loginPart ??=
-      this.#holder === 'proxy'
-        ? import('../sign-in/proxy-login.js').then(
-            ({ ProxyLogin }) => new ProxyLogin(this.config, this.key, hooks(this.config.loginEndpoint ?? siblingRoute(this.config.tokenEndpoint, 'login'))),
-          )
-        : import('../sign-in/login.js').then(({ LoginAttempts }) => new LoginAttempts(this.config, this.key, this.#store, hooks(this.authorizationEndpoint)));
-    this.#loginPart.catch(() => (this.#loginPart = undefined));
-    return this.#loginPart;
-  }
-
-  /** Keeps the tokens of a completed login as the session, and tells this tab and the others. */
-  async #adopt(tokens: TokenSet): Promise<SessionInfo> {
-    const previous = await this.#readStored();
-    const stored = this.#fromTokens(tokens, undefined, (previous?.generation ?? 0) + 1);
-    await this.#save(stored);
-    this.#post({ type: 'session' });
-    this.#emit({ type: 'connected', session: sessionInfoOf(stored), byOtherTab: false });
-    return sessionInfoOf(stored);
-  }
-
   // ---- tokens ----
 
   /**
@@ -190,28 +117,10 @@ export class SessionManager extends EventTarget {
    * connected from storage alone); the browser-held one is loaded only when chosen.
    */
   #tokens(): Promise<TokenBackend> {
-    this.#backend ??= (async (): Promise<TokenBackend> => {
-      const revocationEndpoint = this.config.revocationEndpoint ?? defaultRevocationEndpoint(this.config.tokenEndpoint);
-      if (this.#holder === 'proxy') {
-        const { proxySlot, ProxyTokens } = await import('./proxy-tokens.js');
-        return new ProxyTokens({
-          clientId: this.config.clientId,
-          tokenEndpoint: this.config.tokenEndpoint,
-          revocationEndpoint,
-          slot: proxySlot(this.config.spaceId),
-          spaceId: this.config.spaceId,
-        });
-      }
-      const { BrowserTokens } = await import('./browser-tokens.js');
-      return new BrowserTokens({ clientId: this.config.clientId, tokenEndpoint: this.config.tokenEndpoint, revocationEndpoint });
-    })();
+    this.#backend ??= loadTokenBackend(this.config);
     // a failed load (e.g. offline while fetching the chunk) may be tried again
     this.#backend.catch(() => (this.#backend = undefined));
     return this.#backend;
-  }
-
-  #issuer(): string {
-    return this.config.issuer ?? this.config.baseUrl.replace(/\/+$/, '');
   }
 
   // ---- refresh ----

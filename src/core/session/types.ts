@@ -1,7 +1,7 @@
 /** The session's shapes, shared by the session manager, its stored record and the sign-in parts. */
 import type { Hop } from '../service/unreachable.js';
 import type { StorageKind } from '../kv.js';
-import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
+import type { RefreshTokenHolder, TokenSet } from './tokens.js';
 
 export type ConnectMode = 'popup' | 'redirect';
 
@@ -53,35 +53,27 @@ export interface SessionInfo {
   connectedAt: Date;
 }
 
-/** What a sign-in part (the default mode's, or the browser-held one's) needs from its session manager. */
-export interface LoginHooks {
-  /** Where the sign-in starts: the token proxy's login route (default mode) or the service's authorization page. */
-  authorizationEndpoint: string;
-  /** The issuer an `iss` in the answer must name (RFC 9207; browser-held mode). */
-  issuer: string;
-  tokens(): Promise<TokenBackend>;
-  /** Keeps the tokens as the session and says so. */
-  adopt(tokens: TokenSet): Promise<SessionInfo>;
-}
-
-/** A mode's sign-in: where it starts, what comes back and from which origin, how it completes. */
+/**
+ * A mode's sign-in, made from the session's settings alone: where it starts, what comes back and from which origin,
+ * and the tokens a completed sign-in got. The sign-in flow drives it and hands the tokens to the manager (`adopt`).
+ */
 export interface LoginPart {
   /** The origin whose messages to the opener count (the popup's last page). */
   readonly messageOrigin: string;
   begin(mode: ConnectMode): Promise<{ url: string; state: string }>;
   abandon(state: string): Promise<void>;
   find(state: string): Promise<{ mode: ConnectMode } | undefined>;
-  /** Completes from the answer's parameters (a callback page, or an outcome). */
-  complete(params: URLSearchParams): Promise<SessionInfo>;
-  /** A message from the popup: the session, undefined when it is not this attempt's, or the EsignError. */
-  accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined>;
+  /** Completes from the answer's parameters (a callback page, or an outcome): the tokens, or its EsignError. */
+  complete(params: URLSearchParams): Promise<TokenSet>;
+  /** A message from the popup: the tokens, undefined when it is not this attempt's, or the EsignError. */
+  accept(message: unknown, expectedState: string): Promise<TokenSet | undefined>;
   /** The popup closed with nothing heard: a last look (the default mode asks the proxy), else `popup_closed`. */
-  afterClose?(state: string): Promise<SessionInfo>;
+  afterClose?(state: string): Promise<TokenSet>;
   /**
-   * The default mode: what the proxy knows of a popup attempt whose window reads as closed: its outcome (the session,
-   * or its EsignError thrown), `pending` (the sign-in page has it) or `unknown` (never seen there, or expired).
+   * A popup that reads as closed with nothing heard: what the proxy knows of the attempt (the tokens, its error
+   * thrown, `pending` or `unknown`). The browser-held mode has none: no server knows its attempt.
    */
-  status?(state: string): Promise<SessionInfo | 'pending' | 'unknown'>;
+  status?(state: string): Promise<TokenSet | 'pending' | 'unknown'>;
 }
 
 export type SessionChange =

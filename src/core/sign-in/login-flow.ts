@@ -1,9 +1,10 @@
 /**
  * The login transport of a page: the popup (opened blank by the caller inside the click), watching it close, the
  * answer its last page sends the opener (the token proxy's done page by default; in the browser-held mode this page's
- * callback relays it), the redirect round trip, and the outcome or callback this document was loaded with. A plain module beside the session manager, loaded with the first sign-in (or on a callback page):
+ * callback relays it), the redirect round trip, and the outcome or callback this document was loaded with. A plain
+ * module beside the session manager, loaded with the first sign-in (or on a callback page):
  *
- *   element -> login flow -> session manager -> `change` event -> element renders.
+ *   element -> login flow -> the mode's sign-in part (tokens) -> session manager `adopt` -> `change` event -> element.
  *
  * The flow never sets the element's state: it resolves with the session or rejects with an EsignError, and the
  * manager's `change` event says the rest.
@@ -11,7 +12,11 @@
 import { EsignError } from '../errors.js';
 import { callbackMessage, callbackState, callbackTaken, isCallbackTaken, LOGIN_CHANNEL, type CallbackMessage } from './callback-message.js';
 import { callbackKind } from './callback-page.js';
+import { authorizationEndpointOf } from '../session/config.js';
 import type { ConnectMode, SessionInfo, SessionManager } from '../session/session-manager.js';
+import { loadTokenBackend } from '../session/token-backend.js';
+import type { TokenSet } from '../session/tokens.js';
+import { lastLook, loginPartOf } from './login-part.js';
 
 /** After the popup reads as closed, how long to wait for its relayed answer before asking what became of it. */
 const POPUP_CLOSE_GRACE_MS = 1500;
@@ -50,13 +55,17 @@ export interface LoginWatch {
  *   until the outcome comes or the attempt expires (`login_expired`). Cancel ends it.
  */
 export async function startLogin(manager: SessionManager, mode: ConnectMode, popup: Window | null, watch: LoginWatch = {}): Promise<PendingLogin> {
-  const { url, state, messageOrigin } = await manager.beginLogin(mode);
+  const part = await loginPartOf(manager);
+  const { url, state } = await part.begin(mode);
+  const messageOrigin = part.messageOrigin;
+  // the token backend's code loads while the person is on the consent page
+  void loadTokenBackend(manager.config).catch(() => undefined);
   if (mode === 'redirect') {
     location.assign(url);
     return { done: new Promise<SessionInfo>(() => undefined), cancel: () => undefined };
   }
   if (!popup || popup.closed) {
-    await manager.abandonLogin(state);
+    await part.abandon(state);
     throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
   }
   const expiresAt = Date.now() + (manager.config.attemptTtlSeconds ?? 600) * 1000;
@@ -87,21 +96,22 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
     // once the one before is settled, so a copy of an outcome already taken is ignored instead of read as a used
     // sign-in (state_mismatch)
     let heard: Promise<void> = Promise.resolve();
-    const inTurn = (look: () => Promise<SessionInfo | undefined>): void => {
+    const inTurn = (look: () => Promise<TokenSet | undefined>): void => {
       heard = heard.then(async () => {
         if (settled) return;
         try {
-          const session = await look();
-          if (session) settle(undefined, session);
+          const tokens = await look();
+          // the one sign-in's tokens become the session, once
+          if (tokens) settle(undefined, await manager.adopt(tokens));
         } catch (error) {
           settle(error);
         }
       });
     };
-    const accept = (data: unknown): void => inTurn(() => manager.acceptCallback(data, state));
+    const accept = (data: unknown): void => inTurn(() => part.accept(data, state));
     const giveUp = (error: EsignError): void => {
       if (!popup.closed) popup.close();
-      void manager.abandonLogin(state);
+      void part.abandon(state);
       settle(error);
     };
     const onMessage = (event: MessageEvent): void => {
@@ -110,7 +120,7 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
       if (unknown) return accept(unknown);
       if (event.origin !== messageOrigin) {
         // the sign-in page itself cannot send the user back (a refused redirect address): say why, at once
-        const refusal = event.origin === new URL(manager.authorizationEndpoint).origin ? refusedRedirect(event.data) : undefined;
+        const refusal = event.origin === new URL(authorizationEndpointOf(manager.config)).origin ? refusedRedirect(event.data) : undefined;
         if (refusal) giveUp(refusal);
         return;
       }
@@ -125,15 +135,15 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
         accept(event.data);
       };
     // what the proxy says of this attempt: its outcome, or whether it goes on
-    const ask = async (): Promise<SessionInfo | undefined> => {
+    const ask = async (): Promise<TokenSet | undefined> => {
       next = undefined;
       if (Date.now() >= expiresAt) {
-        void manager.abandonLogin(state);
+        void part.abandon(state);
         throw new EsignError('login_expired', 'The sign-in took too long and expired. Start again.');
       }
-      const status = await manager.loginStatus(state);
+      const status = await part.status?.(state);
       if (typeof status === 'object') return status;
-      if (status === 'unknown') return manager.loginAfterClose(state);
+      if (status === 'unknown') return lastLook(part, state);
       next = setTimeout(() => inTurn(ask), status === undefined ? expiresAt - Date.now() : Math.min(wait, Math.max(0, expiresAt - Date.now())));
       wait = Math.min(wait * 1.5, STATUS_MAX_MS);
       return undefined;
@@ -144,11 +154,11 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
       next = undefined;
       inTurn(ask);
     };
-    const afterClose = async (): Promise<SessionInfo | undefined> => {
-      const status = await manager.loginStatus(state);
+    const afterClose = async (): Promise<TokenSet | undefined> => {
+      const status = await part.status?.(state);
       if (typeof status === 'object') return status;
       // nothing heard: the mode's last look (the default mode asks the proxy whether this sign-in finished)
-      if (seenAway || status === 'unknown') return manager.loginAfterClose(state);
+      if (seenAway || status === 'unknown') return lastLook(part, state);
       watch.continuing?.();
       window.addEventListener('focus', askNow);
       next = setTimeout(() => inTurn(ask), status === undefined ? expiresAt - Date.now() : wait);
@@ -240,7 +250,8 @@ export async function handlePageCallback(manager: SessionManager): Promise<Callb
   const params = entry.params;
   if (!params) return 'not-ours';
   const state = params.get('state') ?? params.get('attempt') ?? '';
-  const attempt = await manager.findAttempt(state);
+  const part = await loginPartOf(manager);
+  const attempt = await part.find(state);
   const opener = safeOpener();
   if (!attempt || attempt.mode === 'popup') {
     if (opener) {
@@ -259,7 +270,7 @@ export async function handlePageCallback(manager: SessionManager): Promise<Callb
   }
   if (!attempt && entry.claimed) return 'not-ours';
   entry.claimed = true;
-  await manager.completeLogin(params);
+  await manager.adopt(await part.complete(params));
   return 'completed';
 }
 

@@ -1,13 +1,17 @@
 /**
- * The login part of a session (loaded by SessionManager with the first sign-in or callback): the attempts
+ * The browser-held mode's sign-in part (loaded by the sign-in flow with the first sign-in or callback): the attempts
  * (state and PKCE verifier, single use, swept when they expire), the authorization URL, and the checks of the
- * answer before the code is redeemed. A completed login's tokens go back to the manager (`adopt`).
+ * answer before the code is redeemed. A completed sign-in returns its tokens; the flow hands them to the manager.
  */
 import { EsignError } from '../errors.js';
-import type { KeyValueStore } from '../kv.js';
+import { openStore, type KeyValueStore } from '../kv.js';
+import { authorizationEndpointOf, issuerOf } from '../session/config.js';
+import { loadTokenBackend } from '../session/token-backend.js';
+import type { TokenSet } from '../session/tokens.js';
 import { isCallbackMessage } from './callback-message.js';
-import { createCodeChallenge, createCodeVerifier, createState } from './pkce.js';
-import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from '../session/types.js';
+import { createCodeChallenge, createCodeVerifier } from './pkce.js';
+import { createState } from '../random.js';
+import type { ConnectMode, LoginPart, SessionConfig } from '../session/types.js';
 
 /** sessionStorage-backed store: used only to carry a redirect-mode login attempt across the round trip when storage is "memory". */
 class TabStore implements KeyValueStore {
@@ -36,14 +40,13 @@ interface LoginAttempt {
 export class LoginAttempts implements LoginPart {
   readonly #config: Readonly<SessionConfig>;
   readonly #key: string;
+  /** The session's store (the same one its manager keeps the session in). */
   readonly #store: KeyValueStore;
-  readonly #hooks: LoginHooks;
 
-  constructor(config: Readonly<SessionConfig>, sessionKey: string, store: KeyValueStore, hooks: LoginHooks) {
+  constructor(config: Readonly<SessionConfig>, sessionKey: string) {
     this.#config = config;
     this.#key = sessionKey;
-    this.#store = store;
-    this.#hooks = hooks;
+    this.#store = openStore(config.storage, sessionKey);
   }
 
   /** The popup's last page is the redirect URI, which relays the answer to this page (same origin). */
@@ -60,7 +63,7 @@ export class LoginAttempts implements LoginPart {
     const attempt: LoginAttempt = { state, codeVerifier, redirectUri: config.redirectUri, mode, expiresAt: Date.now() + ttl };
     await this.#attemptStore(mode).set(this.#attemptKey(state), attempt);
     void this.#sweep(state);
-    const url = new URL(this.#hooks.authorizationEndpoint);
+    const url = new URL(authorizationEndpointOf(config));
     const params: Record<string, string> = {
       client_id: config.clientId,
       response_type: 'code',
@@ -86,7 +89,7 @@ export class LoginAttempts implements LoginPart {
     return attempt ? { mode: attempt.mode } : undefined;
   }
 
-  async complete(params: URLSearchParams): Promise<SessionInfo> {
+  async complete(params: URLSearchParams): Promise<TokenSet> {
     const state = params.get('state');
     if (!state) throw new EsignError('state_mismatch', 'The authorization response has no state parameter.');
     const attempt = await this.#read(state);
@@ -108,16 +111,15 @@ export class LoginAttempts implements LoginPart {
     }
     // RFC 9207: an `iss` in the answer must name the service this attempt went to
     const iss = params.get('iss');
-    if (iss !== null && iss !== this.#hooks.issuer) {
+    if (iss !== null && iss !== issuerOf(this.#config)) {
       throw new EsignError('oauth_error', 'The authorization response comes from another issuer than the one this sign-in went to.');
     }
-    const backend = await this.#hooks.tokens();
+    const backend = await loadTokenBackend(this.#config);
     if (!backend.exchange) throw new EsignError('invalid_config', 'This session mode redeems no code in the page.');
-    const tokens = await backend.exchange({ params, redirectUri: attempt.redirectUri, codeVerifier: attempt.codeVerifier });
-    return this.#hooks.adopt(tokens);
+    return backend.exchange({ params, redirectUri: attempt.redirectUri, codeVerifier: attempt.codeVerifier });
   }
 
-  async accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
+  async accept(message: unknown, expectedState: string): Promise<TokenSet | undefined> {
     // matched by the unguessable, single-use state: the relaying page may be configured without space-id
     if (!isCallbackMessage(message)) return undefined;
     const params = new URLSearchParams(message.params);

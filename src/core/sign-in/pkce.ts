@@ -1,4 +1,4 @@
-/** PKCE (RFC 7636, S256 only) and the random values of an authorization attempt. */
+/** PKCE (RFC 7636, S256 only): an authorization attempt's code verifier and challenge. */
 import { base64url } from '../base64url.js';
 
 /** Bytes of entropy in a verifier; 64 bytes give 86 base64url characters (spec: 43..128). */
@@ -19,9 +19,4 @@ export function createCodeChallenge(verifier: string): Promise<string> {
     return Promise.reject(new RangeError('A PKCE verifier is 43 to 128 unreserved characters.'));
   }
   return crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)).then((hash) => base64url(new Uint8Array(hash)));
-}
-
-/** An unguessable, single-use `state` value (256 bits). */
-export function createState(): string {
-  return base64url(randomBytes(32));
 }

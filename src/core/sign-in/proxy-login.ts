@@ -6,11 +6,15 @@
  * nothing at all), or this page loaded again with `esign_login`, `esign_outcome` and `esign_error`. On "connected",
  * the first access token comes from the proxy's token route, as after a reload.
  *
- * Loaded by the session manager with the first sign-in (or on a page that comes back from one) in the default mode.
+ * Loaded by the sign-in flow with the first sign-in (or on a page that comes back from one) in the default mode; it
+ * returns the first tokens, which the flow hands to the session manager.
  */
 import { EsignError, type EsignErrorCode } from '../errors.js';
-import { createState } from './pkce.js';
-import type { ConnectMode, LoginHooks, LoginPart, SessionConfig, SessionInfo } from '../session/types.js';
+import { createState } from '../random.js';
+import { loginEndpointOf } from '../session/config.js';
+import { loadTokenBackend } from '../session/token-backend.js';
+import type { TokenSet } from '../session/tokens.js';
+import type { ConnectMode, LoginPart, SessionConfig } from '../session/types.js';
 import { proxySlot } from '../session/proxy-tokens.js';
 import { postForm } from '../session/tokens.js';
 
@@ -45,19 +49,18 @@ const OUTCOMES: Record<string, [code: EsignErrorCode, message: string]> = {
 export class ProxyLogin implements LoginPart {
   readonly #config: Readonly<SessionConfig>;
   readonly #key: string;
-  readonly #hooks: LoginHooks;
+  /** The token proxy's login route, where the sign-in starts. */
   readonly #loginEndpoint: string;
   /** Popup attempts of this window (memory); a redirect's attempt is in this tab's sessionStorage to survive the round trip. */
   readonly #attempts = new Map<string, KeptAttempt>();
 
-  constructor(config: Readonly<SessionConfig>, sessionKey: string, hooks: LoginHooks) {
+  constructor(config: Readonly<SessionConfig>, sessionKey: string) {
     this.#config = config;
     this.#key = sessionKey;
-    this.#hooks = hooks;
-    this.#loginEndpoint = hooks.authorizationEndpoint;
+    this.#loginEndpoint = loginEndpointOf(config);
   }
 
-  /** Messages count from the proxy's origin only (its done page). The hooks' authorization endpoint is the proxy's login route. */
+  /** Messages count from the proxy's origin only (its done page). */
   get messageOrigin(): string {
     return new URL(this.#loginEndpoint).origin;
   }
@@ -97,8 +100,8 @@ export class ProxyLogin implements LoginPart {
     return kept ? { mode: kept.mode } : undefined;
   }
 
-  /** The outcome (`attempt`, `outcome`, `error`) of one of this window's attempts: the session, or its EsignError. */
-  async complete(params: URLSearchParams): Promise<SessionInfo> {
+  /** The outcome (`attempt`, `outcome`, `error`) of one of this window's attempts: the first tokens, or its EsignError. */
+  async complete(params: URLSearchParams): Promise<TokenSet> {
     const attempt = params.get('attempt') ?? '';
     const kept = this.#attempts.get(attempt) ?? (this.#stored()?.attempt === attempt ? this.#stored() : undefined);
     // single use: forget it before anything else can fail
@@ -114,7 +117,7 @@ export class ProxyLogin implements LoginPart {
     return this.#firstToken();
   }
 
-  async accept(message: unknown, expectedState: string): Promise<SessionInfo | undefined> {
+  async accept(message: unknown, expectedState: string): Promise<TokenSet | undefined> {
     if (!isProxyLoginMessage(message) || message.attempt !== expectedState) return undefined;
     return this.complete(new URLSearchParams({ attempt: message.attempt, outcome: message.outcome, ...(message.error ? { error: message.error } : {}) }));
   }
@@ -123,7 +126,7 @@ export class ProxyLogin implements LoginPart {
    * The popup closed with no outcome heard (the consent page may have severed `window.opener`, and the proxy may be on
    * another origin of this site): the proxy knows whether the sign-in finished, so ask it for a token once.
    */
-  async afterClose(state: string): Promise<SessionInfo> {
+  async afterClose(state: string): Promise<TokenSet> {
     if (!this.#attempts.has(state)) throw closed();
     await this.abandon(state);
     try {
@@ -140,7 +143,7 @@ export class ProxyLogin implements LoginPart {
    * cookies, it holds no secret. A proxy without the route, or one that refuses the question, is `unknown` (the last
    * look of `afterClose` follows); a network failure is `pending` (asked again).
    */
-  async status(state: string): Promise<SessionInfo | 'pending' | 'unknown'> {
+  async status(state: string): Promise<TokenSet | 'pending' | 'unknown'> {
     if (!this.#attempts.has(state)) return 'unknown';
     const url = new URL(this.#loginEndpoint);
     url.pathname = url.pathname.replace(/\/?$/, '/status');
@@ -166,12 +169,12 @@ export class ProxyLogin implements LoginPart {
   }
 
   /** The first access token of the new session, from the proxy's cookie; a cookie that does not come back is `cookie_blocked`. */
-  async #firstToken(madeBy?: string): Promise<SessionInfo> {
-    const backend = await this.#hooks.tokens();
+  async #firstToken(madeBy?: string): Promise<TokenSet> {
+    const backend = await loadTokenBackend(this.#config);
     try {
       const tokens = await backend.refresh({ force: false });
       if (madeBy !== undefined && tokens.loginAttempt !== madeBy) throw closed();
-      return await this.#hooks.adopt(tokens);
+      return tokens;
     } catch (cause) {
       const error = EsignError.from(cause, 'token_exchange_failed');
       if (error.code === 'session_expired' && error.serviceCode === 'session_missing') throw this.#cookieBlocked(error);

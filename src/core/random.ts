@@ -1,0 +1,7 @@
+/** The kit's unguessable ids: a sign-in's `state` or attempt, a refresh's request id. */
+import { base64url } from './base64url.js';
+
+/** An unguessable, single-use id (256 bits, base64url). */
+export function createState(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}

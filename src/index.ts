@@ -10,7 +10,7 @@ import './esign-signing-frame.js';
 import './esign-contract-list.js';
 
 export * from './elements/index.js';
-export { EsignError, type EsignErrorCode, type SerializedEsignError } from './core/errors.js';
-export type * from './core/service-types.js';
+export { EsignError, type EsignErrorCode, type SerializedEsignError } from '@esign-elements/shared/errors';
+export type * from '@esign-elements/shared/service-types';
 export type { ClientOptions, ServiceResult, TokenSource } from './core/service/service-client.js';
 export type { SessionInfo, SessionConfig, ConnectMode } from './core/session/session-manager.js';

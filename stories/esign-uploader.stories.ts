@@ -3,7 +3,7 @@ import { html } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import { ref } from 'lit/directives/ref.js';
 import '../src/esign-uploader.js';
-import { EsignError } from '../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import type { EsignUploader } from '../src/elements/uploader/esign-uploader.js';
 import { demo } from './demo-config.js';
 import { defineDemoSession } from './demo-session.js';

@@ -1,11 +1,11 @@
 /** The plain modules, for server code and custom UIs: no element, no tag registration. */
-export * from './errors.js';
-export type * from './service-types.js';
-export { API_PREFIX } from './service-types.js';
+export * from '@esign-elements/shared/errors';
+export type * from '@esign-elements/shared/service-types';
+export { API_PREFIX } from '@esign-elements/shared/service-types';
 export * from './service/client.js';
 export { backoffDelay, parseRetryAfter } from './service/retry.js';
-export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from './url.js';
-export { base64url } from './base64url.js';
+export { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from '@esign-elements/shared/url';
+export { base64url } from '@esign-elements/shared/base64url';
 export { createCodeChallenge, createCodeVerifier, VERIFIER_BYTES } from './sign-in/pkce.js';
 export { createState } from './random.js';
 export { defaultRevocationEndpoint, validateConfig } from './session/config.js';

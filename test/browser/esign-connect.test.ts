@@ -2,7 +2,7 @@ import { expect, fixture, html } from '@open-wc/testing';
 import { executeServerCommand, sendMouse } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, fault, mountConnect, once, personStep, shadowText, until } from './helpers.js';
 
 async function embeddedStatus(token: string): Promise<number> {

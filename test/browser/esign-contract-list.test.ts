@@ -3,7 +3,7 @@ import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import '../../src/esign-contract-list.js';
 import { EsignClient } from '../../src/core/service/client.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import {
   cfg,

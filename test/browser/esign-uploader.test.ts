@@ -5,7 +5,7 @@ import '../../src/esign-connect.js';
 import '../../src/esign-uploader.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignUploader } from '../../src/elements/uploader/esign-uploader.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { KV_DB, KV_STORE } from '../../src/core/kv.js';
 import { UPLOADS_PREFIX } from '../../src/core/upload/persist.js';
 import { uploadBodySize } from '../../src/core/upload/body.js';

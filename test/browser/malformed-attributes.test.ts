@@ -1,7 +1,7 @@
 /** Every element, given malformed attributes: a clear invalid_config esign-error, a visible error, no throw; fixed, it recovers. */
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/index.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { cfg, once, until } from './helpers.js';
 
 interface Case {

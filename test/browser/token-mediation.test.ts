@@ -7,7 +7,7 @@ import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
 import '../../src/esign-connect.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { cfg, clearSession, clickIn, connectAs, emulatorCounters, mount, mountConnect, once, personStep, shadowText, until } from './helpers.js';
 
 /** Whether the service accepts `token` for a business call. */

@@ -9,7 +9,7 @@ import '../../src/esign-contract-list.js';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import type { EsignContractList } from '../../src/elements/embedded-view/esign-contract-list.js';
 import { UNREACHABLE_RETRY } from '../../src/core/service/unreachable.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { cfg, clearFaults, clearSession, connectAs, fault, frameOf, mountConnect, once, setOffline, shadowText, until } from './helpers.js';
 
 /** The longest the backoff's first minute takes to try again: the sum of its ceilings up to a minute, plus a Url's time. */

@@ -11,7 +11,7 @@ import '../../src/esign-connect.js';
 import '../../src/esign-signing-frame.js';
 import '../../src/esign-contract-list.js';
 import { EsignClient } from '../../src/core/service/client.js';
-import type { EsignError } from '../../src/core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { EsignConnect } from '../../src/elements/connect/esign-connect.js';
 import { cfg, clearFaults, connectedElement, emulatorCounters, fault, frameOf, mountView, once, personStep, settled, until } from './helpers.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { PEOPLE, SPACES, startEsignServices, type EsignServices } from '@esign-elements/testing';
 import { signInWithPopup, signInWithRedirect } from '@esign-elements/testing/playwright';
 import { cdnBuild } from '../helpers/built.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, type TokenSource } from '../../src/core/service/client.js';
-import { EsignError } from '../../src/core/errors.js';
-import type { TokenResponse } from '../../src/core/service-types.js';
+import { EsignError } from '@esign-elements/shared/errors';
+import type { TokenResponse } from '@esign-elements/shared/service-types';
 import { createEmulator } from '@esign-elements/emulator';
 import type { ServedTokenProxy } from '@esign-elements/token-proxy';
 import { serveTokenProxy } from '@esign-elements/token-proxy/node';

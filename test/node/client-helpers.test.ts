@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { parseRetryAfter } from '../../src/core/service/client.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY } from '../../src/core/service/retry.js';
-import { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from '../../src/core/url.js';
+import { isAllowedServiceUrl, isLoopbackHost, joinApiPath } from '@esign-elements/shared/url';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2025-03-01T10:00:00Z');

@@ -20,7 +20,7 @@ import { runInNewContext } from 'node:vm';
 import { after, before, test } from 'node:test';
 import { createClient } from '../../src/core/service/client.js';
 import { nodeStreamingFetch } from '../../src/core/node/fetch.js';
-import type { TokenResponse } from '../../src/core/service-types.js';
+import type { TokenResponse } from '@esign-elements/shared/service-types';
 import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 
 const MiB = 1024 * 1024;

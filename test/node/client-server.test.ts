@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, EsignClient, type TokenSource, UPLOAD_FILE_ACTION } from '../../src/core/service/client.js';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { nodeStreamingFetch } from '../../src/core/node/fetch.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TokenResponse } from '../../src/core/service-types.js';
+import type { TokenResponse } from '@esign-elements/shared/service-types';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
 import { DEMO_LOGIN, codeExchangeForm, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 

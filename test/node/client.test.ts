@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, EsignClient, type ClientOptions, type TokenSource } from '../../src/core/service/client.js';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 
 interface Seen {
   path: string;

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createClient, type EsignClient, type TokenSource } from '../../src/core/service/client.js';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
 import type { ServedTokenProxy } from '@esign-elements/token-proxy';
 import { serveTokenProxy } from '@esign-elements/token-proxy/node';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { base64url } from '../../src/core/base64url.js';
+import { base64url } from '@esign-elements/shared/base64url';
 import { createCodeChallenge, createCodeVerifier } from '../../src/core/sign-in/pkce.js';
 import { createState } from '../../src/core/random.js';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { sessionKeyOf, type SessionConfig } from '../../src/core/session/session-manager.js';
 import { defaultRevocationEndpoint, validateConfig } from '../../src/core/session/config.js';
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { validateConfig } from '../../src/core/session/config.js';
 import { sessionKeyOf, type SessionConfig } from '../../src/core/session/session-manager.js';
 import { LoginAttempts } from '../../src/core/sign-in/login.js';

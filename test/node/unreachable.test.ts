@@ -1,7 +1,7 @@
 /** What could not be reached, told from an error and the browser's online flag (src/core/service/unreachable.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { backoffDelay } from '../../src/core/service/retry.js';
 import { failedAt, transient, unreachable, UNREACHABLE_RETRY } from '../../src/core/service/unreachable.js';
 

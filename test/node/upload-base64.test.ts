@@ -13,7 +13,7 @@ import {
   readChunks,
 } from '../../src/core/upload/base64.js';
 import { buildUploadBody, uploadBodySize } from '../../src/core/upload/body.js';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 
 async function chunkedBase64(bytes: Uint8Array, chunkBytes: number): Promise<string> {
   const parts: BlobPart[] = [];

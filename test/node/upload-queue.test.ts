@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { UploadQueue, type UploadItem } from '../../src/core/upload/queue.js';
 import type { RawResponse, SendOptions } from '../../src/core/upload/transport.js';
 import { uploadBody, interpretUploadResponse } from '../../src/core/upload/transport.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { isAccepted, validateFiles } from '../../src/core/upload/check-files.js';
 import { DEFAULT_MAX_FILE_BYTES, parseAccept, parseLimits } from '../../src/core/upload/validate.js';
 

@@ -1,7 +1,7 @@
 /** The view machine when something cannot be reached: which hop, what it promises, and that it keeps it (issues 51, 46). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { failedAt } from '../../src/core/service/unreachable.js';
 import { initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from '../../src/elements/embedded-view/machine.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EsignError } from '../../src/core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { initialViewState, MAX_AUTO_RENEWALS, transition, type ViewEffect, type ViewEvent, type ViewState } from '../../src/elements/embedded-view/machine.js';
 
 const ORIGIN = 'https://esign.example.com';

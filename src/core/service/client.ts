@@ -4,10 +4,17 @@
  * file-management domain's multipart upload). No Node-only imports. The elements use `ServiceClient` alone, so these
  * calls never reach a browser bundle of the elements.
  */
-import { EsignError } from '../errors.js';
-import { isRecord, type AddMemberData, type AddMemberRequest, type CreateEnvelopeRequest, type EnvelopeData, type UploadFilesData } from '../service-types.js';
+import { EsignError } from '@esign-elements/shared/errors';
+import {
+  isRecord,
+  type AddMemberData,
+  type AddMemberRequest,
+  type CreateEnvelopeRequest,
+  type EnvelopeData,
+  type UploadFilesData,
+} from '@esign-elements/shared/service-types';
 import { badShape, isOperatorId, ServiceClient, type CallOptions, type ClientOptions, type RequestBody, type ServiceResult } from './service-client.js';
-import { isAllowedServiceUrl } from '../url.js';
+import { isAllowedServiceUrl } from '@esign-elements/shared/url';
 
 export { codeForStatus, parseRetryAfter, ServiceClient, type CallOptions, type ClientOptions, type ServiceResult, type TokenSource } from './service-client.js';
 

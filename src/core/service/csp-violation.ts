@@ -2,7 +2,7 @@
  * The page's Content-Security-Policy blocking a call or a frame of the elements (`securitypolicyviolation`), told as what it
  * is: `csp_blocked`, with the directive and the origin to add, instead of a network error or a frame that never loads.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 
 export type CspDirective = 'connect-src' | 'frame-src';
 

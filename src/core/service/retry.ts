@@ -3,7 +3,7 @@
  * Plain module: runs in browsers and Node.
  */
 
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */

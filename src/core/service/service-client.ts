@@ -4,10 +4,10 @@
  * `EsignClient` (client.ts) extends it with the calls server code makes. No Node-only imports.
  */
 
-import { EsignError, isAbortError, type EsignErrorCode } from '../errors.js';
+import { EsignError, isAbortError, type EsignErrorCode } from '@esign-elements/shared/errors';
 import { DEFAULT_RETRY_POLICY, abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from './retry.js';
-import { isRecord, type EmbeddedViewData, type EmbeddedViewRequest, type UploadFileInput, type UploadFilesData } from '../service-types.js';
-import { isAllowedServiceUrl, joinApiPath } from '../url.js';
+import { isRecord, type EmbeddedViewData, type EmbeddedViewRequest, type UploadFileInput, type UploadFilesData } from '@esign-elements/shared/service-types';
+import { isAllowedServiceUrl, joinApiPath } from '@esign-elements/shared/url';
 
 export { parseRetryAfter } from './retry.js';
 

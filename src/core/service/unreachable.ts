@@ -5,7 +5,7 @@
  * `unreachable` reads that mark (through `cause`), the error's code and status, and whether the browser is online.
  * Plain module: no DOM, so the view machine uses it too.
  */
-import type { EsignError } from '../errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { RetryPolicy } from './retry.js';
 
 /** Which hop could not be reached: `offline` only when the browser says so. */

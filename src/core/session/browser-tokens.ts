@@ -4,7 +4,7 @@
  * oauth4webapi and checks its answer). The answers are checked here as any OAuth client checks them
  * (callProxy). Loaded only when chosen.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { callProxy, postForm, type ExchangeInput, type TokenBackend, type TokenSet } from './tokens.js';
 
 export interface BrowserTokenConfig {

@@ -1,7 +1,7 @@
 /** The session's settings: their checks, and the token proxy's routes beside its token route. */
-import { EsignError } from '../errors.js';
-import { API_PREFIX } from '../service-types.js';
-import { isLoopbackHost } from '../url.js';
+import { EsignError } from '@esign-elements/shared/errors';
+import { API_PREFIX } from '@esign-elements/shared/service-types';
+import { isLoopbackHost } from '@esign-elements/shared/url';
 import type { SessionConfig } from './types.js';
 
 /** Where a sign-in starts in the browser-held mode: the service's authorization page (or the configured one). */

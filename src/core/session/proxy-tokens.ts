@@ -4,7 +4,7 @@
  * short-lived access tokens only. Plain fetch calls; no OAuth library in the page.
  * The wire protocol is docs/proxy.md's "token-mediating mode".
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { createState } from '../random.js';
 import { callProxy, postForm, type TokenBackend, type TokenSet } from './tokens.js';
 

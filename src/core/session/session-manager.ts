@@ -5,7 +5,7 @@
  * RFC 10017) and this page keeps the access token in memory only; `refreshTokens: 'browser'` is the
  * opt-in where the page holds both.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { openStore, type KeyValueStore } from '../kv.js';
 import type { RefreshTokenHolder, TokenBackend, TokenSet } from './tokens.js';
 import { validateConfig } from './config.js';

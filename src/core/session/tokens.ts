@@ -6,9 +6,9 @@
  */
 import { watchConnectSrc } from '../service/csp-violation.js';
 import { failedAt } from '../service/unreachable.js';
-import { EsignError, isAbortError } from '../errors.js';
-import { isRecord } from '../service-types.js';
-import { PROXY_HEADER, PROXY_HEADER_VALUE } from './proxy-header.js';
+import { EsignError, isAbortError } from '@esign-elements/shared/errors';
+import { isRecord } from '@esign-elements/shared/service-types';
+import { PROXY_HEADER, PROXY_HEADER_VALUE } from '@esign-elements/shared/proxy-header';
 
 /** Who holds the refresh token. */
 export type RefreshTokenHolder = 'proxy' | 'browser';
@@ -67,7 +67,7 @@ export function tokenSetFrom(body: Record<string, unknown>): TokenSet {
   };
 }
 
-export { PROXY_HEADER, PROXY_HEADER_VALUE } from './proxy-header.js';
+export { PROXY_HEADER, PROXY_HEADER_VALUE } from '@esign-elements/shared/proxy-header';
 
 /**
  * A token answer of the proxy, checked as an OAuth client checks one (RFC 6749 section 5.1): a Bearer

@@ -9,7 +9,7 @@
  * The flow never sets the element's state: it resolves with the session or rejects with an EsignError, and the
  * manager's `change` event says the rest.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { callbackMessage, callbackState, callbackTaken, isCallbackTaken, LOGIN_CHANNEL, type CallbackMessage } from './callback-message.js';
 import { callbackKind } from './callback-page.js';
 import { authorizationEndpointOf } from '../session/config.js';

@@ -3,7 +3,7 @@
  * one's, each loaded only when chosen, once per session manager. The flow (login-flow.ts) drives it and hands the
  * tokens it returns to the manager.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TokenSet } from '../session/tokens.js';
 import type { LoginPart } from '../session/types.js';

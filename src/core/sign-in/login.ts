@@ -3,7 +3,7 @@
  * (state and PKCE verifier, single use, swept when they expire), the authorization URL, and the checks of the
  * answer before the code is redeemed. A completed sign-in returns its tokens; the flow hands them to the manager.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { openStore, type KeyValueStore } from '../kv.js';
 import { authorizationEndpointOf, issuerOf } from '../session/config.js';
 import { loadTokenBackend } from '../session/token-backend.js';

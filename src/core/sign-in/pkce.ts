@@ -1,5 +1,5 @@
 /** PKCE (RFC 7636, S256 only): an authorization attempt's code verifier and challenge. */
-import { base64url } from '../base64url.js';
+import { base64url } from '@esign-elements/shared/base64url';
 
 /** Bytes of entropy in a verifier; 64 bytes give 86 base64url characters (spec: 43..128). */
 export const VERIFIER_BYTES = 64;

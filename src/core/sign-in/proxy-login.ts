@@ -9,7 +9,7 @@
  * Loaded by the sign-in flow with the first sign-in (or on a page that comes back from one) in the default mode; it
  * returns the first tokens, which the flow hands to the session manager.
  */
-import { EsignError, type EsignErrorCode } from '../errors.js';
+import { EsignError, type EsignErrorCode } from '@esign-elements/shared/errors';
 import { createState } from '../random.js';
 import { loginEndpointOf } from '../session/config.js';
 import { loadTokenBackend } from '../session/token-backend.js';

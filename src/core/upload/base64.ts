@@ -4,7 +4,7 @@
  * exists. The caller copies each encoded chunk (a Blob part copies it) before asking for the next.
  * Plain module: runs in browsers and Node.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { abortedError } from '../service/retry.js';
 
 /** 3 MiB: a multiple of 3 (so chunks concatenate into one valid Base64 text); bench/upload.bench.ts measures the choice. */

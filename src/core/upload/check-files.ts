@@ -1,5 +1,5 @@
 /** Checks files before a byte is read: type (against the `accept` list), size and count. Plain module. */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import type { UploaderLimits } from './validate.js';
 
 /** True when the file's name or type matches one of the tokens (or there are none). */

@@ -3,7 +3,7 @@
  * the writing half of persist.ts, loaded with the upload list (a page that shows only the drop zone reads, never writes).
  */
 import type { KeyValueStore } from '../kv.js';
-import type { UploadedFile } from '../service-types.js';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 
 /** One uploader's kept FileIds. Storage that fails (private mode, quota) loses nothing but the keeping. */
 export class KeptUploads {

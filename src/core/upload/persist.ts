@@ -4,7 +4,7 @@
  * (core/kv.ts). Written only when the list changed.
  */
 import { openStore, type KeyValueStore } from '../kv.js';
-import type { UploadedFile } from '../service-types.js';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 
 /** Every kept-uploads key starts with this. */
 export const UPLOADS_PREFIX = 'esign:uploads|';

@@ -5,8 +5,8 @@
  * `item`): only the queue changes where a file is.
  */
 import type { TokenSource } from '../service/service-client.js';
-import { EsignError } from '../errors.js';
-import type { UploadedFile } from '../service-types.js';
+import { EsignError } from '@esign-elements/shared/errors';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 import { DEFAULT_CHUNK_BYTES } from './base64.js';
 import { buildUploadBody, uploadBodySize } from './body.js';
 import { sendWithProgress, uploadBody, type RawResponse, type SendOptions } from './transport.js';

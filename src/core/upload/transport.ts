@@ -5,10 +5,10 @@
  */
 import { codeForStatus, type TokenSource } from '../service/service-client.js';
 import { watchConnectSrc } from '../service/csp-violation.js';
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { abortedError, parseRetryAfter, retryDelay, retryWithRefresh, type RetryPolicy } from '../service/retry.js';
-import { isRecord, type UploadedFile } from '../service-types.js';
-import { joinApiPath } from '../url.js';
+import { isRecord, type UploadedFile } from '@esign-elements/shared/service-types';
+import { joinApiPath } from '@esign-elements/shared/url';
 
 export interface RawResponse {
   status: number;

@@ -2,7 +2,7 @@
  * The uploader's limits: its settings (`accept`, `max-size`, `max-files`) checked and normalized. The files
  * themselves are checked against them in check-files.ts, loaded with the first file. Plain module.
  */
-import { EsignError } from '../errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 
 /** (assumption) The service's single-file limit: 20 MiB (a setting; the service reports 413 over it). */
 export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;

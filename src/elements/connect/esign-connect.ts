@@ -1,5 +1,5 @@
 import { html, nothing, type PropertyDeclarations } from 'lit';
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { ConnectMode, RefreshTokenHolder, SessionInfo } from '../../core/session/session-manager.js';
 import type { StorageKind } from '../../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';

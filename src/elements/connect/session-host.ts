@@ -4,7 +4,7 @@
  * settings and renders; this controller sets its status, error and notices and fires its events.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { EsignError } from '../../core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import type { StorageKind } from '../../core/kv.js';
 import { callbackKind } from '../../core/sign-in/callback-page.js';
 import type { PendingLogin } from '../../core/sign-in/login-flow.js';

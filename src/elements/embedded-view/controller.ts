@@ -12,7 +12,7 @@
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { Task } from '@lit/task';
-import { EsignError, type EsignErrorCode } from '../../core/errors.js';
+import { EsignError, type EsignErrorCode } from '@esign-elements/shared/errors';
 import { ServiceClient } from '../../core/service/service-client.js';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
 import { backoffDelay } from '../../core/service/retry.js';

@@ -9,7 +9,7 @@
  * or the "connect first" one.
  */
 import type { SVGTemplateResult, PropertyDeclarations } from 'lit';
-import { partNotLoaded, type EsignError } from '../../core/errors.js';
+import { partNotLoaded, type EsignError } from '@esign-elements/shared/errors';
 import { embeddedViewMessages, type EmbeddedViewTerms } from './embedded-view.messages.js';
 import { LocalizeController, type Messages } from '../shared/localize.js';
 import { openPopup } from '../shared/popup.js';

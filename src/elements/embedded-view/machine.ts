@@ -16,7 +16,7 @@
  * times them, `retry-due`); anything else waits for the person. A page that does not say `ready` within the load
  * timeout stays where it is (`slow`): a late `ready` makes it loaded, nothing typed in it lost.
  */
-import { EsignError } from '../../core/errors.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { unreachable, type Hop } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
 import type { OperateType, ViewDisplay, ViewResult, ViewStatus } from './rules.js';

@@ -3,7 +3,7 @@
  * the check of the settings, the attribute converters, the frame's sandbox. Part of the first render; the rules of
  * Urls and pages are in url-rules.ts. Unit-tested in test/node/embedded-view.test.ts.
  */
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { Hop } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail } from '../shared/events.js';
 

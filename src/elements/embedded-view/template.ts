@@ -8,7 +8,7 @@
  */
 import { css, html, nothing, svg, type SVGTemplateResult, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { EmbeddedViewTerms } from './embedded-view.messages.js';
 import { alertIcon, checkIcon, icon, linkIcon } from '../shared/icons.js';
 import { buttonStyles, stateStyles } from '../shared/styles.js';

@@ -3,7 +3,7 @@
  * messages are the page's, and a bad setting in words. Loaded with the view's controller; unit-tested in
  * test/node/embedded-view.test.ts.
  */
-import { isAllowedServiceUrl } from '../../core/url.js';
+import { isAllowedServiceUrl } from '@esign-elements/shared/url';
 import type { SettingsFault } from './rules.js';
 
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */

@@ -1,5 +1,5 @@
 /** The detail of an `esign-error`: the error, what could not be reached (`hop`, when that is the failure), the file. */
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { browserOnline, unreachable } from '../../core/service/unreachable.js';
 import type { EsignErrorDetail, UploadFileRef } from './events.js';
 

@@ -1,5 +1,5 @@
 /** The DOM events of esign-elements: prefixed, bubbling, composed, with a typed `detail`. */
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { SessionInfo } from '../../core/session/session-manager.js';
 import type { Hop } from '../../core/service/unreachable.js';
 

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { partNotLoaded, type EsignError } from '../../core/errors.js';
+import { partNotLoaded, type EsignError } from '@esign-elements/shared/errors';
 import { emit } from './events.js';
 
 export type LazyStatus = 'initial' | 'pending' | 'ready' | 'failed';

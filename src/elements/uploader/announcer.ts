@@ -4,7 +4,7 @@
  * resuming; a file's error in the assertive one.
  */
 import type { ReactiveControllerHost } from 'lit';
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { UploadItem } from '../../core/upload/queue.js';
 
 /** Something to tell the user in a live region; the element puts it in words. */

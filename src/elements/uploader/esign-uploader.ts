@@ -1,6 +1,6 @@
 import { html, nothing, type PropertyDeclarations } from 'lit';
-import { EsignError } from '../../core/errors.js';
-import type { UploadedFile } from '../../core/service-types.js';
+import { EsignError } from '@esign-elements/shared/errors';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 import type { UploadItem } from '../../core/upload/queue.js';
 import { DEFAULT_ACCEPT, DEFAULT_MAX_FILE_BYTES } from '../../core/upload/validate.js';
 import { emit, type EsignUploadCompleteDetail } from '../shared/events.js';

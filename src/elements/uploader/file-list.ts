@@ -5,7 +5,7 @@
  */
 import { html, nothing, svg, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import type { EsignError } from '../../core/errors.js';
+import type { EsignError } from '@esign-elements/shared/errors';
 import type { UploadItem } from '../../core/upload/queue.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
 import { alertIcon, checkIcon, icon } from '../shared/icons.js';

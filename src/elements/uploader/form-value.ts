@@ -7,7 +7,7 @@
  * `filesOfState` reads back the state a restored form gives it.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { UploadedFile } from '../../core/service-types.js';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 
 /** What the form value is made of, read from the element at each update. */
 export interface FormValueSource {

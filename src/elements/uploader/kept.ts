@@ -3,7 +3,7 @@
  * persist key), and reading it after a reload to show its files as done. Writing is the list's (core/upload/keep.ts).
  */
 import { keptUploadsStore, readKept, uploadRecordKey } from '../../core/upload/persist.js';
-import type { UploadedFile } from '../../core/service-types.js';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 import type { SessionProvider } from '../shared/session-context.js';
 
 export class KeptRecord {

@@ -7,8 +7,8 @@
  * (`preload()`), or kept FileIds to restore.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { EsignError } from '../../core/errors.js';
-import type { UploadedFile } from '../../core/service-types.js';
+import { EsignError } from '@esign-elements/shared/errors';
+import type { UploadedFile } from '@esign-elements/shared/service-types';
 import type { KeptUploads } from '../../core/upload/keep.js';
 import type { UploadItem, UploadQueue } from '../../core/upload/queue.js';
 import { parseLimits, type UploaderLimits } from '../../core/upload/validate.js';

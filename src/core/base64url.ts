@@ -1,2 +1,0 @@
-// Lives in @esign-elements/shared (the token proxy uses it too).
-export { base64url } from '@esign-elements/shared/base64url';

@@ -10,10 +10,10 @@
  * (test:e2e), not in npm test: install and build take about a minute.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -23,6 +23,7 @@ import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
 import { freePort } from '@esign-elements/test-support/ports';
 import { packPackages } from '../helpers/pack.js';
+import { proxyEnv, startAppServer, withoutSecrets, writeFiles, type AppServer } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,22 +34,11 @@ const COOKIE_KEY = Buffer.alloc(32, 9).toString('base64url');
 
 let emulator: Awaited<ReturnType<typeof createEmulator>>;
 let work: string;
-let server: ChildProcess | undefined;
-let serverOutput = '';
+let server: AppServer | undefined;
 let origin: string;
 
-const withoutSecrets = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ESIGN_'))),
-  NEXT_TELEMETRY_DISABLED: '1',
-  npm_config_update_notifier: 'false',
-});
-
-function writeFiles(folder: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(folder, path)), { recursive: true });
-    writeFileSync(join(folder, path), text);
-  }
-}
+/** The environment of the install and the build: no secrets, no telemetry, no update notice. */
+const buildEnv = (): NodeJS.ProcessEnv => ({ ...withoutSecrets(), NEXT_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false' });
 
 before(
   async () => {
@@ -90,7 +80,7 @@ export default function Page() {
 `,
       'app/api/esign/[...path]/route.js': route,
     });
-    const env = withoutSecrets();
+    const env = buildEnv();
     await run('npm', ['install', ...Object.values(tarballs), ...NEXT, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, env, timeout: 400_000 });
     // the production build, with no secret anywhere in its environment
     await run('npm', ['exec', '--offline', '--', 'next', 'build'], { cwd: app, env, timeout: 400_000, maxBuffer: 16 * 1024 * 1024 });
@@ -98,38 +88,22 @@ export default function Page() {
     const port = await freePort();
     origin = `http://localhost:${port}`;
     emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${origin}/api/esign/callback`);
-    server = spawn(process.execPath, [join(app, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    server = await startAppServer('next start', [join(app, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
       cwd: app,
+      origin,
       env: {
         ...env,
         NEXT_PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
         NEXT_PUBLIC_ESIGN_BASE_URL: emulator.baseUrl,
-        ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
-        ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
-        ESIGN_BASE_URL: emulator.baseUrl,
-        ESIGN_COOKIE_KEYS: COOKIE_KEY,
-        ESIGN_ALLOWED_ORIGINS: origin,
-        ESIGN_PUBLIC_ORIGIN: origin,
-        ESIGN_RATE_LIMIT: '8',
+        ...proxyEnv(emulator.baseUrl, origin, COOKIE_KEY),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
-    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      assert.equal(server.exitCode, null, `next start exited: ${serverOutput}`);
-      const health = await fetch(`${origin}/api/esign/health`).catch(() => undefined);
-      if (health?.status === 200) break;
-      assert.ok(Date.now() < deadline, `the app did not answer: ${serverOutput}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
   },
   { timeout: 900_000 },
 );
 
 after(async () => {
-  server?.kill();
+  server?.stop();
   await emulator?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -147,7 +121,7 @@ describe('a Next.js app with the wrappers in a Server Component and the proxy as
   it('next start exposed directly: one caller floods the sign-in, another person then connects', async () => {
     await floodSignIn(`${origin}/api/esign`, { count: 10, origin, headers: { 'X-Forwarded-For': '198.51.100.7' } });
     await personConnects(`${origin}/api/esign`, {}, origin);
-    assert.match(serverOutput, /caller's address is unknown/, 'the proxy says so in the log');
-    assert.ok(!serverOutput.includes(DEMO_LOGIN.clientSecret) && !serverOutput.includes(COOKIE_KEY), 'nothing secret printed');
+    assert.match(server!.output(), /caller's address is unknown/, 'the proxy says so in the log');
+    assert.ok(!server!.output().includes(DEMO_LOGIN.clientSecret) && !server!.output().includes(COOKIE_KEY), 'nothing secret printed');
   });
 });

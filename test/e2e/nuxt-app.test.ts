@@ -8,7 +8,7 @@
  * lockfile). In test:all (test:e2e), not in npm test: the install takes about two minutes, the build 40 s.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +20,7 @@ import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
 import { freePort } from '@esign-elements/test-support/ports';
 import { packPackages } from '../helpers/pack.js';
+import { proxyEnv, startAppServer, withoutSecrets, type AppServer } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,15 +29,11 @@ const COOKIE_KEY = Buffer.alloc(32, 5).toString('base64url');
 
 let emulator: Awaited<ReturnType<typeof createEmulator>>;
 let work: string;
-let server: ChildProcess | undefined;
-let serverOutput = '';
+let server: AppServer | undefined;
 let origin: string;
 
-const withoutSecrets = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ESIGN_'))),
-  NUXT_TELEMETRY_DISABLED: '1',
-  npm_config_update_notifier: 'false',
-});
+/** The environment of the install and the build: no secrets, no telemetry, no update notice. */
+const buildEnv = (): NodeJS.ProcessEnv => ({ ...withoutSecrets(), NUXT_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false' });
 
 function copyInto(folder: string, files: Record<string, string>): void {
   for (const [path, from] of Object.entries(files)) {
@@ -73,7 +70,7 @@ const config = useRuntimeConfig();
 </template>
 `,
     );
-    const env = withoutSecrets();
+    const env = buildEnv();
     await run('npm', ['install', ...Object.values(tarballs), NUXT, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, env, timeout: 600_000 });
     // the production build, with no secret anywhere in its environment
     await run('npm', ['exec', '--offline', '--', 'nuxt', 'build'], { cwd: app, env, timeout: 400_000, maxBuffer: 16 * 1024 * 1024 });
@@ -81,40 +78,24 @@ const config = useRuntimeConfig();
     const port = await freePort();
     origin = `http://localhost:${port}`;
     emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${origin}/api/esign/callback`);
-    server = spawn(process.execPath, [join(app, '.output/server/index.mjs')], {
+    server = await startAppServer('the Nitro server', [join(app, '.output/server/index.mjs')], {
       cwd: app,
+      origin,
       env: {
         ...env,
         HOST: '127.0.0.1',
         PORT: String(port),
         NUXT_PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
         NUXT_PUBLIC_ESIGN_BASE_URL: emulator.baseUrl,
-        ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
-        ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
-        ESIGN_BASE_URL: emulator.baseUrl,
-        ESIGN_COOKIE_KEYS: COOKIE_KEY,
-        ESIGN_ALLOWED_ORIGINS: origin,
-        ESIGN_PUBLIC_ORIGIN: origin,
-        ESIGN_RATE_LIMIT: '8',
+        ...proxyEnv(emulator.baseUrl, origin, COOKIE_KEY),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
-    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      assert.equal(server.exitCode, null, `the Nitro server exited: ${serverOutput}`);
-      const health = await fetch(`${origin}/api/esign/health`).catch(() => undefined);
-      if (health?.status === 200) break;
-      assert.ok(Date.now() < deadline, `the app did not answer: ${serverOutput}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
   },
   { timeout: 1_200_000 },
 );
 
 after(async () => {
-  server?.kill();
+  server?.stop();
   await emulator?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -131,6 +112,6 @@ describe('a Nuxt app with the guide config and the proxy as its Nitro route', ()
   it('one caller floods the sign-in, another person then connects', async () => {
     await floodSignIn(`${origin}/api/esign`, { count: 10, origin });
     await personConnects(`${origin}/api/esign`, {}, origin);
-    assert.ok(!serverOutput.includes(DEMO_LOGIN.clientSecret) && !serverOutput.includes(COOKIE_KEY), 'nothing secret printed');
+    assert.ok(!server!.output().includes(DEMO_LOGIN.clientSecret) && !server!.output().includes(COOKIE_KEY), 'nothing secret printed');
   });
 });

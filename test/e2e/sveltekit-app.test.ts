@@ -9,10 +9,10 @@
  * npm test: the install and build take about 30 s.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -21,6 +21,7 @@ import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
 import { freePort } from '@esign-elements/test-support/ports';
 import { packPackages } from '../helpers/pack.js';
+import { proxyEnv, startAppServer, withoutSecrets, writeFiles, type AppServer } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,19 +32,10 @@ const COOKIE_KEY = Buffer.alloc(32, 7).toString('base64url');
 
 let emulator: Awaited<ReturnType<typeof createEmulator>>;
 let work: string;
-let server: ChildProcess | undefined;
-let serverOutput = '';
+let server: AppServer | undefined;
 let origin: string;
 
 /** The environment without any ESIGN_* variable: what a CI build has. */
-const withoutSecrets = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('ESIGN_')));
-
-function writeFiles(folder: string, files: Record<string, string>): void {
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(folder, path)), { recursive: true });
-    writeFileSync(join(folder, path), text);
-  }
-}
 
 before(
   async () => {
@@ -77,41 +69,24 @@ before(
     const port = await freePort();
     origin = `http://localhost:${port}`;
     emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${origin}/api/esign/callback`);
-    server = spawn(process.execPath, ['build'], {
+    server = await startAppServer('node build', ['build'], {
       cwd: app,
+      origin,
       env: {
         ...withoutSecrets(),
         HOST: '127.0.0.1',
         PORT: String(port),
         // adapter-node's own origin (it assumes https otherwise, and its CSRF check then refuses the token route's POSTs)
         ORIGIN: origin,
-        ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
-        ESIGN_CLIENT_SECRET: DEMO_LOGIN.clientSecret,
-        ESIGN_BASE_URL: emulator.baseUrl,
-        ESIGN_COOKIE_KEYS: COOKIE_KEY,
-        ESIGN_ALLOWED_ORIGINS: origin,
-        ESIGN_PUBLIC_ORIGIN: origin,
-        ESIGN_RATE_LIMIT: '8',
+        ...proxyEnv(emulator.baseUrl, origin, COOKIE_KEY),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
-    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (serverOutput += chunk));
-    // until the app answers (adapter-node listens once its server module has loaded)
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      assert.equal(server.exitCode, null, `node build exited: ${serverOutput}`);
-      const health = await fetch(`${origin}/api/esign/health`).catch(() => undefined);
-      if (health?.status === 200) break;
-      assert.ok(Date.now() < deadline, `the app did not answer: ${serverOutput}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
   },
   { timeout: 600_000 },
 );
 
 after(async () => {
-  server?.kill();
+  server?.stop();
   await emulator?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -128,6 +103,6 @@ describe('a SvelteKit app with the token proxy as its +server.ts', () => {
   it('builds without secrets; one caller floods the sign-in, another person then connects', async () => {
     await floodSignIn(`${origin}/api/esign`, { count: 10, origin });
     await personConnects(`${origin}/api/esign`, {}, origin);
-    assert.ok(!serverOutput.includes(DEMO_LOGIN.clientSecret) && !serverOutput.includes(COOKIE_KEY), 'nothing secret printed');
+    assert.ok(!server!.output().includes(DEMO_LOGIN.clientSecret) && !server!.output().includes(COOKIE_KEY), 'nothing secret printed');
   });
 });

@@ -53,3 +53,21 @@ export async function freePorts(count: number): Promise<number> {
   }
   throw new Error(`freePorts: no ${count} free loopback ports in ${FIRST}–${end + count - 2} after 200 tries`);
 }
+
+const clusterTaken = new Set<number>();
+
+/**
+ * A port for a Redis Cluster node: its cluster bus port (port + 10000) is free too. Both below 23000: out of the
+ * kernel's ephemeral range (a bus port above `freePort`'s range would land in it) and out of `freePort`'s range.
+ */
+export async function clusterPort(): Promise<number> {
+  for (;;) {
+    const port = 2_000 + Math.floor(Math.random() * 11_000);
+    if (clusterTaken.has(port) || clusterTaken.has(port + 10_000)) continue;
+    if ((await isPortFree(port)) && (await isPortFree(port + 10_000))) {
+      clusterTaken.add(port);
+      clusterTaken.add(port + 10_000);
+      return port;
+    }
+  }
+}

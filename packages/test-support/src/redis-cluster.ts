@@ -9,7 +9,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { isPortFree } from './ports.js';
+import { clusterPort } from './ports.js';
+import { EPHEMERAL_ARGS } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -29,22 +30,6 @@ export interface RedisCluster {
   /** CLUSTER INFO's cluster_state on a live node. */
   state(): Promise<string>;
   stop(): Promise<void>;
-}
-
-/**
- * A port whose cluster bus port (port + 10000) is free too. Both below 23000: out of the kernel's ephemeral range
- * (outgoing connections take their local ports there) and out of `freePort`'s range (23000 up), see ports.ts.
- */
-async function clusterPort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 2_000 + Math.floor(Math.random() * 11_000);
-    if (taken.has(port) || taken.has(port + 10_000)) continue;
-    if ((await isPortFree(port)) && (await isPortFree(port + 10_000))) {
-      taken.add(port);
-      taken.add(port + 10_000);
-      return port;
-    }
-  }
 }
 
 function ping(port: number): Promise<boolean> {
@@ -80,7 +65,6 @@ process.once('exit', () => {
 
 export async function startRedisCluster(nodeTimeoutMs = 1_000): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'esign-redis-cluster-'));
-  const taken = new Set<number>();
   const children: ChildProcess[] = [];
   const nodes: ClusterNode[] = [];
   const stop = async (): Promise<void> => {
@@ -96,7 +80,7 @@ export async function startRedisCluster(nodeTimeoutMs = 1_000): Promise<RedisClu
   };
   try {
     for (let i = 0; i < 6; i++) {
-      const port = await clusterPort(taken);
+      const port = await clusterPort();
       // each node's cluster config file in its own directory (the test's, removed at the end)
       const child = spawn(
         '/usr/bin/redis-server',
@@ -113,12 +97,7 @@ export async function startRedisCluster(nodeTimeoutMs = 1_000): Promise<RedisClu
           String(nodeTimeoutMs),
           '--dir',
           dir,
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--loglevel',
-          'warning',
+          ...EPHEMERAL_ARGS,
         ],
         { stdio: 'ignore' },
       );

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './ports.js';
+import { clusterPort, freePort } from './ports.js';
 
 export interface RedisServer {
   port: number;
@@ -44,25 +44,15 @@ export interface RedisServerOptions {
   sentinelOf?: number;
 }
 
+/** A test server's data stays in memory, unsaved, and it logs warnings only. */
+export const EPHEMERAL_ARGS = ['--save', '', '--appendonly', 'no', '--loglevel', 'warning'];
+
 /** A server in a folder of its own (a cluster node's nodes.conf, a Sentinel's conf), removed when it stops. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
-  const port = await freePort();
+  // a cluster node also listens on port + 10000, which must be free too and out of the ephemeral range
+  const port = options.args?.includes('--cluster-enabled') ? await clusterPort() : await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'esign-redis-'));
-  let args: string[] = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--loglevel',
-    'warning',
-    ...(options.args ?? []),
-  ];
+  let args: string[] = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...EPHEMERAL_ARGS, ...(options.args ?? [])];
   const conf = join(dir, 'sentinel.conf');
   if (options.sentinelOf !== undefined) args = [conf, '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--loglevel', 'warning'];
   let child: ChildProcess | undefined;

@@ -14,6 +14,7 @@ import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '../src/index.js';
 import { RedisConfigError, RedisStore } from '../src/redis.js';
 import { freePort } from '@esign-elements/test-support/ports';
+import { EPHEMERAL_ARGS } from '@esign-elements/test-support/redis-server';
 import { CliStartError, startCli } from './proxy-cli-process.js';
 import { connectSession, embeddedStatus, post, refreshFields } from '@esign-elements/test-support/proxy-client';
 
@@ -79,12 +80,7 @@ before(async () => {
       join(dir, 'ca.pem'),
       '--tls-auth-clients',
       'no',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--loglevel',
-      'warning',
+      ...EPHEMERAL_ARGS,
       // an ACL user that may run anything on the proxy's keys and channel; the default user is off. Each word its own
       // argument: redis-server quotes an argument with a space, and "default off" as one is a user name it refuses
       '--user',

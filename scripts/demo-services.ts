@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
-import { createTokenProxy, generateCookieKey, type TokenProxyHandler } from '@esign-elements/token-proxy';
+import { createTokenProxy, generateCookieKey, MemoryStore, type TokenProxyHandler } from '@esign-elements/token-proxy';
 
 export interface DemoPorts {
   /** The emulator's business API; 0 picks a free one. */
@@ -46,6 +46,9 @@ export async function startDemoServices(ports: DemoPorts, pageOrigins: string[])
   }
   // an ephemeral cookie key: sessions end when the demo stops
   const cookieKeys = [generateCookieKey()];
+  // one process serves both names: one store in memory, shared, so rate limits and Disconnect hold across the two (and
+  // the proxy's "memory store, this instance alone" warning, meant for a mounted proxy on several instances, stays quiet)
+  const store = new MemoryStore();
   const proxies = new Map<string, TokenProxyHandler>();
   const server = serve({
     // the Host the browser used picks the proxy of that name; any other name is localhost's (its pages are refused)
@@ -74,6 +77,7 @@ export async function startDemoServices(ports: DemoPorts, pageOrigins: string[])
         allowedOrigins: pageOrigins,
         redirectUris: app.redirectUris,
         cookieKeys,
+        store,
         // the opt-in mode's story (BrowserHeld) redeems its code here too
         browserHeldRefreshTokens: true,
       }),

@@ -24,7 +24,7 @@ esign-elements demo services
   emulator (business API)   ${emulator.baseUrl}
   emulator (file domain)    ${emulator.fileUrl}
   emulator outbox           ${emulator.baseUrl}/__emulator/outbox.html
-  token proxy               ${services.proxyUrl}   (runs the sign-in at /login and ${services.callbackUrls.join(' or ')}; holds ${services.clientId}'s client_secret and each session's refresh token; ephemeral cookie key)
+  token proxy               ${services.proxyUrl}   (runs the sign-in at /login and ${services.callbackUrls.join(' or ')}; holds ${services.clientId}'s client_secret and each session's refresh token; ephemeral cookie key; store in memory)
   demo users                ${emulator.seed.users.map((u) => `${u.email} / ${u.password}`).join(', ')}
   Storybook                 http://localhost:${STORYBOOK_PORT} (or http://127.0.0.1:${STORYBOOK_PORT})
 `);

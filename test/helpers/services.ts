@@ -9,6 +9,7 @@ import { generateCookieKey } from '@esign-elements/token-proxy';
 import { serveTokenProxy } from '@esign-elements/token-proxy/node';
 import { type BrowserPerson, puppeteerPerson, type Signer, webdriverPerson } from './browser-person.js';
 import { openLink } from './link.js';
+import { type CliProxy, startCliProxy } from './cli-proxy.js';
 import { freePort } from '@esign-elements/test-support/ports';
 import { getWithJar, type Jar } from '@esign-elements/test-support/oauth-login';
 
@@ -300,6 +301,18 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         // port refuses them) while the browser stays online; `down: false` brings it back
         proxyLink.setOffline(payload?.['down'] === true);
         return true;
+      case 'esign-cli-proxy': {
+        // the real token-proxy CLI, on a Redis store, started on first use; `action: 'stop'` stops its process (its
+        // port refuses connections), `'start'` starts it again on the same port, key and store. Slow to start (tsx
+        // compiles it first): run through `esign-step-start`
+        if (payload?.['action'] === 'stop') await cliProxy?.stop();
+        else if (cliProxy) await cliProxy.start();
+        else {
+          cliProxy = await startCliProxy({ ...TEST_CLIENT, baseUrl: emulator.baseUrl, pageOrigin, redirectUris });
+          emulator.registerRedirectUri(TEST_CLIENT.clientId, cliProxy.callbackUrl);
+        }
+        return { tokenEndpoint: `${cliProxy!.url}/token` };
+      }
       case 'esign-service-down':
         // the service alone refuses connections (its API and file servers) while the browser and the proxy stay up
         emulator.setOffline(payload?.['down'] === true);
@@ -365,6 +378,7 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     }
   }
   let stepCount = 0;
+  let cliProxy: CliProxy | undefined;
   const steps = new Map<string, Promise<StepOutcome>>();
 
   return {
@@ -373,7 +387,7 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     browserConfig,
     command,
     async close() {
-      await Promise.allSettled([emulator.close(), proxy.close()]);
+      await Promise.allSettled([emulator.close(), proxy.close(), cliProxy?.close()]);
     },
   };
 }

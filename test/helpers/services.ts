@@ -25,6 +25,11 @@ export interface BrowserTestConfig {
   baseUrl: string;
   fileUrl: string;
   tokenEndpoint: string;
+  /**
+   * The service's API through a link the `esign-service-silent` command makes accept and never answer (its Urls and
+   * files stay on `baseUrl`'s origin: a view over it lists that origin in `allowed-origins`).
+   */
+  silentBaseUrl: string;
   /** The same proxy on 127.0.0.1: another site than the page on localhost, so its SameSite=Strict cookie is blocked. */
   crossSiteTokenEndpoint: string;
   clientId: string;
@@ -80,8 +85,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     crossSiteUrl: crossSite.url,
     close: () => Promise.all([served.close(), crossSite.close(), proxyLink.close()]),
   };
+  // a server in front of the service's API that can accept and never answer
+  const serviceLink = await openLink(Number(new URL(emulator.baseUrl).port));
   const browserConfig: BrowserTestConfig = {
     baseUrl: emulator.baseUrl,
+    silentBaseUrl: `http://127.0.0.1:${serviceLink.port}`,
     fileUrl: emulator.fileUrl,
     tokenEndpoint: `${proxy.url}/token`,
     crossSiteTokenEndpoint: `${proxy.crossSiteUrl}/token`,
@@ -313,6 +321,31 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         }
         return { tokenEndpoint: `${cliProxy!.url}/token` };
       }
+      case 'esign-proxy-tries':
+        // how many connections to the token proxy's public address were refused while it was down (the page's tries)
+        return proxyLink.refused();
+      case 'esign-page-hidden': {
+        // the test page hidden as a person hides it, by showing another tab of its window in front (a real
+        // visibilitychange to hidden, and the focus gone); `hidden: false` brings the test page to the front again
+        // (visible, and the focus back). Chromium and Firefox (puppeteer); false where the engine cannot (WebKit)
+        if (target.engine === 'webkit') return false;
+        const { page } = target;
+        if (payload?.['hidden'] === true) {
+          const other = await page.browser().newPage();
+          covers.set(page, other);
+          await other.bringToFront();
+        } else {
+          await page.bringToFront();
+          await covers.get(page)?.close();
+          covers.delete(page);
+        }
+        return true;
+      }
+      case 'esign-service-silent':
+        // the server in front of the service's API (silentBaseUrl) accepts connections and never answers; `silent:
+        // false` passes them through again
+        serviceLink.setSilent(payload?.['silent'] === true);
+        return true;
       case 'esign-service-down':
         // the service alone refuses connections (its API and file servers) while the browser and the proxy stay up
         emulator.setOffline(payload?.['down'] === true);
@@ -379,6 +412,8 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   }
   let stepCount = 0;
   let cliProxy: CliProxy | undefined;
+  /** The tab shown in front of a test page that `esign-page-hidden` hid. */
+  const covers = new Map<Page, Page>();
   const steps = new Map<string, Promise<StepOutcome>>();
 
   return {
@@ -387,7 +422,7 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     browserConfig,
     command,
     async close() {
-      await Promise.allSettled([emulator.close(), proxy.close(), cliProxy?.close()]);
+      await Promise.allSettled([emulator.close(), proxy.close(), serviceLink.close(), cliProxy?.close()]);
     },
   };
 }

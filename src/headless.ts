@@ -13,7 +13,8 @@
  * - The view controller that performs them: `new EmbeddedViewController(host, {operateType, fileIds})` in your
  *   element's constructor; your template reads `status`, `error`, `viewId`, `framePending`, … and renders the frame.
  */
-export { SessionHost, type ConnectHost, type ConnectState, type ConnectStatus, type ConnectNotice } from './elements/connect/session-host.js';
+export { SessionHost, type ConnectState, type ConnectStatus, type ConnectNotice } from './elements/connect/session-host.js';
+export type { ConnectHost } from './elements/connect/connect-settings.js';
 export { SessionController, type SessionUserHost } from './elements/shared/session-controller.js';
 export { sessionContext, type SessionProvider } from './elements/shared/session-context.js';
 export { UploadController, type UploadHost, type UploaderStatus, type Announcement } from './elements/uploader/upload-controller.js';

@@ -9,6 +9,7 @@ import { generateCookieKey } from '@esign-elements/token-proxy';
 import { serveTokenProxy } from '@esign-elements/token-proxy/node';
 import { type BrowserPerson, puppeteerPerson, type Signer, webdriverPerson } from './browser-person.js';
 import { openLink } from './link.js';
+import { type CliProxy, startCliProxy } from './cli-proxy.js';
 import { freePort } from '@esign-elements/test-support/ports';
 import { getWithJar, type Jar } from '@esign-elements/test-support/oauth-login';
 
@@ -24,6 +25,11 @@ export interface BrowserTestConfig {
   baseUrl: string;
   fileUrl: string;
   tokenEndpoint: string;
+  /**
+   * The service's API through a link the `esign-service-silent` command makes accept and never answer (its Urls and
+   * files stay on `baseUrl`'s origin: a view over it lists that origin in `allowed-origins`).
+   */
+  silentBaseUrl: string;
   /** The same proxy on 127.0.0.1: another site than the page on localhost, so its SameSite=Strict cookie is blocked. */
   crossSiteTokenEndpoint: string;
   clientId: string;
@@ -79,8 +85,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     crossSiteUrl: crossSite.url,
     close: () => Promise.all([served.close(), crossSite.close(), proxyLink.close()]),
   };
+  // a server in front of the service's API that can accept and never answer
+  const serviceLink = await openLink(Number(new URL(emulator.baseUrl).port));
   const browserConfig: BrowserTestConfig = {
     baseUrl: emulator.baseUrl,
+    silentBaseUrl: `http://127.0.0.1:${serviceLink.port}`,
     fileUrl: emulator.fileUrl,
     tokenEndpoint: `${proxy.url}/token`,
     crossSiteTokenEndpoint: `${proxy.crossSiteUrl}/token`,
@@ -300,6 +309,43 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         // port refuses them) while the browser stays online; `down: false` brings it back
         proxyLink.setOffline(payload?.['down'] === true);
         return true;
+      case 'esign-cli-proxy': {
+        // the real token-proxy CLI, on a Redis store, started on first use; `action: 'stop'` stops its process (its
+        // port refuses connections), `'start'` starts it again on the same port, key and store. Slow to start (tsx
+        // compiles it first): run through `esign-step-start`
+        if (payload?.['action'] === 'stop') await cliProxy?.stop();
+        else if (cliProxy) await cliProxy.start();
+        else {
+          cliProxy = await startCliProxy({ ...TEST_CLIENT, baseUrl: emulator.baseUrl, pageOrigin, redirectUris });
+          emulator.registerRedirectUri(TEST_CLIENT.clientId, cliProxy.callbackUrl);
+        }
+        return { tokenEndpoint: `${cliProxy!.url}/token` };
+      }
+      case 'esign-proxy-tries':
+        // how many connections to the token proxy's public address were refused while it was down (the page's tries)
+        return proxyLink.refused();
+      case 'esign-page-hidden': {
+        // the test page hidden as a person hides it, by showing another tab of its window in front (a real
+        // visibilitychange to hidden, and the focus gone); `hidden: false` brings the test page to the front again
+        // (visible, and the focus back). Chromium and Firefox (puppeteer); false where the engine cannot (WebKit)
+        if (target.engine === 'webkit') return false;
+        const { page } = target;
+        if (payload?.['hidden'] === true) {
+          const other = await page.browser().newPage();
+          covers.set(page, other);
+          await other.bringToFront();
+        } else {
+          await page.bringToFront();
+          await covers.get(page)?.close();
+          covers.delete(page);
+        }
+        return true;
+      }
+      case 'esign-service-silent':
+        // the server in front of the service's API (silentBaseUrl) accepts connections and never answers; `silent:
+        // false` passes them through again
+        serviceLink.setSilent(payload?.['silent'] === true);
+        return true;
       case 'esign-service-down':
         // the service alone refuses connections (its API and file servers) while the browser and the proxy stay up
         emulator.setOffline(payload?.['down'] === true);
@@ -365,6 +411,9 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     }
   }
   let stepCount = 0;
+  let cliProxy: CliProxy | undefined;
+  /** The tab shown in front of a test page that `esign-page-hidden` hid. */
+  const covers = new Map<Page, Page>();
   const steps = new Map<string, Promise<StepOutcome>>();
 
   return {
@@ -373,7 +422,7 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     browserConfig,
     command,
     async close() {
-      await Promise.allSettled([emulator.close(), proxy.close()]);
+      await Promise.allSettled([emulator.close(), proxy.close(), serviceLink.close(), cliProxy?.close()]);
     },
   };
 }

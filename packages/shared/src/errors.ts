@@ -129,6 +129,11 @@ export function partNotLoaded(cause: unknown): EsignError {
   return new EsignError('network_error', 'Part of esign-elements could not be loaded (offline, or the files changed on the server). Try again.', { cause });
 }
 
+/** The sign-in window was closed before the sign-in finished (the flow, the mode's part and the proxy's sign-in). */
+export function popupClosed(): EsignError {
+  return new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
+}
+
 export function isAbortError(error: unknown): boolean {
   return (
     typeof error === 'object' &&

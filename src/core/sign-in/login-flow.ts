@@ -9,7 +9,7 @@
  * The flow never sets the element's state: it resolves with the session or rejects with an EsignError, and the
  * manager's `change` event says the rest.
  */
-import { EsignError } from '@esign-elements/shared/errors';
+import { EsignError, popupClosed } from '@esign-elements/shared/errors';
 import { callbackMessage, callbackState, callbackTaken, isCallbackTaken, LOGIN_CHANNEL, type CallbackMessage } from './callback-message.js';
 import { callbackKind } from './callback-page.js';
 import { authorizationEndpointOf } from '../session/config.js';
@@ -66,7 +66,7 @@ export async function startLogin(manager: SessionManager, mode: ConnectMode, pop
   }
   if (!popup || popup.closed) {
     await part.abandon(state);
-    throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
+    throw popupClosed();
   }
   const expiresAt = Date.now() + (manager.config.attemptTtlSeconds ?? 600) * 1000;
   popup.location.href = url;

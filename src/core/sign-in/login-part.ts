@@ -3,7 +3,7 @@
  * one's, each loaded only when chosen, once per session manager. The flow (login-flow.ts) drives it and hands the
  * tokens it returns to the manager.
  */
-import { EsignError } from '@esign-elements/shared/errors';
+import { popupClosed } from '@esign-elements/shared/errors';
 import type { SessionManager } from '../session/session-manager.js';
 import type { TokenSet } from '../session/tokens.js';
 import type { LoginPart } from '../session/types.js';
@@ -29,5 +29,5 @@ export function loginPartOf(manager: SessionManager): Promise<LoginPart> {
 export async function lastLook(part: LoginPart, state: string): Promise<TokenSet> {
   if (part.afterClose) return part.afterClose(state);
   await part.abandon(state);
-  throw new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
+  throw popupClosed();
 }

@@ -9,7 +9,7 @@
  * Loaded by the sign-in flow with the first sign-in (or on a page that comes back from one) in the default mode; it
  * returns the first tokens, which the flow hands to the session manager.
  */
-import { EsignError, type EsignErrorCode } from '@esign-elements/shared/errors';
+import { EsignError, type EsignErrorCode, popupClosed } from '@esign-elements/shared/errors';
 import { createState } from '../random.js';
 import { loginEndpointOf } from '../session/config.js';
 import { loadTokenBackend } from '../session/token-backend.js';
@@ -127,13 +127,13 @@ export class ProxyLogin implements LoginPart {
    * another origin of this site): the proxy knows whether the sign-in finished, so ask it for a token once.
    */
   async afterClose(state: string): Promise<TokenSet> {
-    if (!this.#attempts.has(state)) throw closed();
+    if (!this.#attempts.has(state)) throw popupClosed();
     await this.abandon(state);
     try {
       // only a session this attempt made counts: an older one of the slot is no answer to this sign-in
       return await this.#firstToken(state);
     } catch (error) {
-      if (error instanceof EsignError && error.code === 'cookie_blocked') throw closed();
+      if (error instanceof EsignError && error.code === 'cookie_blocked') throw popupClosed();
       throw error;
     }
   }
@@ -173,7 +173,7 @@ export class ProxyLogin implements LoginPart {
     const backend = await loadTokenBackend(this.#config);
     try {
       const tokens = await backend.refresh({ force: false });
-      if (madeBy !== undefined && tokens.loginAttempt !== madeBy) throw closed();
+      if (madeBy !== undefined && tokens.loginAttempt !== madeBy) throw popupClosed();
       return tokens;
     } catch (cause) {
       const error = EsignError.from(cause, 'token_exchange_failed');
@@ -215,10 +215,6 @@ export class ProxyLogin implements LoginPart {
       return undefined;
     }
   }
-}
-
-function closed(): EsignError {
-  return new EsignError('popup_closed', 'The sign-in window was closed before finishing.');
 }
 
 export function isProxyLoginMessage(value: unknown): value is ProxyLoginMessage {

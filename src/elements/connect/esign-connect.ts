@@ -4,7 +4,8 @@ import type { ConnectMode, RefreshTokenHolder, SessionInfo } from '../../core/se
 import type { StorageKind } from '../../core/kv.js';
 import { connectMessages } from './esign-connect.messages.js';
 import { connectStyles } from './esign-connect.styles.js';
-import { DEFAULT_SCOPE, SessionHost, type ConnectStatus } from './session-host.js';
+import { DEFAULT_SCOPE } from './connect-settings.js';
+import { SessionHost, type ConnectStatus } from './session-host.js';
 import { LocalizeController } from '../shared/localize.js';
 import { ContextProvider } from '@lit/context';
 import { sessionContext, type SessionProvider } from '../shared/session-context.js';

@@ -1,14 +1,14 @@
 /**
  * <esign-connect>'s session: the session manager (loaded as the element starts, shown meanwhile from the stored
  * record), the sign-in (loaded on intent), the callback page, disconnecting, access tokens. The element keeps its
- * settings and renders; this controller sets its status, error and notices and fires its events.
+ * settings (read through connect-settings.ts) and renders; this controller sets its status, error and notices and
+ * fires its events.
  */
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController } from 'lit';
 import { EsignError } from '@esign-elements/shared/errors';
-import type { StorageKind } from '../../core/kv.js';
 import { callbackKind } from '../../core/sign-in/callback-page.js';
 import type { PendingLogin } from '../../core/sign-in/login-flow.js';
-import type { ConnectMode, RefreshTokenHolder, SessionChange, SessionConfig, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
+import type { ConnectMode, SessionChange, SessionConfig, SessionInfo, SessionManager } from '../../core/session/session-manager.js';
 import { peekSession } from '../../core/session/stored.js';
 import { emit } from '../shared/events.js';
 import { errorDetail } from '../shared/error-detail.js';
@@ -16,33 +16,11 @@ import type { Hop } from '../../core/service/unreachable.js';
 import { LazyPart } from '../shared/lazy.js';
 import { OnlineController } from '../shared/online.js';
 import { openPopup } from '../shared/popup.js';
+import { type ConnectHost, readSettings, type Settings } from './connect-settings.js';
 
 export type ConnectStatus = 'idle' | 'connecting' | 'connected' | 'error';
 /** A term of connectMessages shown beside the button, or none. */
 export type ConnectNotice = '' | 'signedInClose' | 'signInContinues' | 'sessionExpired' | 'refresh_interrupted';
-
-/** What the controller reads on its element: the settings. The state it renders is the controller's. */
-export interface ConnectHost extends ReactiveControllerHost, HTMLElement {
-  /** The settings of `<esign-connect>` of the same names (docs/elements.md); these three are required. */
-  clientId: string;
-  baseUrl: string;
-  tokenEndpoint: string;
-  revocationEndpoint?: string | undefined;
-  loginEndpoint?: string | undefined;
-  authorizationEndpoint?: string | undefined;
-  issuer?: string | undefined;
-  /** Default `proxy`. */
-  refreshTokens?: RefreshTokenHolder | undefined;
-  redirectUri?: string | undefined;
-  /** Default `envelope:create envelope:read`. */
-  scope?: string | undefined;
-  spaceId?: string | undefined;
-  loginHint?: string | undefined;
-  /** Default `popup`. */
-  mode?: ConnectMode | undefined;
-  /** Default `indexeddb`. */
-  storage?: StorageKind | undefined;
-}
 
 /** What the element shows: where it is in the flow, the last error, a notice, and whether a popup was blocked. */
 export interface ConnectState {
@@ -56,26 +34,6 @@ export interface ConnectState {
   unreachable?: Hop | undefined;
 }
 
-export const DEFAULT_SCOPE = 'envelope:create envelope:read';
-
-/** The settings without which there is no session, and their attribute names. */
-const REQUIRED = [
-  ['clientId', 'client-id'],
-  ['baseUrl', 'base-url'],
-  ['tokenEndpoint', 'token-endpoint'],
-] as const;
-
-/** The settings read at one moment. */
-interface Settings {
-  /** Equal for equal settings: a new key sets the session up again. */
-  key: string;
-  /** Complete and valid settings. */
-  config?: SessionConfig;
-  /** Why Connect refuses them: a missing or refused setting (or one the session manager refused). */
-  refused?: EsignError;
-  /** A refused setting, shown and reported as it is read (a missing one is only said when Connect is asked). */
-  error?: EsignError;
-}
 const POPUP_FEATURES = 'popup,width=520,height=720';
 
 export class SessionHost implements ReactiveController {
@@ -254,7 +212,7 @@ export class SessionHost implements ReactiveController {
    */
   #apply(): void {
     if (!this.#host.isConnected) return;
-    const settings = this.#read();
+    const settings = readSettings(this.#host);
     if (settings.key === this.#applied?.key) return;
     this.#applied = settings;
     if (this.error?.code === 'invalid_config') this.#set({ error: undefined });
@@ -274,22 +232,6 @@ export class SessionHost implements ReactiveController {
       queueMicrotask(() => {
         if (this.#applied === settings) emit(this.#host, 'esign-error', { error: refused });
       });
-    }
-  }
-
-  /** The settings as they are now: complete (a config), missing one, or refused (an invalid_config error). */
-  #read(): Settings {
-    const missing = REQUIRED.find(([property]) => !this.#host[property]);
-    if (missing) {
-      const refused = new EsignError('invalid_config', `${missing[1]} is required.`);
-      return { key: `missing ${missing[1]}`, refused };
-    }
-    try {
-      const config = this.#config();
-      return { key: JSON.stringify(config), config };
-    } catch (error) {
-      const refused = EsignError.from(error, 'invalid_config');
-      return { key: `refused ${refused.message}`, refused, error: refused };
     }
   }
 
@@ -354,41 +296,6 @@ export class SessionHost implements ReactiveController {
       emit(this.#host, 'esign-disconnected', { reason: 'other-tab' });
     }
     return manager;
-  }
-
-  #config(): SessionConfig {
-    const resolve = (value: string, name: string): string => {
-      if (!value) throw new EsignError('invalid_config', `${name} is required.`);
-      try {
-        return new URL(value, document.baseURI).href;
-      } catch {
-        throw new EsignError('invalid_config', `${name} is not a valid URL: ${value}`);
-      }
-    };
-    const mode = this.#host.mode ?? 'popup';
-    if (mode !== 'popup' && mode !== 'redirect') {
-      throw new EsignError('invalid_config', `mode must be "popup" or "redirect", not "${String(mode)}".`);
-    }
-    const here = new URL(location.href);
-    here.search = '';
-    here.hash = '';
-    const config: SessionConfig = {
-      clientId: this.#host.clientId,
-      baseUrl: resolve(this.#host.baseUrl, 'base-url'),
-      tokenEndpoint: resolve(this.#host.tokenEndpoint, 'token-endpoint'),
-      redirectUri: this.#host.redirectUri ? resolve(this.#host.redirectUri, 'redirect-uri') : here.href,
-      scope: this.#host.scope || DEFAULT_SCOPE,
-      storage: this.#host.storage ?? 'indexeddb',
-      refreshTokens: this.#host.refreshTokens ?? 'proxy',
-    };
-    if (this.#host.revocationEndpoint) config.revocationEndpoint = resolve(this.#host.revocationEndpoint, 'revocation-endpoint');
-    if (this.#host.loginEndpoint) config.loginEndpoint = resolve(this.#host.loginEndpoint, 'login-endpoint');
-    if (this.#host.authorizationEndpoint) config.authorizationEndpoint = resolve(this.#host.authorizationEndpoint, 'authorization-endpoint');
-    // compared exactly, as the server states it (a trailing slash is part of an issuer)
-    if (this.#host.issuer) config.issuer = this.#host.issuer;
-    if (this.#host.spaceId) config.spaceId = this.#host.spaceId;
-    if (this.#host.loginHint) config.loginHint = this.#host.loginHint;
-    return config;
   }
 
   /** Completes or relays the callback this page was loaded with (login flow). Returns true when it was ours. */

@@ -193,8 +193,14 @@ export class ProxyLogin implements LoginPart {
     if (top) form.set('top', top);
     try {
       const body = await postForm(this.#routeUrl('handoff'), 'token_exchange_failed', form);
-      if (typeof body['handoff'] === 'string' && body['attempt'] === attempt) return body['handoff'];
+      if (typeof body['handoff'] === 'string' && body['attempt'] === attempt) {
+        // the handoff cookie must come back, or the sign-in could never reach this frame: say so now, not after consent
+        const kept = await postForm(this.#routeUrl('status'), 'token_exchange_failed', form);
+        if (kept['status'] !== 'pending') throw this.#partitionedBlocked();
+        return body['handoff'];
+      }
     } catch (cause) {
+      if (cause instanceof EsignError && cause.code === 'cookie_blocked') throw cause;
       const error = EsignError.from(cause, 'token_exchange_failed');
       if (error.serviceCode !== 'framing_not_allowed' && error.status !== 404) throw error;
       const site = top ?? "the framing site's origin";
@@ -249,6 +255,17 @@ export class ProxyLogin implements LoginPart {
         '(the proxy is on another site than this page, and the browser blocks third-party cookies). Serve the token proxy from this ' +
         'page\'s own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens="browser".',
       { ...(cause ? { status: cause.status, serviceCode: cause.serviceCode, cause } : { serviceCode: 'cookie_blocked' }) },
+    );
+  }
+
+  /** Inside another site's frame, the proxy's partitioned cookie did not come back (the browser keeps none there). */
+  #partitionedBlocked(): EsignError {
+    return new EsignError(
+      'cookie_blocked',
+      `This page is inside another site's frame, and this browser does not send the token proxy at ${this.messageOrigin} its ` +
+        'partitioned cookie back there (it blocks cookies in frames of other sites, or needs https for them), so a sign-in could ' +
+        'never reach this page. Open the page on its own.',
+      { serviceCode: 'cookie_blocked' },
     );
   }
 

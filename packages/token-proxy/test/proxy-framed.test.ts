@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
-import { generateCookieKey, MemoryStore } from '../src/index.js';
+import { createTokenProxy, generateCookieKey, MemoryStore, tokenProxyOptionsFromEnv } from '../src/index.js';
+import { parseCli, readServeOptions } from '../src/cli-options.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
 import { DEMO_LOGIN, driveConsent, getWithJar, outcomeOf, serveDemoProxy, type Jar } from '@esign-elements/test-support/oauth-login';
 import { ORIGIN, post } from '@esign-elements/test-support/proxy-client';
@@ -90,6 +91,28 @@ async function popupSignIn(attempt: string, ticket: string, who: Browser, email?
 
 const status = (attempt: string, jar: Jar) => post(`${proxy}/login/status`, { attempt, ...slot }, jar);
 const token = (jar: Jar, base = proxy) => post(`${base}/token`, { grant_type: 'refresh_token', ...slot }, jar);
+
+describe('the setting', () => {
+  test('the same in the CLI (repeatable), the environment (comma-separated) and the options, checked', () => {
+    const parsed = parseCli(['--framed-by', 'https://admin.shopify.com', '--framed-by', 'https://teams.microsoft.com']);
+    assert.ok('values' in parsed);
+    const cli = readServeOptions(parsed.values, { ESIGN_CLIENT_ID: 'c', ESIGN_CLIENT_SECRET: 's', ESIGN_BASE_URL: 'https://esign.example.com' });
+    assert.ok('options' in cli, JSON.stringify(cli));
+    assert.deepEqual(cli.options.framedBy, ['https://admin.shopify.com', 'https://teams.microsoft.com']);
+    const fromEnv = tokenProxyOptionsFromEnv({ ESIGN_FRAMED_BY: 'https://admin.shopify.com, https://teams.microsoft.com' });
+    assert.deepEqual(fromEnv.framedBy, ['https://admin.shopify.com', 'https://teams.microsoft.com']);
+    assert.equal(tokenProxyOptionsFromEnv({}).framedBy, undefined);
+    const base = { clientId: 'c', clientSecret: 's', baseUrl: 'https://esign.example.com', allowedOrigins: [] };
+    assert.throws(() => createTokenProxy({ ...base, framedBy: ['*'] }), /framedBy: "\*" is not allowed/);
+    assert.throws(() => createTokenProxy({ ...base, framedBy: ['https://admin.shopify.com/apps'] }), /framedBy: expected scheme:\/\/host/);
+    assert.throws(
+      () =>
+        createTokenProxy({ ...base, browserHeldRefreshTokens: true, redirectUris: ['https://app.example.com/cb'], framedBy: ['https://admin.shopify.com'] }),
+      /framedBy needs the token-mediating mode/,
+    );
+    createTokenProxy({ ...base, cookieKeys: [generateCookieKey()], publicOrigin: 'https://app.example.com', framedBy: ['https://admin.shopify.com'] });
+  });
+});
 
 describe('cookies of a proxy that serves framed pages', () => {
   test('every cookie is Partitioned; SameSite=None; Secure; HttpOnly: handoff, pre-login, session, Disconnect', async () => {

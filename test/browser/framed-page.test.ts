@@ -3,7 +3,8 @@
  * (http://127.0.0.1, fixtures/framed.html), whose token proxy is set up for it (`framedBy`: the test page's origin):
  * its cookies are partitioned by the framing site, and the popup's sign-in reaches the frame through the proxy's
  * one-time handoff. A person signs in on the consent page, the session survives a reload of the frame, the framing
- * page's own requests cannot use the frame's session, and Disconnect ends it. With a proxy not set up for framed pages,
+ * page's own requests cannot use the frame's session, the service's embedded page shows inside the frame, a second
+ * page of the app in the same framing site shares the session, and Disconnect there ends it here too. With a proxy not set up for framed pages,
  * the element says so at once. The handoff's attacks (a claim of another's sign-in, replay, expiry) are proved against
  * the proxy over real sockets: packages/token-proxy/test/proxy-framed.test.ts.
  */
@@ -60,7 +61,7 @@ class FramedApp {
   }
 
   /** What the app page's own script gets for `command` (fixtures/framed.html). */
-  async ask(command: 'disconnect' | 'token' | 'proxy-token'): Promise<unknown> {
+  async ask(command: 'disconnect' | 'token' | 'proxy-token' | 'contract-list'): Promise<unknown> {
     const id = ++this.#next;
     this.frame.contentWindow!.postMessage({ source: 'framed-test', command, id }, cfg.framedPageOrigin);
     await until(() => this.#answers.has(id), `the frame's answer to ${command}`, { timeout: STATE_WITHIN_MS });
@@ -75,16 +76,18 @@ class FramedApp {
 
 describe('the app inside another site’s frame (partitioned cookies, one-time handoff)', () => {
   let app: FramedApp | undefined;
+  let second: FramedApp | undefined;
   beforeEach(async () => {
     await executeServerCommand('esign-reset');
   });
   afterEach(async () => {
     if (app?.state?.status === 'connected') await app.ask('disconnect').catch(() => undefined);
     app?.remove();
-    app = undefined;
+    second?.remove();
+    app = second = undefined;
   });
 
-  it('signs in through the consent page, survives a reload, refuses the framing page’s requests, and disconnects', async function () {
+  it('signs in through the consent page, survives a reload, refuses the framing page’s requests, shows the embedded page, and disconnects in another page', async function () {
     // WebKitGTK keeps no Secure cookie set over http://127.0.0.1 (docs/security.md, "Cookies"): the next test
     if (engine === 'webkit') this.skip();
     app = new FramedApp(cfg.framedTokenEndpoint);
@@ -116,14 +119,25 @@ describe('the app inside another site’s frame (partitioned cookies, one-time h
     expect(corsRefused, 'the framing page reads no answer').to.equal(true);
     expect(await app.ask('proxy-token'), 'the session is still the frame’s').to.equal(200);
 
+    // the service's embedded page inside the frame
+    expect(await app.ask('contract-list')).to.equal('loaded');
+
     // a reload of the frame: the session comes back from the partitioned cookie
     app.remove();
     app = new FramedApp(cfg.framedTokenEndpoint);
     await app.reach('connected');
     expect(await app.ask('token')).to.equal('token');
 
-    expect(await app.ask('disconnect')).to.equal('ok');
-    await app.reach('idle');
+    // a second page of the app in the same framing site (another tab's frame shares the partition): the same session,
+    // and Disconnect there reaches this one
+    second = new FramedApp(cfg.framedTokenEndpoint);
+    await second.reach('connected');
+    expect(await second.ask('disconnect')).to.equal('ok');
+    await second.reach('idle');
+    const ended = await app.reach('idle');
+    expect(ended.events.map((e) => e.type)).to.include('esign-disconnected');
+    second.remove();
+    second = undefined;
     expect(await app.ask('proxy-token')).to.be.oneOf([400, 401]);
     app.remove();
     app = new FramedApp(cfg.framedTokenEndpoint);

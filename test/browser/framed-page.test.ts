@@ -31,17 +31,23 @@ class FramedApp {
   state: FrameState | undefined;
   readonly #answers = new Map<number, unknown>();
   #next = 0;
+  /** The app page opened as a top-level window instead of the frame (`topLevel`). */
+  #window: Window | null = null;
 
-  constructor(tokenEndpoint: string) {
+  constructor(tokenEndpoint: string, framed = true) {
     const settings = { clientId: cfg.clientId, baseUrl: cfg.baseUrl, tokenEndpoint, parentOrigin: location.origin };
     this.frame.style.cssText = 'position:fixed;left:0;top:0;width:640px;height:320px;border:0;background:white;z-index:10';
     this.frame.src = `${cfg.framedPageOrigin}/test/browser/fixtures/framed.html#${encodeURIComponent(JSON.stringify(settings))}`;
     addEventListener('message', this.#onMessage);
-    document.body.append(this.frame);
+    if (framed) document.body.append(this.frame);
+  }
+
+  get #target(): Window | null {
+    return this.#window ?? this.frame.contentWindow;
   }
 
   #onMessage = (event: MessageEvent): void => {
-    if (event.origin !== cfg.framedPageOrigin || event.source !== this.frame.contentWindow || event.data?.source !== 'framed-fixture') return;
+    if (event.origin !== cfg.framedPageOrigin || event.source !== this.#target || event.data?.source !== 'framed-fixture') return;
     if ('id' in event.data) this.#answers.set(event.data.id as number, event.data.value);
     else this.state = event.data as FrameState;
   };
@@ -51,6 +57,24 @@ class FramedApp {
     return until(() => (this.state?.status === status ? this.state : undefined), `the framed element ${status} (it shows: ${this.state?.text ?? 'nothing'})`, {
       timeout: STATE_WITHIN_MS,
     });
+  }
+
+  /**
+   * The same app page as a top-level window of its own site (opened by a real click on this page): its own cookie jar,
+   * where the popup's sign-in would have left a session cookie had it kept one.
+   */
+  static async topLevel(tokenEndpoint: string): Promise<FramedApp> {
+    const app = new FramedApp(tokenEndpoint, false);
+    const button = document.createElement('button');
+    button.textContent = 'Open the app on its own';
+    button.style.cssText = 'position:fixed;left:700px;top:10px;z-index:11';
+    button.addEventListener('click', () => (app.#window = window.open(app.frame.src, '_blank', 'popup,width=480,height=360')));
+    document.body.append(button);
+    const box = button.getBoundingClientRect();
+    await sendMouse({ type: 'click', position: [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)] });
+    button.remove();
+    await until(() => app.state, 'the top-level app page', { timeout: STATE_WITHIN_MS });
+    return app;
   }
 
   /** A real click on the element's button inside the frame (a user gesture there: its popup is allowed). */
@@ -63,7 +87,7 @@ class FramedApp {
   /** What the app page's own script gets for `command` (fixtures/framed.html). */
   async ask(command: 'disconnect' | 'token' | 'proxy-token' | 'contract-list'): Promise<unknown> {
     const id = ++this.#next;
-    this.frame.contentWindow!.postMessage({ source: 'framed-test', command, id }, cfg.framedPageOrigin);
+    this.#target!.postMessage({ source: 'framed-test', command, id }, cfg.framedPageOrigin);
     await until(() => this.#answers.has(id), `the frame's answer to ${command}`, { timeout: STATE_WITHIN_MS });
     return this.#answers.get(id);
   }
@@ -71,6 +95,7 @@ class FramedApp {
   remove(): void {
     removeEventListener('message', this.#onMessage);
     this.frame.remove();
+    this.#window?.close();
   }
 }
 
@@ -118,6 +143,12 @@ describe('the app inside another site’s frame (partitioned cookies, one-time h
     }).catch(() => (corsRefused = true));
     expect(corsRefused, 'the framing page reads no answer').to.equal(true);
     expect(await app.ask('proxy-token'), 'the session is still the frame’s').to.equal(200);
+
+    // the app on its own site, top level: the popup's sign-in left no session in that jar, and the frame's partitioned
+    // one is not sent there
+    const own = await FramedApp.topLevel(cfg.framedTokenEndpoint);
+    expect(await own.ask('proxy-token'), 'no session outside the framing site').to.be.oneOf([400, 401]);
+    own.remove();
 
     // the service's embedded page inside the frame
     expect(await app.ask('contract-list')).to.equal('loaded');

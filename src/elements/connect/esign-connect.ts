@@ -32,6 +32,11 @@ export type { ConnectStatus } from './session-host.js';
  * person finishes there. A person who closes the popup after seeing the consent page gets `popup_closed` within
  * about two seconds (docs/security.md, "A consent page that severs the popup").
  *
+ * Inside another site's frame (a Shopify admin app, a Teams tab) the popup's sign-in reaches this page through the
+ * token proxy's one-time handoff, and the session lives in the proxy's partitioned cookies: the proxy must name that
+ * site (`--framed-by`). A proxy that does not says so at Connect (`framing_not_allowed`), and a browser that keeps no
+ * cookie in such a frame too (`cookie_blocked`): docs/guides/inside-another-sites-frame.md.
+ *
  * @summary Connect an e-signature account.
  *
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.

@@ -11,6 +11,9 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createEmulator, type RunningEmulator } from '@esign-elements/emulator';
 import { createTokenProxy, generateCookieKey, MemoryStore, tokenProxyOptionsFromEnv } from '../src/index.js';
 import { parseCli, readServeOptions } from '../src/cli-options.js';
+import { RedisStore } from '../src/redis.js';
+import { startRedisServer } from '@esign-elements/test-support/redis-server';
+import type { ProxyStore } from '../src/store.js';
 import { serveTokenProxy, type ServedTokenProxy } from '../src/node.js';
 import { DEMO_LOGIN, driveConsent, getWithJar, outcomeOf, serveDemoProxy, type Jar } from '@esign-elements/test-support/oauth-login';
 import { ORIGIN, post } from '@esign-elements/test-support/proxy-client';
@@ -301,6 +304,39 @@ describe('the handoff', () => {
     await getWithJar(callbackUrl, who.popup);
     assert.deepEqual((await status(attempt, who.frame)).json, { attempt, status: 'error', error: 'access_denied' });
   });
+});
+
+describe('replicas sharing a store', () => {
+  for (const kind of ['memory', 'redis'] as const)
+    test(`the handoff made at one replica, the sign-in at another, the claim at a third: once (${kind})`, async () => {
+      const redis = kind === 'redis' ? await startRedisServer() : undefined;
+      const shared: ProxyStore = redis ? await RedisStore.connect({ url: redis.url, prefix: 'framed:' }) : new MemoryStore();
+      const key = generateCookieKey();
+      const replicas = await Promise.all(
+        [0, 1, 2].map(() =>
+          serveDemoProxy(serveTokenProxy, emulator, { allowedOrigins: [ORIGIN], cookieKeys: [key], rateLimit: false, framedBy: [FRAMER], store: shared }),
+        ),
+      );
+      try {
+        const [a, b, c] = replicas.map((r) => r.url);
+        const who = browser();
+        const attempt = newAttempt();
+        const ticket = await handoff(attempt, who, a);
+        const query = new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: DEMO_LOGIN.scope, handoff: ticket });
+        const started = await getWithJar(`${b}/login?${query}`, who.popup, { 'Sec-Fetch-Site': 'same-origin' });
+        const callback = await getWithJar(await driveConsent(new URL(started.headers.get('location')!), { chooseSpaceId: 'space_acme' }), who.popup);
+        assert.equal(outcomeOf(callback.headers.get('location')!).get('outcome'), 'connected');
+        const copy: Jar = new Map(who.frame);
+        const claimed = await post(`${c}/login/status`, { attempt, ...slot }, who.frame);
+        assert.deepEqual(claimed.json, { attempt, status: 'connected' });
+        assert.equal((await token(who.frame, a)).status, 200);
+        assert.deepEqual((await post(`${a}/login/status`, { attempt, ...slot }, copy)).json, { attempt, status: 'unknown' });
+      } finally {
+        await Promise.all(replicas.map((r) => r.close()));
+        await shared.close?.();
+        await redis?.stop();
+      }
+    });
 });
 
 describe('cross-site request forgery with SameSite=None cookies', () => {

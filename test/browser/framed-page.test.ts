@@ -175,6 +175,17 @@ describe('the app inside another site’s frame (partitioned cookies, one-time h
     await app.reach('idle');
   });
 
+  it('a popup the person closes ends in popup_closed, as on a top-level page', async function () {
+    if (engine === 'webkit') this.skip();
+    app = new FramedApp(cfg.framedTokenEndpoint);
+    await app.reach('idle');
+    await app.click();
+    await personStep('esign-close-consent');
+    const failed = await app.reach('error');
+    expect(failed.events.map((e) => [e.type, e.code])).to.deep.equal([['esign-error', 'popup_closed']]);
+    expect(failed.text).not.to.contain('continues in its own window');
+  });
+
   it('a browser that keeps no partitioned cookie in the frame is told so at Connect, before any consent page', async function () {
     // Chromium and Firefox keep them (the test above); WebKitGTK over http loopback keeps no Secure cookie at all
     if (engine !== 'webkit') this.skip();

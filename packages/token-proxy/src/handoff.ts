@@ -96,12 +96,18 @@ export async function keepHandoff(ctx: Ctx, hash: string, attempt: string, resul
   return true;
 }
 
-export type Claimed = { status: 'pending' | 'connected' | 'unknown' } | { status: 'error'; error: string };
+export type Claimed = { status: 'ready' | 'pending' | 'connected' | 'unknown' } | { status: 'error'; error: string };
+
+/** The login route took the ticket: from now on the page hears `pending` (its popup's sign-in is under way), not `ready`. */
+export async function markStarted(ctx: Ctx, hash: string): Promise<void> {
+  await guard(ctx.config.store.set(`hs:{${hash}}`, '1', ctx.config.loginTimeoutSeconds * 1000 + 60_000));
+}
 
 /**
  * The status route's look at a framed page's handoff: undefined when the request carries no handoff cookie of this
- * attempt; `pending` until its popup's callback kept a result; that result claimed once (the session cookie written in
- * this partition, the handoff cookie cleared), or `unknown` when it was claimed before or belongs to no such attempt.
+ * attempt; `ready` while its popup has not reached the login route (the cookie came back: the page checks that before
+ * the popup leaves), `pending` until the callback kept a result; that result claimed once (the session cookie written
+ * in this partition, the handoff cookie cleared), or `unknown` when it was claimed before or belongs to no such attempt.
  */
 export async function claimHandoff(ctx: Ctx, c: C, attempt: string, slot: string): Promise<Claimed | undefined> {
   if (ctx.config.framedBy.size === 0) return undefined;
@@ -113,7 +119,10 @@ export async function claimHandoff(ctx: Ctx, c: C, attempt: string, slot: string
   const store = ctx.config.store;
   const sealed = await guard(store.get(key));
   const taken = `hc:{${hash}}`;
-  if (sealed === undefined) return (await guard(store.get(taken))) === undefined ? { status: 'pending' } : { status: 'unknown' };
+  if (sealed === undefined) {
+    if ((await guard(store.get(taken))) !== undefined) return { status: 'unknown' };
+    return { status: (await guard(store.get(`hs:{${hash}}`))) === undefined ? 'ready' : 'pending' };
+  }
   // once, across replicas: the first claim takes it
   if (!(await guard(store.claim(taken, '1', HANDOFF_SECONDS * 2 * 1000)))) return { status: 'unknown' };
   await guard(store.delete(key));

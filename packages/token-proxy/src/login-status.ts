@@ -11,8 +11,8 @@
  *   the pre-login cookie: sealed, HttpOnly, two minutes, and nothing in it that can start or finish a sign-in;
  * - `connected`: the slot's session cookie came with it and was made by that attempt (its `la`);
  * - `unknown`: none of these (the popup never reached the login route, or it all expired).
- * A framed page's attempt (`framedBy`) is answered from its handoff cookie first: `pending`, or the popup's result
- * claimed once (handoff.ts).
+ * A framed page's attempt (`framedBy`) is answered from its handoff cookie first: `ready` (its popup has not started),
+ * `pending`, or the popup's result claimed once (handoff.ts).
  * The answer holds no secret, no code and no token: only what the done page says to the opener. The route is one of
  * the token calls (app.ts): the proxy header, an allowed Origin, a form body, CORS with credentials. Runtime-free.
  */
@@ -58,7 +58,7 @@ export async function handleLoginStatus(ctx: Ctx, c: C, form: URLSearchParams): 
   // a framed page: its popup's sign-in waits in the store for this partition's handoff cookie (handoff.ts)
   const claimed = await claimHandoff(ctx, c, attempt, slot);
   if (claimed?.status === 'error') return answer('error', claimed.error);
-  if (claimed?.status === 'pending' || claimed?.status === 'connected') return answer(claimed.status);
+  if (claimed?.status === 'ready' || claimed?.status === 'pending' || claimed?.status === 'connected') return answer(claimed.status);
 
   for (const name of ctx.cookies.loginNames(c)) {
     const login = (await ctx.cookies.readLogin(c, name)) as EndedLogin | 'missing' | 'invalid' | CookieConflict;

@@ -24,7 +24,7 @@ import type { AuthorizationInfo } from './upstream.js';
 import type { Answer } from './upstream-answer.js';
 import { escapeHtml, PAGE_HEADERS, proxyPage } from './pages.js';
 import { keepOutcome } from './login-status.js';
-import { checkTicket, endPrevious, keepHandoff } from './handoff.js';
+import { checkTicket, endPrevious, keepHandoff, markStarted } from './handoff.js';
 
 /** The outcome's error codes the page knows; another code from the service passes through as it is (RFC 6749 characters), one that is not one becomes `oauth_error`. */
 const OUTCOME_ERRORS = new Set([
@@ -97,6 +97,7 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
     const checked = await checkTicket(ctx, c, ticket, attempt, display);
     if ('error' in checked) return fail(checked.error);
     login.h = checked.h;
+    await markStarted(ctx, checked.h);
   }
   if (await rateLimited(ctx, callerKey(ctx, c, `attempt:${attempt}`))) return fail('rate_limited');
   const server = await authorization(ctx);

@@ -170,8 +170,12 @@ describe('the handoff', () => {
     const who = browser();
     const attempt = newAttempt();
     const ticket = await handoff(attempt, who);
+    assert.deepEqual((await status(attempt, who.frame)).json, { attempt, status: 'ready' });
+    const started = await login(attempt, ticket, who);
     assert.deepEqual((await status(attempt, who.frame)).json, { attempt, status: 'pending' });
-    const { outcome, callback } = await popupSignIn(attempt, ticket, who);
+    const callbackUrl = await driveConsent(new URL(started.headers.get('location')!), { chooseSpaceId: 'space_acme' });
+    const callback = await getWithJar(callbackUrl, who.popup);
+    const outcome = outcomeOf(callback.headers.get('location')!);
     assert.equal(outcome.get('outcome'), 'connected');
     assert.equal(outcome.get('attempt'), attempt);
     assert.ok(!callback.headers.getSetCookie().some((line) => /esign_[\w-]{16}=v1\./.test(line)), 'no session cookie for the popup');
@@ -214,7 +218,7 @@ describe('the handoff', () => {
     const attackerTicket = await handoff(attempt, attacker);
     await popupSignIn(attempt, attackerTicket, attacker);
     const tried = await status(attempt, victim.frame);
-    assert.equal(tried.json.status, 'pending');
+    assert.equal(tried.json.status, 'ready', 'the victim’s own popup never started');
     assert.notEqual((await token(victim.frame)).status, 200);
   });
 
@@ -239,7 +243,7 @@ describe('the handoff', () => {
     assert.equal(outcomeOf(other.headers.get('location')!).get('error'), 'state_mismatch');
     const forged = await login(attempt, `${ticket.slice(0, -4)}AAAA`, victim);
     assert.equal(outcomeOf(forged.headers.get('location')!).get('error'), 'state_mismatch');
-    assert.deepEqual((await status(attempt, attacker.frame)).json, { attempt, status: 'pending' });
+    assert.deepEqual((await status(attempt, attacker.frame)).json, { attempt, status: 'ready' }, 'no sign-in started for the attacker’s ticket');
   });
 
   test('a handoff is good once: a copy of the handoff cookie claims nothing after the page did', async () => {

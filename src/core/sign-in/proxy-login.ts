@@ -130,7 +130,11 @@ export class ProxyLogin implements LoginPart {
       const [code, message]: [EsignErrorCode, string] = OUTCOMES[error] ?? ['oauth_error', `The sign-in did not complete (${error.slice(0, 64)}).`];
       throw new EsignError(code, message, { serviceCode: error.slice(0, 64) });
     }
-    if (kept.framed) await this.#claim(attempt);
+    if (kept.framed)
+      await this.#claim(
+        attempt,
+        () => new EsignError('state_mismatch', 'The sign-in could not be handed to this page (it was used already, or it expired). Start again.'),
+      );
     return this.#firstToken();
   }
 
@@ -148,7 +152,8 @@ export class ProxyLogin implements LoginPart {
     if (!kept) throw closed();
     await this.abandon(state);
     try {
-      if (kept.framed) await this.#claim(state);
+      // a popup closed before its sign-in finished has nothing to hand over
+      if (kept.framed) await this.#claim(state, closed);
       // only a session this attempt made counts: an older one of the slot is no answer to this sign-in
       return await this.#firstToken(state);
     } catch (error) {
@@ -196,7 +201,7 @@ export class ProxyLogin implements LoginPart {
       if (typeof body['handoff'] === 'string' && body['attempt'] === attempt) {
         // the handoff cookie must come back, or the sign-in could never reach this frame: say so now, not after consent
         const kept = await postForm(this.#routeUrl('status'), 'token_exchange_failed', form);
-        if (kept['status'] !== 'pending') throw this.#partitionedBlocked();
+        if (kept['status'] !== 'ready') throw this.#partitionedBlocked();
         return body['handoff'];
       }
     } catch (cause) {
@@ -214,8 +219,8 @@ export class ProxyLogin implements LoginPart {
     throw new EsignError('token_exchange_failed', 'The token proxy gave an unexpected answer to the framed sign-in.');
   }
 
-  /** A framed page claims its popup's sign-in once (the status route, with this frame's handoff cookie). */
-  async #claim(attempt: string): Promise<void> {
+  /** A framed page claims its popup's sign-in once (the status route, with this frame's handoff cookie); `otherwise` when there is none. */
+  async #claim(attempt: string, otherwise: () => EsignError): Promise<void> {
     const form = new URLSearchParams({ attempt, session: proxySlot(this.#config.spaceId), client_id: this.#config.clientId });
     const body = await postForm(this.#routeUrl('status'), 'token_exchange_failed', form);
     if (body['attempt'] === attempt && body['status'] === 'connected') return;
@@ -223,7 +228,7 @@ export class ProxyLogin implements LoginPart {
       const [code, message] = OUTCOMES[body['error']] ?? ['oauth_error', 'The sign-in did not complete.'];
       throw new EsignError(code, message, { serviceCode: body['error'].slice(0, 64) });
     }
-    throw new EsignError('state_mismatch', 'The sign-in could not be handed to this page (it was used already, or it expired). Start again.');
+    throw otherwise();
   }
 
   /** A route beside the login route (`{basePath}/login/<name>`). */

@@ -175,6 +175,27 @@ describe('the app inside another site’s frame (partitioned cookies, one-time h
     await app.reach('idle');
   });
 
+  it('a consent page that severs the popup (Cross-Origin-Opener-Policy): the frame claims the sign-in by asking', async function () {
+    if (engine === 'webkit') this.skip();
+    // the note (a 1.5 s grace and one question), the person's consent (up to 30 s a step, services.ts), then the
+    // element's next question to the proxy (backing off to 5 s, login-flow.ts), the claim and the first token
+    this.timeout(90_000);
+    const policy = (openerPolicy: string | null) => fetch(`${cfg.baseUrl}/__emulator/consent-page`, { method: 'POST', body: JSON.stringify({ openerPolicy }) });
+    expect((await policy('same-origin')).status).to.equal(200);
+    try {
+      app = new FramedApp(cfg.framedTokenEndpoint);
+      await app.reach('idle');
+      await app.click();
+      await until(() => app!.state?.text.includes('continues in its own window'), 'the note that the sign-in continues', { timeout: STATE_WITHIN_MS });
+      await personStep('esign-consent', { email: 'alice@example.com', password: 'alice-password', spaceId: 'space_acme' });
+      const connected = await app.reach('connected');
+      expect(connected.events.map((e) => e.type)).to.deep.equal(['esign-connected']);
+      expect(await app.ask('proxy-token')).to.equal(200);
+    } finally {
+      await policy(null);
+    }
+  });
+
   it('a popup the person closes ends in popup_closed, as on a top-level page', async function () {
     if (engine === 'webkit') this.skip();
     app = new FramedApp(cfg.framedTokenEndpoint);

@@ -140,6 +140,18 @@ describe('cookies of a proxy that serves framed pages', () => {
     }
   });
 
+  test('the same proxy still serves the app opened on its own: a top-level sign-in without a handoff', async () => {
+    const jar: Jar = new Map();
+    const attempt = newAttempt();
+    const query = new URLSearchParams({ session: 'open', origin: ORIGIN, display: 'popup', attempt, scope: DEMO_LOGIN.scope });
+    const started = await getWithJar(`${proxy}/login?${query}`, jar);
+    const callback = await getWithJar(await driveConsent(new URL(started.headers.get('location')!), { chooseSpaceId: 'space_acme' }), jar);
+    assert.equal(outcomeOf(callback.headers.get('location')!).get('outcome'), 'connected');
+    assert.match(callback.headers.getSetCookie().find((line) => /esign_[\w-]{16}=v1\./.test(line)) ?? '', /Partitioned/);
+    assert.deepEqual((await status(attempt, jar)).json, { attempt, status: 'connected' });
+    assert.equal((await token(jar)).status, 200);
+  });
+
   test('a proxy without framedBy is unchanged: no Partitioned, SameSite=Strict, and no handoff', async () => {
     const refused = await post(`${plain.url}/login/handoff`, { attempt: newAttempt(), ...slot }, new Map());
     assert.equal(refused.status, 400);

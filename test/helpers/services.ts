@@ -32,6 +32,12 @@ export interface BrowserTestConfig {
   silentBaseUrl: string;
   /** The same proxy on 127.0.0.1: another site than the page on localhost, so its SameSite=Strict cookie is blocked. */
   crossSiteTokenEndpoint: string;
+  /**
+   * A proxy on 127.0.0.1 set up for pages inside another site's frame (`framedBy`: the test page's origin on
+   * localhost): the app page at `framedPageOrigin` (this server reached as 127.0.0.1) shown in a frame of the test page.
+   */
+  framedTokenEndpoint: string;
+  framedPageOrigin: string;
   clientId: string;
   pageOrigin: string;
   callbackUrl: string;
@@ -77,13 +83,29 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   const proxyPort = await freePort();
   const proxyLink = await openLink(proxyPort);
   const served = await serveTokenProxy({ ...proxyOptions, port: proxyPort, publicOrigin: `http://localhost:${proxyLink.port}` });
+  // the app page as another site than the test page (127.0.0.1), which the cross-site proxy also serves (it is not set
+  // up for framed pages) and the framed proxy serves inside the test page's frame
+  const framedPageOrigin = pageOrigin.replace('//localhost:', '//127.0.0.1:');
   const crossSitePort = await freePort();
-  const crossSite = await serveTokenProxy({ ...proxyOptions, port: crossSitePort, publicOrigin: `http://127.0.0.1:${crossSitePort}` });
-  for (const proxied of [served, crossSite]) emulator.registerRedirectUri(TEST_CLIENT.clientId, proxied.callbackUrl!);
+  const crossSite = await serveTokenProxy({
+    ...proxyOptions,
+    allowedOrigins: [pageOrigin, framedPageOrigin],
+    port: crossSitePort,
+    publicOrigin: `http://127.0.0.1:${crossSitePort}`,
+  });
+  const framedPort = await freePort();
+  const framed = await serveTokenProxy({
+    ...proxyOptions,
+    allowedOrigins: [framedPageOrigin],
+    framedBy: [pageOrigin],
+    port: framedPort,
+    publicOrigin: `http://127.0.0.1:${framedPort}`,
+  });
+  for (const proxied of [served, crossSite, framed]) emulator.registerRedirectUri(TEST_CLIENT.clientId, proxied.callbackUrl!);
   const proxy = {
     url: `http://localhost:${proxyLink.port}`,
     crossSiteUrl: crossSite.url,
-    close: () => Promise.all([served.close(), crossSite.close(), proxyLink.close()]),
+    close: () => Promise.all([served.close(), crossSite.close(), framed.close(), proxyLink.close()]),
   };
   // a server in front of the service's API that can accept and never answer
   const serviceLink = await openLink(Number(new URL(emulator.baseUrl).port));
@@ -93,6 +115,8 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
     fileUrl: emulator.fileUrl,
     tokenEndpoint: `${proxy.url}/token`,
     crossSiteTokenEndpoint: `${proxy.crossSiteUrl}/token`,
+    framedTokenEndpoint: `${framed.url}/token`,
+    framedPageOrigin,
     clientId: TEST_CLIENT.clientId,
     pageOrigin,
     callbackUrl,

@@ -32,6 +32,11 @@ export type EsignErrorCode =
    * public origin (behind a dev server that forwards to it). `serviceCode`: `origin_not_allowed` or `public_origin_mismatch`.
    */
   | 'origin_not_allowed'
+  /**
+   * The page runs inside another site's frame (Shopify admin, a Teams tab, …) and the token proxy is not set up for
+   * framed pages (`--framed-by <the framing site>`), or does not allow that site: a sign-in could never reach the page.
+   */
+  | 'framing_not_allowed'
   // transport / service
   | 'network_error'
   | 'timeout'

@@ -13,6 +13,7 @@ import { COMMON_HEADERS, oauthError, reply, serverAddress, warnOnce, type Adapte
 import { handleCallback, handleDone, handleLogin } from './login.js';
 import { LoginStates } from './login-state.js';
 import { handleLoginStatus } from './login-status.js';
+import { handleHandoff } from './handoff.js';
 import { RefreshCoordinator } from './refresh.js';
 import { webCryptoSealer } from './seal.js';
 import { CookieSessions } from './session-cookie.js';
@@ -31,7 +32,7 @@ export { PROXY_HEADER, PROXY_HEADER_VALUE };
 export type TokenProxyHandler = (request: Request, env?: any, executionCtx?: any) => Promise<Response>;
 
 /** The routes under basePath, as paths: what a server that serves other files beside the proxy passes to it. */
-export const PROXY_ROUTES = ['/login', '/callback', '/login/done', '/login/status', '/token', '/revoke', '/health', '/ready'] as const;
+export const PROXY_ROUTES = ['/login', '/callback', '/login/done', '/login/status', '/login/handoff', '/token', '/revoke', '/health', '/ready'] as const;
 
 /** The request id header: taken from a trusted proxy, else made; echoed in every answer and in the logs. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -231,14 +232,20 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
     app.all(route, (c) => reply(c, oauthError(405, 'invalid_request', 'Use GET.'), { Allow: 'GET' }));
   }
 
-  // the token calls, and a popup sign-in's outcome for its page (login-status.ts): the same checks
-  for (const route of ['/token', '/revoke', '/login/status'] as const) {
+  // the token calls, a popup sign-in's outcome for its page (login-status.ts) and a framed page's handoff
+  // (handoff.ts): the same checks
+  for (const route of ['/token', '/revoke', '/login/status', '/login/handoff'] as const) {
     app.use(route, finish);
     // a browser on a foreign site gets nothing, not even a CORS answer to read
     app.use(route, async (c, next) => {
       const origin = c.req.header('origin');
       if (origin !== undefined && !originAllowed(config, origin, c.req.url)) {
         return reply(c, oauthError(403, 'access_denied', 'This origin is not allowed to use the token proxy.'));
+      }
+      // framed: the cookies are SameSite=None, so a browser's request must say where it comes from (every browser
+      // sends Origin on a POST)
+      if (origin === undefined && config.framedBy.size > 0 && c.req.method !== 'OPTIONS') {
+        return reply(c, oauthError(403, 'access_denied', 'An Origin header is required (this proxy serves framed pages).'));
       }
       await next();
     });
@@ -256,7 +263,7 @@ export function createTokenProxyApp(options: TokenProxyOptions, hooks: AdapterHo
       async (c) => {
         const form = new URLSearchParams(await c.req.text());
         try {
-          const handle = route === '/token' ? handleToken : route === '/revoke' ? handleRevoke : handleLoginStatus;
+          const handle = route === '/token' ? handleToken : route === '/revoke' ? handleRevoke : route === '/login/status' ? handleLoginStatus : handleHandoff;
           return reply(c, await handle(ctx, c, form));
         } catch (error) {
           if (error instanceof StoreUnavailableError) {

@@ -40,6 +40,10 @@ Options (environment variable in brackets):
                             and --embed-origin, and exit
   --embed-origin <origin>   the origin of the service's embedded pages, for --print-csp (default: the
                             base URL's origin)                        [ESIGN_EMBED_ORIGIN]
+  --framed-by <origin>      a site allowed to show the app inside its own frame (https://admin.shopify.com);
+                            repeatable. Cookies become Partitioned; SameSite=None; Secure, and a framed
+                            page claims its popup's sign-in by a one-time handoff; --print-csp adds
+                            frame-ancestors naming exactly these        [ESIGN_FRAMED_BY, comma-separated]
   --cookie-domain <domain>  Domain attribute of the session cookie (default: none)
                                                                       [ESIGN_COOKIE_DOMAIN]
   --session-max-age <s>     absolute lifetime of a session in seconds (default 2592000, 30 days)
@@ -144,6 +148,7 @@ export function parseCli(argv: string[]) {
         'print-csp': { type: 'boolean' },
         'embed-origin': { type: 'string' },
         'cookie-domain': { type: 'string' },
+        'framed-by': { type: 'string', multiple: true },
         'session-max-age': { type: 'string' },
         'base-path': { type: 'string' },
         'browser-held-refresh-tokens': { type: 'boolean' },
@@ -263,6 +268,7 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
   if (!baseUrl) problems.push('missing --base-url (or ESIGN_BASE_URL)');
   const allowedOrigins = list(values['allowed-origin'], env.ESIGN_ALLOWED_ORIGINS);
   const redirectUris = list(values['redirect-uri'], env.ESIGN_REDIRECT_URIS);
+  const framedBy = list(values['framed-by'], env.ESIGN_FRAMED_BY);
   const browserHeld = flag(values['browser-held-refresh-tokens'], env.ESIGN_BROWSER_HELD_REFRESH_TOKENS, 'ESIGN_BROWSER_HELD_REFRESH_TOKENS', false);
   if (browserHeld && redirectUris.length === 0)
     problems.push('the browser-held mode needs --redirect-uri (or ESIGN_REDIRECT_URIS): the pages that receive the code');
@@ -286,6 +292,7 @@ export function readServeOptions(values: CliValues, env: NodeJS.ProcessEnv): Ser
       browserHeldRefreshTokens: browserHeld,
       trustedProxies,
       basePath,
+      ...(framedBy.length > 0 ? { framedBy } : {}),
       ...((values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN) ? { cookieDomain: values['cookie-domain'] ?? env.ESIGN_COOKIE_DOMAIN } : {}),
       ...((values.issuer ?? env.ESIGN_ISSUER) ? { issuer: values.issuer ?? env.ESIGN_ISSUER } : {}),
       tokenEndpoint: values['token-endpoint'] ?? env.ESIGN_TOKEN_ENDPOINT,

@@ -59,7 +59,15 @@ async function openStore(read: ServeCli): Promise<ProxyStore | undefined> {
 
 /** `--print-csp`: what the page's policy needs for these settings; no secret needed, nothing started. */
 function printCsp(
-  values: { 'base-url'?: string; 'public-origin'?: string; 'allowed-origin'?: string[]; 'embed-origin'?: string; port?: string; static?: string },
+  values: {
+    'base-url'?: string;
+    'public-origin'?: string;
+    'allowed-origin'?: string[];
+    'embed-origin'?: string;
+    'framed-by'?: string[];
+    port?: string;
+    static?: string;
+  },
   env: NodeJS.ProcessEnv,
 ): number {
   const baseUrl = values['base-url'] ?? env.ESIGN_BASE_URL;
@@ -72,11 +80,18 @@ function printCsp(
   // a page served by this proxy (--static), or the one allowed page, reaches the proxy as 'self' when it is its origin
   const pageOrigin = values.static !== undefined || env.ESIGN_STATIC_DIR ? proxyOrigin : pages.length === 1 ? pages[0] : undefined;
   const embedOrigin = values['embed-origin'] ?? env.ESIGN_EMBED_ORIGIN;
+  const framedBy = list(values['framed-by'], env.ESIGN_FRAMED_BY);
   let sources;
   try {
-    sources = cspSources({ baseUrl, proxyOrigin, ...(pageOrigin ? { pageOrigin: new URL(pageOrigin).origin } : {}), ...(embedOrigin ? { embedOrigin } : {}) });
+    sources = cspSources({
+      baseUrl,
+      proxyOrigin,
+      ...(pageOrigin ? { pageOrigin: new URL(pageOrigin).origin } : {}),
+      ...(embedOrigin ? { embedOrigin } : {}),
+      framedBy,
+    });
   } catch {
-    process.stderr.write('esign-token-proxy: --print-csp: --base-url, --public-origin, --allowed-origin and --embed-origin must be URLs\n');
+    process.stderr.write('esign-token-proxy: --print-csp: --base-url, --public-origin, --allowed-origin, --embed-origin and --framed-by must be URLs\n');
     return 2;
   }
   process.stdout.write(`${formatCsp(sources)}\n`);

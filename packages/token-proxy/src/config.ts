@@ -49,6 +49,13 @@ export interface TokenProxyOptions {
   cookieKeys?: string[];
   /** `Domain` attribute of the session cookie (default: none, the proxy's host only). */
   cookieDomain?: string;
+  /**
+   * Opt-in: the sites allowed to show the app inside their own frame (`https://admin.shopify.com`), exact origins.
+   * With it every cookie of the proxy is `Partitioned; SameSite=None; Secure` (each framing site gets its own jar),
+   * a framed page claims its popup's sign-in through a one-time handoff (`POST {basePath}/login/handoff`), and the
+   * token calls need an `Origin`. Default none: nothing changes (docs/guides/inside-another-sites-frame.md).
+   */
+  framedBy?: string[];
   /** Absolute lifetime of a session (cookie Max-Age from the sign-in). Default 30 days. */
   sessionMaxAgeSeconds?: number;
   /** A session unused this long ends (revoked at the service first). Default 24 hours; at most the absolute lifetime. */
@@ -134,6 +141,8 @@ export interface ResolvedConfig {
   clientAuth: 'post' | 'basic';
   cookieKeys: Uint8Array[];
   cookieDomain: string | undefined;
+  /** The framing sites' origins (`framedBy`); empty: the proxy serves top-level pages only (the default). */
+  framedBy: Set<string>;
   sessionMaxAgeSeconds: number;
   basePath: string;
   browserHeld: boolean;
@@ -289,6 +298,15 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     if (!/^[A-Za-z0-9.-]+$/.test(cookieDomain) || cookieDomain === '') fail('cookieDomain must be a host name like example.com.');
   }
 
+  const framedBy = new Set<string>();
+  for (const origin of options.framedBy ?? []) {
+    const normalized = normalizeOrigin(origin, (message) => fail(message.replace('allowedOrigins', 'framedBy')));
+    if (normalized !== undefined) framedBy.add(normalized);
+  }
+  // Partitioned cookies must be Secure: https, or a loopback http origin that the browser treats as trustworthy
+  if (framedBy.size > 0 && !keysGiven)
+    fail('framedBy needs the token-mediating mode (cookieKeys and publicOrigin): a framed page keeps its session in a partitioned cookie.');
+
   const trustedProxies = new Set<string>();
   for (const address of options.trustedProxies ?? []) {
     if (typeof address !== 'string' || address.trim() === '') fail('trustedProxies lists IP addresses.');
@@ -323,6 +341,7 @@ export function resolveConfig(options: TokenProxyOptions): ResolvedConfig {
     clientAuth,
     cookieKeys,
     cookieDomain,
+    framedBy,
     sessionMaxAgeSeconds,
     basePath,
     browserHeld,

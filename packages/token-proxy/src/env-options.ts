@@ -33,6 +33,7 @@ export function tokenProxyOptionsFromEnv(env: object, extra: Partial<TokenProxyO
     browserHeldRefreshTokens: flag('ESIGN_BROWSER_HELD_REFRESH_TOKENS'),
     trustedProxies: list('ESIGN_TRUSTED_PROXIES'),
     cookieDomain: text('ESIGN_COOKIE_DOMAIN'),
+    framedBy: list('ESIGN_FRAMED_BY'),
     issuer: text('ESIGN_ISSUER'),
     authorizationEndpoint: text('ESIGN_AUTHORIZATION_ENDPOINT'),
     tokenEndpoint: text('ESIGN_TOKEN_ENDPOINT'),

@@ -11,11 +11,14 @@
  *   the pre-login cookie: sealed, HttpOnly, two minutes, and nothing in it that can start or finish a sign-in;
  * - `connected`: the slot's session cookie came with it and was made by that attempt (its `la`);
  * - `unknown`: none of these (the popup never reached the login route, or it all expired).
+ * A framed page's attempt (`framedBy`) is answered from its handoff cookie first: `ready` (its popup has not started),
+ * `pending`, or the popup's result claimed once (handoff.ts).
  * The answer holds no secret, no code and no token: only what the done page says to the opener. The route is one of
  * the token calls (app.ts): the proxy header, an allowed Origin, a form body, CORS with credentials. Runtime-free.
  */
 import { oauthError, pickFields, slotOf, type C, type Ctx } from './context.js';
 import { CookieConflict, type PendingLogin } from './session-cookie.js';
+import { claimHandoff } from './handoff.js';
 import type { Answer } from './upstream-answer.js';
 
 /** How long an error outcome stays readable: the page asks within seconds (backing off to 5 s, at once on focus). */
@@ -51,6 +54,11 @@ export async function handleLoginStatus(ctx: Ctx, c: C, form: URLSearchParams): 
   const slot = slotOf(values);
   if (typeof slot !== 'string') return slot;
   const answer = (status: string, error?: string): Answer => ({ status: 200, body: { attempt, status, ...(error ? { error } : {}) } });
+
+  // a framed page: its popup's sign-in waits in the store for this partition's handoff cookie (handoff.ts)
+  const claimed = await claimHandoff(ctx, c, attempt, slot);
+  if (claimed?.status === 'error') return answer('error', claimed.error);
+  if (claimed?.status === 'ready' || claimed?.status === 'pending' || claimed?.status === 'connected') return answer(claimed.status);
 
   for (const name of ctx.cookies.loginNames(c)) {
     const login = (await ctx.cookies.readLogin(c, name)) as EndedLogin | 'missing' | 'invalid' | CookieConflict;

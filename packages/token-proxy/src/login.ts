@@ -24,6 +24,7 @@ import type { AuthorizationInfo } from './upstream.js';
 import type { Answer } from './upstream-answer.js';
 import { escapeHtml, PAGE_HEADERS, proxyPage } from './pages.js';
 import { keepOutcome } from './login-status.js';
+import { checkTicket, endPrevious, keepHandoff, markStarted } from './handoff.js';
 
 /** The outcome's error codes the page knows; another code from the service passes through as it is (RFC 6749 characters), one that is not one becomes `oauth_error`. */
 const OUTCOME_ERRORS = new Set([
@@ -38,6 +39,7 @@ const OUTCOME_ERRORS = new Set([
   'rate_limited',
   'invalid_request',
   'oauth_error',
+  'framing_not_allowed',
 ]);
 
 /** RFC 6749 scope: scope-tokens of %x21 / %x23-5B / %x5D-7E, one space apart. */
@@ -47,7 +49,7 @@ const ERROR_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
 const ATTEMPT = /^[A-Za-z0-9_-]{16,128}$/;
 /** Pre-login cookies one browser may carry at once (sign-ins in several tabs); past that the older ones are dropped. */
 const MAX_PENDING_LOGINS = 5;
-const LOGIN_FIELDS = ['session', 'origin', 'display', 'return', 'attempt', 'scope', 'space_id', 'login_hint', 'client_id'] as const;
+const LOGIN_FIELDS = ['session', 'origin', 'display', 'return', 'attempt', 'scope', 'space_id', 'login_hint', 'client_id', 'handoff'] as const;
 const CALLBACK_FIELDS = ['state', 'code', 'error', 'iss'] as const;
 
 // --- GET /login ----------------------------------------------------------------------------------------------
@@ -89,6 +91,14 @@ export async function handleLogin(ctx: Ctx, c: C): Promise<Response> {
   }
   // a page on another site would never get the session cookie back: stop before the consent page, so no grant is left unused
   if (c.req.header('sec-fetch-site') === 'cross-site') return fail('cookie_blocked');
+  // a framed page's sign-in: its result goes to the page's handoff (handoff.ts), not into this window's cookies
+  const ticket = query.get('handoff');
+  if (ticket !== undefined) {
+    const checked = await checkTicket(ctx, c, ticket, attempt, display);
+    if ('error' in checked) return fail(checked.error);
+    login.h = checked.h;
+    await markStarted(ctx, checked.h);
+  }
   if (await rateLimited(ctx, callerKey(ctx, c, `attempt:${attempt}`))) return fail('rate_limited');
   const server = await authorization(ctx);
   if ('status' in server) return fail('temporarily_unavailable');
@@ -188,8 +198,6 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
     if (typeof tokens.refresh_token === 'string') await timed(c, ctx.upstream.revoke(tokens.refresh_token, 'refresh_token')).catch(() => undefined);
     return outcome(ctx, c, login, 'space_mismatch');
   }
-  const sessionName = await ctx.cookies.sessionName(login.sl);
-  await endPrevious(ctx, c, sessionName);
   const now = Math.floor(Date.now() / 1000);
   const session: Session = {
     v: 1,
@@ -206,16 +214,16 @@ export async function handleCallback(ctx: Ctx, c: C): Promise<Response> {
     session.rt = tokens.refresh_token;
     session.rk = randomId(16);
   }
+  if (login.h !== undefined) {
+    // for the framed page that holds the handoff's secret; this window keeps no session of its own
+    if (await keepHandoff(ctx, login.h, login.a, { s: session })) return outcome(ctx, c, login, undefined);
+    if (session.rt) await timed(c, ctx.upstream.revoke(session.rt, 'refresh_token')).catch(() => undefined);
+    return outcome(ctx, c, login, 'state_mismatch');
+  }
+  const sessionName = await ctx.cookies.sessionName(login.sl);
+  await endPrevious(ctx, c, sessionName);
   await ctx.cookies.write(c, sessionName, session);
   return outcome(ctx, c, login, undefined);
-}
-
-/** A new sign-in replaces the slot's session: the old one ends everywhere (its mark) and its grant is revoked, so none is orphaned. */
-async function endPrevious(ctx: Ctx, c: C, name: string): Promise<void> {
-  const previous = await ctx.cookies.read(c, name);
-  if (typeof previous !== 'object' || previous instanceof CookieConflict || previous.cid !== ctx.config.clientId) return;
-  await ctx.cookies.markRevoked(previous).catch(() => undefined);
-  if (previous.rt) await timed(c, ctx.upstream.revoke(previous.rt, 'refresh_token')).catch(() => undefined);
 }
 
 /** The access-token part of a session and the extras, from a token answer. */
@@ -252,8 +260,10 @@ async function outcome(ctx: Ctx, c: C, login: PendingLogin, error: string | unde
     if (code) back.searchParams.set('esign_error', code);
     return redirect(c, back.href);
   }
-  // kept for the page too, in case the sign-in page severed the popup from it (login-status.ts)
+  // kept for the page too, in case the sign-in page severed the popup from it (login-status.ts); a framed page's
+  // error waits in its handoff (a success is there already)
   await keepOutcome(ctx, c, login, code);
+  if (code && login.h !== undefined) await keepHandoff(ctx, login.h, login.a, { err: code });
   const done = `${ctx.config.publicOrigin}${ctx.config.basePath}/login/done#${new URLSearchParams({ ...fields, origin: login.o })}`;
   return redirect(c, done);
 }

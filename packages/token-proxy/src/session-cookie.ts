@@ -8,6 +8,8 @@
  *   origin that is plain http on a loopback host (development). Secure follows the configuration, never a Host header.
  * - The name carries a hash of client_id, basePath and slot: two apps (or two proxies) behind one host never share it.
  * - Two cookies of one name in a request are refused (`CookieConflict`), never resolved by their order.
+ * - With `framedBy` (pages inside other sites' frames) every cookie is `Partitioned; SameSite=None; Secure`: the
+ *   browser keeps one jar per top-level site, and sends it from that site's frames (handoff.ts).
  */
 import type { Context } from 'hono';
 import { generateCookie } from 'hono/cookie';
@@ -70,6 +72,18 @@ export interface PendingLogin {
   a: string;
   /** Expiry, ms since the epoch. */
   exp: number;
+  /** A framed page's sign-in: the hash of its handoff's secret, where the result goes (handoff.ts). */
+  h?: string;
+}
+
+/** A framed page's handoff cookie (sealed, partitioned): which sign-in it waits for and the secret that claims it. */
+export interface HandoffCookie {
+  /** The page's attempt id. */
+  a: string;
+  /** The handoff secret (32 random bytes): its hash keys the sign-in's result in the store. */
+  n: string;
+  /** Expiry, ms since the epoch. */
+  exp: number;
 }
 
 /** Two cookies of one name came with the request: a sibling subdomain or a path planted one. */
@@ -96,9 +110,15 @@ async function nameHash(sealer: Sealer, text: string): Promise<string> {
 }
 
 /** The cookie attributes every cookie of this proxy shares: decided by configuration only. */
-export function cookieBase(config: ResolvedConfig): { secure: boolean; prefix: string; domain?: string } {
+export function cookieBase(config: ResolvedConfig): { secure: boolean; prefix: string; domain?: string; partitioned?: true } {
+  // a partitioned cookie is always Secure (on a loopback http origin the browser must treat as trustworthy: Chromium)
+  if (config.framedBy.size > 0 && !config.secureCookies) return { secure: true, prefix: '', partitioned: true };
   const secure = config.secureCookies;
   if (!secure) return { secure, prefix: '' };
+  if (config.framedBy.size > 0)
+    return config.cookieDomain
+      ? { secure, prefix: '__Secure-', domain: config.cookieDomain, partitioned: true }
+      : { secure, prefix: '__Host-', partitioned: true };
   return config.cookieDomain ? { secure, prefix: '__Secure-', domain: config.cookieDomain } : { secure, prefix: '__Host-' };
 }
 
@@ -119,6 +139,27 @@ export class CookieSessions {
   /** The pre-login cookie's name for a state: one per sign-in on its way, so racing tabs do not overwrite each other's. */
   async loginName(state: string): Promise<string> {
     return `${cookieBase(this.#config).prefix}esign_l_${(await this.#sealer.sha256url(`${this.#config.clientId}\u0000${this.#config.basePath}\u0000${state}`)).slice(0, 16)}`;
+  }
+
+  /** A framed page's handoff cookie for one of its attempts (handoff.ts). */
+  async handoffName(attempt: string): Promise<string> {
+    return `${cookieBase(this.#config).prefix}esign_h_${(await this.#sealer.sha256url(`${this.#config.clientId}\u0000${this.#config.basePath}\u0000${attempt}`)).slice(0, 16)}`;
+  }
+
+  async writeHandoff(c: Context, name: string, handoff: HandoffCookie, maxAgeSeconds: number): Promise<void> {
+    const value = await this.#sealer.seal(JSON.stringify(handoff), this.#aad(name));
+    sendCookie(c, generateCookie(name, value, { ...this.#attributes('Strict'), maxAge: maxAgeSeconds }));
+  }
+
+  async readHandoff(c: Context, name: string): Promise<HandoffCookie | 'missing' | 'invalid' | CookieConflict> {
+    const opened = await this.#open(c, name);
+    if (!('text' in opened)) return opened.problem;
+    try {
+      const handoff = JSON.parse(opened.text) as HandoffCookie;
+      return isRecord(handoff) && typeof handoff.a === 'string' && typeof handoff.n === 'string' && typeof handoff.exp === 'number' ? handoff : 'invalid';
+    } catch {
+      return 'invalid';
+    }
   }
 
   /** The names of the pre-login cookies this request carries (sign-ins on their way in this browser). */
@@ -160,11 +201,11 @@ export class CookieSessions {
       value = await this.#sealer.seal(JSON.stringify(rest), aad);
     }
     const maxAge = Math.max(0, session.iat + this.#config.sessionMaxAgeSeconds - Math.floor(Date.now() / 1000));
-    sendCookie(c, generateCookie(name, value, { ...this.#attributes(), sameSite: 'Strict', maxAge }));
+    sendCookie(c, generateCookie(name, value, { ...this.#attributes('Strict'), maxAge }));
   }
 
   clear(c: Context, name: string, sameSite: 'Strict' | 'Lax' = 'Strict'): void {
-    sendCookie(c, generateCookie(name, '', { ...this.#attributes(), sameSite, maxAge: 0 }));
+    sendCookie(c, generateCookie(name, '', { ...this.#attributes(sameSite), maxAge: 0 }));
   }
 
   /** Whether Disconnect (or a sign-in that replaced it) ended this session: a sealed mark in the store, so a writer of the shared store cannot forge one. */
@@ -184,7 +225,7 @@ export class CookieSessions {
   /** The pre-login cookie: SameSite=Lax, so it comes back on the authorization server's redirect to the callback. */
   async writeLogin(c: Context, name: string, login: PendingLogin, maxAgeSeconds: number): Promise<void> {
     const value = await this.#sealer.seal(JSON.stringify(login), this.#aad(name));
-    sendCookie(c, generateCookie(name, value, { ...this.#attributes(), sameSite: 'Lax', maxAge: maxAgeSeconds }));
+    sendCookie(c, generateCookie(name, value, { ...this.#attributes('Lax'), maxAge: maxAgeSeconds }));
   }
 
   async readLogin(c: Context, name: string): Promise<PendingLogin | 'missing' | 'invalid' | CookieConflict> {
@@ -212,9 +253,24 @@ export class CookieSessions {
     return `${name}|${this.#config.clientId}`;
   }
 
-  #attributes(): { httpOnly: true; secure: boolean; path: string; domain?: string } {
+  /** The attributes of every cookie: `sameSite` as the route wants it, `None` (and Partitioned) when framed. */
+  #attributes(sameSite: 'Strict' | 'Lax'): {
+    httpOnly: true;
+    secure: boolean;
+    path: string;
+    sameSite: 'Strict' | 'Lax' | 'None';
+    domain?: string;
+    partitioned?: true;
+  } {
     const base = cookieBase(this.#config);
-    return { httpOnly: true, secure: base.secure, path: '/', ...(base.domain ? { domain: base.domain } : {}) };
+    return {
+      httpOnly: true,
+      secure: base.secure,
+      path: '/',
+      sameSite: base.partitioned ? 'None' : sameSite,
+      ...(base.domain ? { domain: base.domain } : {}),
+      ...(base.partitioned ? { partitioned: true } : {}),
+    };
   }
 }
 

@@ -39,6 +39,19 @@ describe('esign-token-proxy --print-csp', () => {
     assert.equal(result.out, "connect-src 'self' https://api.example.com https://esign.example.com; frame-src https://sign.esign.example.com\n");
   });
 
+  it("a page inside other sites' frames: frame-ancestors names exactly the --framed-by sites (issue 49)", () => {
+    const result = run(
+      ['--print-csp', '--base-url', 'https://esign.example.com', '--public-origin', 'https://app.example.com', '--framed-by', 'https://admin.shopify.com/'],
+      { ESIGN_FRAMED_BY: 'https://ignored.example', ESIGN_ALLOWED_ORIGINS: 'https://app.example.com' },
+    );
+    assert.equal(result.status, 0, result.err);
+    assert.equal(result.out, "connect-src 'self' https://esign.example.com; frame-src https://esign.example.com; frame-ancestors https://admin.shopify.com\n");
+    const fromEnv = run(['--print-csp', '--base-url', 'https://esign.example.com'], {
+      ESIGN_FRAMED_BY: 'https://admin.shopify.com, https://teams.microsoft.com',
+    });
+    assert.match(fromEnv.out, /; frame-ancestors https:\/\/admin\.shopify\.com https:\/\/teams\.microsoft\.com\n$/);
+  });
+
   it('development: the loopback default origin on its port; --static pages reach it as self', () => {
     assert.equal(
       run(['--print-csp', '--base-url', 'http://127.0.0.1:4010', '--port', '8080', '--allowed-origin', 'http://localhost:5173']).out,

@@ -17,6 +17,7 @@ import type { TokenSet } from '../session/tokens.js';
 import type { ConnectMode, LoginPart, SessionConfig } from '../session/types.js';
 import { proxySlot } from '../session/proxy-tokens.js';
 import { postForm } from '../session/tokens.js';
+import { framedBy } from './framing.js';
 
 /** The proxy's done page says this (docs/proxy.md): no secret, only the page's own attempt id and the outcome. */
 export interface ProxyLoginMessage {
@@ -31,6 +32,8 @@ interface KeptAttempt {
   attempt: string;
   mode: ConnectMode;
   expiresAt: number;
+  /** This page is inside another site's frame: the session comes through the proxy's one-time handoff. */
+  framed?: boolean;
 }
 
 /** The outcome codes of the proxy (login.ts there) and what the page calls each. */
@@ -43,6 +46,7 @@ const OUTCOMES: Record<string, [code: EsignErrorCode, message: string]> = {
   space_mismatch: ['oauth_error', 'The service connected another Space than the one requested.'],
   temporarily_unavailable: ['network_error', 'The sign-in service is not reachable right now. Try again in a moment.'],
   rate_limited: ['rate_limited', 'Too many sign-ins from here; try again in a minute.'],
+  framing_not_allowed: ['framing_not_allowed', "The token proxy is not set up for pages inside another site's frame (--framed-by)."],
   invalid_request: ['invalid_config', 'The token proxy refused this sign-in request (check space-id, login-hint and scope).'],
 };
 
@@ -86,6 +90,18 @@ export class ProxyLogin implements LoginPart {
     }
     if (config.spaceId) params['space_id'] = config.spaceId;
     if (config.loginHint) params['login_hint'] = config.loginHint;
+    // inside another site's frame this page's cookies are the frame's own (partitioned): the popup's sign-in is handed
+    // to them through the proxy (docs/guides/inside-another-sites-frame.md)
+    const framing = mode === 'popup' ? await framedBy() : undefined;
+    if (framing) {
+      try {
+        params['handoff'] = await this.#handoff(attempt, framing.top);
+      } catch (error) {
+        this.#attempts.delete(attempt);
+        throw error;
+      }
+      kept.framed = true;
+    }
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     return { url: url.href, state: attempt };
   }
@@ -114,6 +130,11 @@ export class ProxyLogin implements LoginPart {
       const [code, message]: [EsignErrorCode, string] = OUTCOMES[error] ?? ['oauth_error', `The sign-in did not complete (${error.slice(0, 64)}).`];
       throw new EsignError(code, message, { serviceCode: error.slice(0, 64) });
     }
+    if (kept.framed)
+      await this.#claim(
+        attempt,
+        () => new EsignError('state_mismatch', 'The sign-in could not be handed to this page (it was used already, or it expired). Start again.'),
+      );
     return this.#firstToken();
   }
 
@@ -127,9 +148,12 @@ export class ProxyLogin implements LoginPart {
    * another origin of this site): the proxy knows whether the sign-in finished, so ask it for a token once.
    */
   async afterClose(state: string): Promise<TokenSet> {
-    if (!this.#attempts.has(state)) throw popupClosed();
+    const kept = this.#attempts.get(state);
+    if (!kept) throw popupClosed();
     await this.abandon(state);
     try {
+      // a popup closed before its sign-in finished has nothing to hand over
+      if (kept.framed) await this.#claim(state, popupClosed);
       // only a session this attempt made counts: an older one of the slot is no answer to this sign-in
       return await this.#firstToken(state);
     } catch (error) {
@@ -145,13 +169,10 @@ export class ProxyLogin implements LoginPart {
    */
   async status(state: string): Promise<TokenSet | 'pending' | 'unknown'> {
     if (!this.#attempts.has(state)) return 'unknown';
-    const url = new URL(this.#loginEndpoint);
-    url.pathname = url.pathname.replace(/\/?$/, '/status');
-    url.search = '';
     let body: Record<string, unknown>;
     try {
       body = await postForm(
-        url.href,
+        this.#routeUrl('status'),
         'token_exchange_failed',
         new URLSearchParams({ attempt: state, session: proxySlot(this.#config.spaceId), client_id: this.#config.clientId }),
       );
@@ -166,6 +187,56 @@ export class ProxyLogin implements LoginPart {
       return this.complete(params);
     }
     return outcome === 'pending' ? 'pending' : 'unknown';
+  }
+
+  /**
+   * A framed page's handoff (the proxy's `POST {basePath}/login/handoff`): a partitioned cookie for this attempt and the
+   * ticket its popup carries. A proxy not set up for framed pages (or one older than the route) is `framing_not_allowed`.
+   */
+  async #handoff(attempt: string, top: string | undefined): Promise<string> {
+    const form = new URLSearchParams({ attempt, session: proxySlot(this.#config.spaceId), client_id: this.#config.clientId });
+    if (top) form.set('top', top);
+    try {
+      const body = await postForm(this.#routeUrl('handoff'), 'token_exchange_failed', form);
+      if (typeof body['handoff'] === 'string' && body['attempt'] === attempt) {
+        // the handoff cookie must come back, or the sign-in could never reach this frame: say so now, not after consent
+        const kept = await postForm(this.#routeUrl('status'), 'token_exchange_failed', form);
+        if (kept['status'] !== 'ready') throw this.#partitionedBlocked();
+        return body['handoff'];
+      }
+    } catch (cause) {
+      if (cause instanceof EsignError && cause.code === 'cookie_blocked') throw cause;
+      const error = EsignError.from(cause, 'token_exchange_failed');
+      if (error.serviceCode !== 'framing_not_allowed' && error.status !== 404) throw error;
+      const site = top ?? "the framing site's origin";
+      throw new EsignError(
+        'framing_not_allowed',
+        `This page is shown inside another site's frame, and the token proxy at ${this.messageOrigin} is not set up for it, so a sign-in ` +
+          `could never reach this page. Start the proxy with --framed-by ${site} (framedBy, ESIGN_FRAMED_BY).`,
+        { status: error.status, serviceCode: 'framing_not_allowed', cause: error },
+      );
+    }
+    throw new EsignError('token_exchange_failed', 'The token proxy gave an unexpected answer to the framed sign-in.');
+  }
+
+  /** A framed page claims its popup's sign-in once (the status route, with this frame's handoff cookie); `otherwise` when there is none. */
+  async #claim(attempt: string, otherwise: () => EsignError): Promise<void> {
+    const form = new URLSearchParams({ attempt, session: proxySlot(this.#config.spaceId), client_id: this.#config.clientId });
+    const body = await postForm(this.#routeUrl('status'), 'token_exchange_failed', form);
+    if (body['attempt'] === attempt && body['status'] === 'connected') return;
+    if (body['status'] === 'error' && typeof body['error'] === 'string') {
+      const [code, message] = OUTCOMES[body['error']] ?? ['oauth_error', 'The sign-in did not complete.'];
+      throw new EsignError(code, message, { serviceCode: body['error'].slice(0, 64) });
+    }
+    throw otherwise();
+  }
+
+  /** A route beside the login route (`{basePath}/login/<name>`). */
+  #routeUrl(name: string): string {
+    const url = new URL(this.#loginEndpoint);
+    url.pathname = url.pathname.replace(/\/?$/, `/${name}`);
+    url.search = '';
+    return url.href;
   }
 
   /** The first access token of the new session, from the proxy's cookie; a cookie that does not come back is `cookie_blocked`. */
@@ -189,6 +260,17 @@ export class ProxyLogin implements LoginPart {
         '(the proxy is on another site than this page, and the browser blocks third-party cookies). Serve the token proxy from this ' +
         'page\'s own site (for example under /api/esign/ of the same domain), or opt into refresh-tokens="browser".',
       { ...(cause ? { status: cause.status, serviceCode: cause.serviceCode, cause } : { serviceCode: 'cookie_blocked' }) },
+    );
+  }
+
+  /** Inside another site's frame, the proxy's partitioned cookie did not come back (the browser keeps none there). */
+  #partitionedBlocked(): EsignError {
+    return new EsignError(
+      'cookie_blocked',
+      `This page is inside another site's frame, and this browser does not send the token proxy at ${this.messageOrigin} its ` +
+        'partitioned cookie back there (it blocks cookies in frames of other sites, or needs https for them), so a sign-in could ' +
+        'never reach this page. Open the page on its own.',
+      { serviceCode: 'cookie_blocked' },
     );
   }
 

@@ -30,6 +30,8 @@ export interface ConnectTerms extends Record<string, string> {
   cookie_blocked: string;
   token_exchange_failed: string;
   origin_not_allowed: string;
+  /** Inside another site's frame, with a token proxy not set up for it (`--framed-by`). */
+  framing_not_allowed: string;
   session_expired: string;
   refresh_interrupted: string;
   offline: string;
@@ -69,6 +71,8 @@ export const connectMessages: Messages<ConnectTerms> = {
     cookie_blocked: 'This browser does not send the sign-in cookie back to the token proxy, so the sign-in cannot finish.',
     token_exchange_failed: 'The service did not accept the sign-in. Start again.',
     origin_not_allowed: 'The token proxy does not accept sign-ins from this page. Its settings must name this page’s origin.',
+    framing_not_allowed:
+      'This page is shown inside another site, and its sign-in service is not set up for that, so connecting cannot work here. Open the page on its own, or ask the site’s administrator.',
     session_expired: 'The session expired. Connect again to continue.',
     refresh_interrupted: 'The connection to your e-signature account was interrupted and could not be renewed. Connect again to continue.',
     offline: 'You are offline.',

@@ -33,12 +33,17 @@ export type { ConnectStatus } from './session-host.js';
  * person finishes there. A person who closes the popup after seeing the consent page gets `popup_closed` within
  * about two seconds (docs/security.md, "A consent page that severs the popup").
  *
+ * Inside another site's frame (a Shopify admin app, a Teams tab) the popup's sign-in reaches this page through the
+ * token proxy's one-time handoff, and the session lives in the proxy's partitioned cookies: the proxy must name that
+ * site (`--framed-by`). A proxy that does not says so at Connect (`framing_not_allowed`), and a browser that keeps no
+ * cookie in such a frame too (`cookie_blocked`): docs/guides/inside-another-sites-frame.md.
+ *
  * @summary Connect an e-signature account.
  *
  * @fires esign-connected - A session is available: just authorized, or restored from storage or another tab. `detail: {session, restored}`.
  * @fires esign-disconnected - The session ended: the user disconnected, it expired or was revoked, or another tab disconnected. `detail: {reason}`.
  * @fires esign-session-refreshed - The access token was renewed, here or by another tab. `detail: {session, byOtherTab}`.
- * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `origin_not_allowed` (the token proxy does not serve this page's origin), `session_expired`, `invalid_config`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the token proxy), …). `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).
+ * @fires esign-error - Something failed; `detail.error` is an `EsignError` with a stable `code` (`popup_blocked`, `popup_closed`, `access_denied`, `state_mismatch`, `token_exchange_failed`, `cookie_blocked`, `origin_not_allowed` (the token proxy does not serve this page's origin), `framing_not_allowed` (the page is inside another site's frame and the token proxy is not set up for it: `--framed-by`), `session_expired`, `invalid_config`, `csp_blocked` (the page's Content-Security-Policy connect-src blocks the token proxy), …). `detail.hop` says what could not be reached (`offline`, `token-proxy`, `service`, `page`; absent otherwise: docs/guides/when-something-is-down.md).
  *
  * @slot - Elements that use this session (an `<esign-uploader>`, `<esign-signing-frame>`, …).
  * @slot connected - Replaces the "connected" text, e.g. with your own account badge.
@@ -287,7 +292,7 @@ export class EsignConnect extends EsignElement implements SessionProvider {
   #errorDetail(): string {
     const error = this.error;
     // the settings to change, with this page's values (the proxy's own words, as its refusal page says them)
-    const technical = error?.code === 'origin_not_allowed' || error?.code === 'cookie_blocked';
+    const technical = error?.code === 'origin_not_allowed' || error?.code === 'cookie_blocked' || error?.code === 'framing_not_allowed';
     return error?.serviceCode === 'invalid_redirect_uri' || error?.directive || technical ? error!.message : '';
   }
 }

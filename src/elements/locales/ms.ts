@@ -35,6 +35,8 @@ export const tables: LocaleTables = {
     cookie_blocked: 'Pelayar ini tidak menghantar semula kuki log masuk kepada proksi token, jadi log masuk tidak dapat diselesaikan.',
     token_exchange_failed: 'Perkhidmatan tidak menerima log masuk ini. Mulakan semula.',
     origin_not_allowed: 'Proksi token tidak menerima log masuk daripada halaman ini. Tetapannya mesti menamakan asal (origin) halaman ini.',
+    framing_not_allowed:
+      'Halaman ini dipaparkan di dalam laman lain, dan perkhidmatan log masuknya tidak disediakan untuk itu, jadi sambungan tidak dapat dibuat di sini. Buka halaman ini secara berasingan, atau hubungi pentadbir laman.',
     session_expired: 'Sesi telah tamat tempoh. Sambungkan semula untuk meneruskan.',
     refresh_interrupted: 'Sambungan ke akaun e-tandatangan anda terganggu dan tidak dapat diperbaharui. Sambungkan semula untuk meneruskan.',
     offline: 'Anda di luar talian.',

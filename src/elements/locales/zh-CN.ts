@@ -34,6 +34,7 @@ export const tables: LocaleTables = {
     cookie_blocked: '此浏览器未将登录 Cookie 发回令牌代理，因此无法完成登录。',
     token_exchange_failed: '服务未接受此次登录。请重新开始。',
     origin_not_allowed: '令牌代理不接受来自此页面的登录。其设置必须包含此页面的源（origin）。',
+    framing_not_allowed: '此页面嵌在另一个网站中显示，而其登录服务未针对这种情况进行设置，因此无法在此连接。请单独打开此页面，或联系网站管理员。',
     session_expired: '会话已过期。请重新连接以继续。',
     refresh_interrupted: '与电子签名账户的连接已中断，无法续期。请重新连接以继续。',
     offline: '您已离线。',

@@ -166,9 +166,9 @@ before(
 );
 
 after(async () => {
-  server?.stop();
+  await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe('an Angular SSR app with the guide component and the proxy in its server.ts', () => {

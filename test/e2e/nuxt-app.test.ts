@@ -83,9 +83,9 @@ before(
 );
 
 after(async () => {
-  server?.stop();
+  await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe('a Nuxt app with the guide files and the proxy as its Nitro route', () => {

@@ -91,9 +91,9 @@ before(
 );
 
 after(async () => {
-  server?.stop();
+  await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe('a SvelteKit app with the token proxy as its +server.ts', () => {

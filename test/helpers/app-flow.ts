@@ -28,7 +28,8 @@ async function connectUploadSendList(page: Page, origin: string, label: string):
   await chooser.setFiles({ name: `${label}-lease.pdf`, mimeType: 'application/pdf', buffer: Buffer.from(`%PDF-1.4\n% a ${label} document\n%%EOF\n`) });
   await page.getByText('1 file ready to send').waitFor({ timeout: 20_000 });
 
-  const subject = `Lease sent from the ${label} app`;
+  // one per page origin: a test may run the flow twice against one emulator (next start, then next dev)
+  const subject = `Lease sent from the ${label} app at ${new URL(origin).host}`;
   const frame = page.frameLocator('esign-signing-frame iframe');
   await frame.getByText(`${label}-lease.pdf`).waitFor({ timeout: 20_000 });
   await frame.getByLabel('Subject').fill(subject);

@@ -50,7 +50,12 @@ export async function startAppServer(name: string, args: string[], options: { cw
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch (error) {
+      // the whole group has exited already
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
     await exited;
   };
   const server: AppServer = { output: () => output, stop };

@@ -1,13 +1,17 @@
 /**
- * A real Next.js app (App Router, issue 47) from the packed tarballs: a Server Component renders the React wrappers
- * (their modules start with 'use client'; without it `next build` failed with "a.useRef is not a function"), the
- * layout imports esign-elements/elements.css, and app/api/esign/[...path]/route.js is
+ * A real Next.js app (App Router, issue 47) from the packed tarballs: app/contracts.jsx is the frameworks guide's
+ * docs/guides/frameworks/next-contracts.tsx with its types stripped (a 'use client' component of the four React
+ * wrappers and their handlers; the wrappers' own modules start with 'use client' too: without it `next build` failed
+ * with "a.useRef is not a function"), the Server Component page renders it, the layout imports
+ * esign-elements/elements.css, and app/api/esign/[...path]/route.js is
  * packages/token-proxy/recipes/frameworks/next-route.ts with its types stripped. `next build` runs with no ESIGN_*
  * variable at all (with the old module-scope proxy it failed: "Failed to collect configuration for
  * /api/esign/[...path]"), then `next start` serves it exposed directly (no address to trust) against the emulator: the
- * page comes with the tags and the stylesheet, and one caller flooding the sign-in does not lock another person out.
+ * page comes with the tags and the stylesheet, one caller flooding the sign-in does not lock another person out, and
+ * in Chromium a person connects, uploads, sends and finds the envelope through the component's handlers, with no
+ * esign-error and no hydration message; then the same under `next dev` (where React reports hydration mismatches).
  * Next.js 16 pinned here (from the registry, not the root lockfile), React as the root has it. In test:all
- * (test:e2e), not in npm test: install and build take about a minute.
+ * (test:e2e), not in npm test.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,12 +26,14 @@ import { createEmulator } from '@esign-elements/emulator';
 import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
 import { freePort } from '@esign-elements/test-support/ports';
+import { personSendsFromApp } from '../helpers/app-flow.js';
 import { packPackages } from '../helpers/pack.js';
 import { proxyEnv, startAppServer, withoutSecrets, writeFiles, type AppServer } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECIPE = join(ROOT, 'packages/token-proxy/recipes/frameworks/next-route.ts');
+const CONTRACTS = join(ROOT, 'docs/guides/frameworks/next-contracts.tsx');
 const installed = (name: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 const NEXT = ['next@16.4.6', `react@${installed('react')}`, `react-dom@${installed('react-dom')}`];
 const COOKIE_KEY = Buffer.alloc(32, 9).toString('base64url');
@@ -36,6 +42,7 @@ let emulator: Awaited<ReturnType<typeof createEmulator>>;
 let work: string;
 let server: AppServer | undefined;
 let origin: string;
+let app: string;
 
 /** The environment of the install and the build: no secrets, no telemetry, no update notice. */
 const buildEnv = (): NodeJS.ProcessEnv => ({ ...withoutSecrets(), NEXT_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false' });
@@ -45,8 +52,10 @@ before(
     emulator = await createEmulator({ port: 0, filePort: 0 });
     work = mkdtempSync(join(tmpdir(), 'esign-nextjs-'));
     const tarballs = packPackages(work, ['@esign-elements/shared', '@esign-elements/token-proxy', 'esign-elements']);
-    const app = join(work, 'app');
+    app = join(work, 'app');
     const route = (await transform(readFileSync(RECIPE, 'utf8'), { loader: 'ts', format: 'esm' })).code;
+    const contracts = (await transform(readFileSync(CONTRACTS, 'utf8'), { loader: 'tsx', jsx: 'preserve', format: 'esm' })).code;
+    assert.match(contracts, /^"use client";/m, 'the guide component, its types stripped');
     assert.match(route, /createTokenProxy\(\(\) => tokenProxyOptionsFromEnv\(process\.env/, 'the recipe, its types stripped');
     writeFiles(app, {
       'package.json': JSON.stringify({ name: 'next-app', private: true, version: '0.0.0' }),
@@ -61,26 +70,23 @@ export default function RootLayout({ children }) {
   );
 }
 `,
-      // a Server Component rendering the wrappers
-      'app/page.jsx': `import { EsignConnect } from 'esign-elements/react/esign-connect.js';
-import { EsignUploader } from 'esign-elements/react/esign-uploader.js';
-
-export const dynamic = 'force-dynamic';
+      // a Server Component rendering the guide's client component
+      'app/page.jsx': `import { Contracts } from './contracts.jsx';
 
 export default function Page() {
   return (
-    <main>
-      <EsignConnect id="esign" clientId={process.env.NEXT_PUBLIC_ESIGN_CLIENT_ID} baseUrl={process.env.NEXT_PUBLIC_ESIGN_BASE_URL} tokenEndpoint="/api/esign/token">
-        <EsignUploader multiple />
-      </EsignConnect>
+    <>
+      <Contracts />
       <p id="below">The page's own content.</p>
-    </main>
+    </>
   );
 }
 `,
+      'app/contracts.jsx': contracts,
       'app/api/esign/[...path]/route.js': route,
     });
-    const env = buildEnv();
+    // NEXT_PUBLIC_* are inlined at build time: public, unlike the ESIGN_* secrets, which the build never sees
+    const env = { ...buildEnv(), NEXT_PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId, NEXT_PUBLIC_ESIGN_BASE_URL: emulator.baseUrl };
     await run('npm', ['install', ...Object.values(tarballs), ...NEXT, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, env, timeout: 400_000 });
     // the production build, with no secret anywhere in its environment
     await run('npm', ['exec', '--offline', '--', 'next', 'build'], { cwd: app, env, timeout: 400_000, maxBuffer: 16 * 1024 * 1024 });
@@ -91,25 +97,24 @@ export default function Page() {
     server = await startAppServer('next start', [join(app, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
       cwd: app,
       origin,
-      env: {
-        ...env,
-        NEXT_PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
-        NEXT_PUBLIC_ESIGN_BASE_URL: emulator.baseUrl,
-        ...proxyEnv(emulator.baseUrl, origin, COOKIE_KEY),
-      },
+      env: { ...env, ...proxyEnv(emulator.baseUrl, origin, COOKIE_KEY) },
     });
   },
   { timeout: 900_000 },
 );
 
 after(async () => {
-  server?.stop();
+  await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 });
 
-describe('a Next.js app with the wrappers in a Server Component and the proxy as its route handler', () => {
-  it('renders the tags with the stylesheet', async () => {
+describe('a Next.js app with the guide component and the proxy as its route handler', () => {
+  it('renders the tags with the stylesheet; the wrappers are client modules', async () => {
+    for (const wrapper of ['esign-connect', 'esign-uploader', 'esign-signing-frame', 'esign-contract-list', 'index']) {
+      const module = readFileSync(join(app, `node_modules/esign-elements/dist/react/${wrapper}.js`), 'utf8');
+      assert.ok(module.startsWith("'use client';"), `${wrapper}.js starts with 'use client'`);
+    }
     const page = await (await fetch(`${origin}/`)).text();
     assert.match(page, /<esign-connect[^>]*id="esign"/, 'the wrapper rendered on the server');
     assert.match(page, /<esign-uploader/);
@@ -123,5 +128,36 @@ describe('a Next.js app with the wrappers in a Server Component and the proxy as
     await personConnects(`${origin}/api/esign`, {}, origin);
     assert.match(server!.output(), /caller's address is unknown/, 'the proxy says so in the log');
     assert.ok(!server!.output().includes(DEMO_LOGIN.clientSecret) && !server!.output().includes(COOKIE_KEY), 'nothing secret printed');
+  });
+
+  it(
+    'next start in Chromium: a person connects, uploads, sends and finds the envelope; the handlers fire; no hydration message',
+    { timeout: 180_000 },
+    async () => {
+      await personSendsFromApp(origin, 'Next.js', DEMO_LOGIN.clientSecret);
+    },
+  );
+
+  it('next dev in Chromium: the same, with no hydration message', { timeout: 400_000 }, async () => {
+    const port = await freePort();
+    const devOrigin = `http://localhost:${port}`;
+    emulator.registerRedirectUri(DEMO_LOGIN.clientId, `${devOrigin}/api/esign/callback`);
+    const dev = await startAppServer('next dev', [join(app, 'node_modules/next/dist/bin/next'), 'dev', '-p', String(port), '-H', '127.0.0.1'], {
+      cwd: app,
+      origin: devOrigin,
+      env: {
+        ...buildEnv(),
+        NEXT_PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+        NEXT_PUBLIC_ESIGN_BASE_URL: emulator.baseUrl,
+        ...proxyEnv(emulator.baseUrl, devOrigin, COOKIE_KEY),
+      },
+    });
+    try {
+      // the dev server compiles the page on its first request: done before the browser's bounded steps start
+      assert.equal((await fetch(`${devOrigin}/`)).status, 200, dev.output());
+      await personSendsFromApp(devOrigin, 'Next.js', DEMO_LOGIN.clientSecret);
+    } finally {
+      await dev.stop();
+    }
   });
 });

@@ -1,12 +1,14 @@
 /**
  * A real SvelteKit app (issue 47), laid out as the frameworks guide says (elements.css in +layout.svelte, the tags
- * defined by its hooks.client.ts), with the token proxy of
+ * defined by its hooks.client.ts, the guide's docs/guides/frameworks/sveltekit-page.svelte as its +page.svelte: the
+ * four tags, their settings from $env/dynamic/public and their `onesign-…` handlers), with the token proxy of
  * packages/token-proxy/recipes/frameworks/sveltekit-server.ts as its `+server.ts`, installed from the packed tarballs
  * with SvelteKit 2 and adapter-node (the newest that run on Node 20, pinned here; from the registry, not the root
  * lockfile). `vite build` runs with no ESIGN_* variable at all (the secrets exist only at run time, as in CI or
  * Docker), then `node build` serves it with them, against the emulator: one caller (127.0.0.2) floods the sign-in,
- * then another person connects through the app's own origin and gets an access token. In test:all (test:e2e), not in
- * npm test: the install and build take about 30 s.
+ * then another person connects through the app's own origin and gets an access token; and in Chromium a person
+ * connects, uploads, sends and finds the envelope through the page's handlers, with no esign-error and no hydration
+ * message. In test:all (test:e2e), not in npm test: the install and build take about 30 s.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -20,6 +22,7 @@ import { createEmulator } from '@esign-elements/emulator';
 import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { floodSignIn, personConnects } from '@esign-elements/test-support/lockout';
 import { freePort } from '@esign-elements/test-support/ports';
+import { personSendsFromApp } from '../helpers/app-flow.js';
 import { packPackages } from '../helpers/pack.js';
 import { proxyEnv, startAppServer, withoutSecrets, writeFiles, type AppServer } from '../helpers/framework-app.js';
 
@@ -51,10 +54,9 @@ before(
       'src/app.html': '<!doctype html>\n<html lang="en"><head><meta charset="utf-8" />%sveltekit.head%</head><body><div>%sveltekit.body%</div></body></html>\n',
       // the guide's placement: the stylesheet in the layout (so in the server's HTML), the tags defined by hooks.client.ts
       'src/routes/+layout.svelte': "<script>\n  import 'esign-elements/elements.css';\n  let { children } = $props();\n</script>\n\n{@render children()}\n",
-      'src/routes/+page.svelte':
-        '<h1>Contracts</h1>\n<esign-connect id="esign" client-id="kit-app" token-endpoint="/api/esign/token"><esign-uploader multiple></esign-uploader></esign-connect>\n<p id="below">The page\'s own content.</p>\n',
     });
     copyFileSync(join(ROOT, 'docs/guides/frameworks/hooks.client.ts'), join(app, 'src/hooks.client.ts'));
+    copyFileSync(join(ROOT, 'docs/guides/frameworks/sveltekit-page.svelte'), join(app, 'src/routes/+page.svelte'));
     mkdirSync(join(app, 'src/routes/api/esign/[...path]'), { recursive: true });
     copyFileSync(RECIPE, join(app, 'src/routes/api/esign/[...path]/+server.ts'));
     const npmEnv = { ...withoutSecrets(), npm_config_update_notifier: 'false' };
@@ -78,6 +80,9 @@ before(
         PORT: String(port),
         // adapter-node's own origin (it assumes https otherwise, and its CSRF check then refuses the token route's POSTs)
         ORIGIN: origin,
+        // the page's public settings, read at run time ($env/dynamic/public)
+        PUBLIC_ESIGN_CLIENT_ID: DEMO_LOGIN.clientId,
+        PUBLIC_ESIGN_BASE_URL: emulator.baseUrl,
         ...proxyEnv(emulator.baseUrl, origin, COOKIE_KEY),
       },
     });
@@ -86,15 +91,16 @@ before(
 );
 
 after(async () => {
-  server?.stop();
+  await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe('a SvelteKit app with the token proxy as its +server.ts', () => {
   it('renders the tags with the stylesheet in the server HTML', async () => {
     const page = await (await fetch(`${origin}/`)).text();
-    assert.match(page, /<esign-connect id="esign"/);
+    assert.match(page, /<h1>Contracts<\/h1>/, 'rendered on the server');
+    assert.match(page, new RegExp(`<esign-connect id="esign" client-id="${DEMO_LOGIN.clientId}" base-url="${emulator.baseUrl}"`));
     const sheets = [...page.matchAll(/<link[^>]+href="([^"]+\.css)"/g)].map((m) => m[1]!);
     const css = (await Promise.all(sheets.map(async (href) => (await fetch(new URL(href, origin))).text()))).join('\n');
     assert.match(css, /esign-connect:not\(:defined\)/, `elements.css is in the server HTML: ${sheets.join(', ')}`);
@@ -104,5 +110,9 @@ describe('a SvelteKit app with the token proxy as its +server.ts', () => {
     await floodSignIn(`${origin}/api/esign`, { count: 10, origin });
     await personConnects(`${origin}/api/esign`, {}, origin);
     assert.ok(!server!.output().includes(DEMO_LOGIN.clientSecret) && !server!.output().includes(COOKIE_KEY), 'nothing secret printed');
+  });
+
+  it('in Chromium: a person connects, uploads, sends and finds the envelope; the handlers fire; no hydration message', { timeout: 180_000 }, async () => {
+    await personSendsFromApp(origin, 'SvelteKit', DEMO_LOGIN.clientSecret);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * What the real framework app tests share (nextjs-app, nuxt-app, sveltekit-app): an environment with no `ESIGN_`
+ * What the real framework app tests share (nextjs-app, nuxt-app, sveltekit-app, angular-app): an environment with no `ESIGN_`
  * variable (a build in CI has no secrets), the files of an app, the token proxy's settings for the app's server, and
  * that server started from its build and waited for until the proxy's health route answers.
  */
@@ -37,22 +37,39 @@ export function proxyEnv(baseUrl: string, origin: string, cookieKey: string): Re
 export interface AppServer {
   /** Everything the server printed so far. */
   output(): string;
-  stop(): void;
+  /** Ends the server's process group (`next dev` runs its server in a child) and resolves once the server has exited. */
+  stop(): Promise<void>;
 }
 
 /** Starts `node <args>` (the app's built server) and waits until `<origin>/api/esign/health` answers 200, at most 60 s. */
 export async function startAppServer(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; origin: string }): Promise<AppServer> {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // in a process group of its own, so that stop() ends what the server started too
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const server: AppServer = { output: () => output, stop: () => child.kill() };
+  const stop = async (): Promise<void> => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch (error) {
+      // the whole group has exited already
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+    await exited;
+  };
+  const server: AppServer = { output: () => output, stop };
   const deadline = Date.now() + 60_000;
-  for (;;) {
-    assert.equal(child.exitCode, null, `${name} exited: ${output}`);
-    const health = await fetch(`${options.origin}/api/esign/health`).catch(() => undefined);
-    if (health?.status === 200) return server;
-    assert.ok(Date.now() < deadline, `the app did not answer: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) assert.fail(`${name} exited: ${output}`);
+      const health = await fetch(`${options.origin}/api/esign/health`).catch(() => undefined);
+      if (health?.status === 200) return server;
+      assert.ok(Date.now() < deadline, `the app did not answer: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }

@@ -6,14 +6,15 @@
  * against custom-elements.json (every tag, attribute, part and custom property exists), JSON parsed (a seed by the
  * emulator's own parser, editor settings against package.json), node:test examples run, shell commands run with their flags parsed by the
  * CLIs (`--print-csp`, `--help`: nothing starts), and the emulator's curl lines sent to a running emulator.
- * The blocks a test runs as a whole are also run there: the README's static page (test/e2e/readme-static-page.test.ts)
- * and test-kit example (test/e2e/testing-kit-pack.test.ts), the token-proxy guide's Vite recipe
+ * The frameworks guide's Next.js component (docs/guides/frameworks/next-contracts.tsx, quoted; its app test strips the
+ * types) is type-checked with the blocks. The blocks a test runs as a whole are also run there: the README's static
+ * page (test/e2e/readme-static-page.test.ts) and test-kit example (test/e2e/testing-kit-pack.test.ts), the token-proxy guide's Vite recipe
  * (test/e2e/dev-server-recipe.test.ts), and the README's pinned CDN snippet and its integrity commands
  * (test/e2e/cdn-integrity.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -139,6 +140,9 @@ describe('the code blocks of the README and the guides', () => {
       files.set(name, b);
       writeFileSync(join(WORK, name), b.text);
     }
+    // the guide's Next.js component, whose types the Next.js app test strips (the Angular, Nuxt and SvelteKit files
+    // are checked by their frameworks' builds there)
+    copyFileSync(join(ROOT, 'docs/guides/frameworks/next-contracts.tsx'), join(WORK, 'next-contracts.tsx'));
     writeFileSync(
       join(WORK, 'tsconfig.json'),
       JSON.stringify({

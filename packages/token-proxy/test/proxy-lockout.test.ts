@@ -6,7 +6,8 @@
  * Request and their context object, by a node:http server standing in for the framework's (the frameworks themselves
  * are not installed here). The Next.js, Nuxt, SvelteKit and Angular files are those of recipes/frameworks/ that the
  * guide quotes, imported as they are, with the framework's few imports stubbed (Angular's server.ts is real Express).
- * Deno, Bun, workerd and the Express recipe run the same scenario in proxy-runtimes.test.ts.
+ * The same lockout runs through each of the four in a real app built from the packed tarballs, in test:all
+ * (test/e2e/nextjs-app, nuxt-app, sveltekit-app and angular-app: the real @angular/ssr/node). Deno, Bun, workerd and the Express recipe run the same scenario in proxy-runtimes.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -89,12 +89,24 @@ export async function callProxy(url: string, code: 'token_exchange_failed' | 're
   return tokenSetFrom(body);
 }
 
+/**
+ * How long a call to the token proxy may take, answer read included: a proxy that accepts the connection and never
+ * answers ends in `timeout` (told as the token proxy, and tried again like a refused connection), never in a wait with
+ * no end. The service client's own default is the same.
+ */
+export const PROXY_TIMEOUT_MS = 30_000;
+
 /** POSTs a form to the proxy with its header and the cookie; the JSON answer, or the error it means. */
 export async function postForm(
   url: string,
   code: 'token_exchange_failed' | 'refresh_failed' | 'revoke_failed',
   fields: URLSearchParams,
+  timeoutMs = PROXY_TIMEOUT_MS,
 ): Promise<Record<string, unknown>> {
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(), timeoutMs);
+  const noAnswer = (cause: unknown): EsignError =>
+    failedAt('token-proxy', new EsignError('timeout', `No answer from the token proxy within ${timeoutMs} ms.`, { cause }));
   let response: Response;
   const csp = watchConnectSrc();
   try {
@@ -104,8 +116,11 @@ export async function postForm(
       cache: 'no-store',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', [PROXY_HEADER]: PROXY_HEADER_VALUE },
       body: fields,
+      signal: timer.signal,
     });
   } catch (cause) {
+    clearTimeout(timeout);
+    if (timer.signal.aborted) throw noAnswer(cause);
     if (isAbortError(cause)) throw new EsignError('aborted', 'The request was aborted.', { cause });
     // the page's Content-Security-Policy, not the network: say which directive to extend
     const blocked = await csp.blockedFor(url);
@@ -121,10 +136,13 @@ export async function postForm(
   try {
     body = await response.json();
   } catch (cause) {
+    if (timer.signal.aborted) throw noAnswer(cause);
     throw failedAt(
       'token-proxy',
       new EsignError(code, `The token proxy gave an unexpected answer (HTTP ${response.status}).`, { status: response.status, cause }),
     );
+  } finally {
+    clearTimeout(timeout);
   }
   if (response.ok && isRecord(body)) return body;
   throw failedAt('token-proxy', proxyError(code, response, body));

@@ -17,9 +17,10 @@
  * timeout stays where it is (`slow`): a late `ready` makes it loaded, nothing typed in it lost.
  */
 import { EsignError } from '@esign-elements/shared/errors';
-import { unreachable, type Hop } from '../../core/service/unreachable.js';
+import { unreachable } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
-import type { OperateType, ViewDisplay, ViewResult, ViewStatus } from './rules.js';
+import type { ViewDisplay, ViewStatus } from './rules.js';
+import { hasPage, isOpen, type ViewState } from './view-state.js';
 
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
 export const MAX_AUTO_RENEWALS = 2;
@@ -27,49 +28,17 @@ export const MAX_AUTO_RENEWALS = 2;
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
 
-/** Everything an embedded view knows of where it is. */
-export interface ViewState {
-  readonly operateType: OperateType;
-  readonly status: ViewStatus;
-  /** The last error, while `status` is `error`. */
-  readonly error: EsignError | undefined;
-  /** Where the page asked for (or shown) is shown. */
-  readonly shownIn: ViewDisplay | undefined;
-  /** The origin of the current Url (the Url itself never enters the state: it carries a token). */
-  readonly origin: string | undefined;
-  /** ExpiresAt of the current Url, as the service sent it. */
-  readonly expiresAt: string | undefined;
-  /** The envelope the page reported as sent, while `status` is `sent`. */
-  readonly sentEnvelopeId: string | undefined;
-  /** The last outcome, as the event that told it: for listeners attached after it happened. */
-  readonly lastResult: ViewResult | undefined;
-  /** Automatic renewals since the last `ready` (or the last open). */
-  readonly renewals: number;
-  /** The number of the latest Url request: answers to any other are stale. */
-  readonly request: number;
-  /** An offline failure: ask again when the connection returns. */
-  readonly resumeOnline: boolean;
-  /** What could not be reached, while `status` is `error` (undefined: a failure that is not one of reaching). */
-  readonly unreachable: Hop | undefined;
-  /** The error is a hop unreachable while online: a new Url is asked for when a try is due (`retry-due`). */
-  readonly retrying: boolean;
-  /** Tries since the person last opened the page or a Url came: the next try's backoff. */
-  readonly retries: number;
-  /** The page did not say `ready` within the load timeout but is kept (the error state beside it): a late `ready` recovers it. */
-  readonly slow: boolean;
-  /** The element left the page while its frame held a Url (used once): ask for a new one when it is back. */
-  readonly reopen: boolean;
-}
-
 export type ViewEvent =
   /** Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. */
   | { type: 'open'; display: ViewDisplay }
-  /** The Url of request `request` was checked and accepted. */
-  | { type: 'url-answered'; request: number; origin: string; expiresAt: string }
+  /** The Url of request `request` was checked and accepted (`url` goes on to `show-page`; the state never keeps it). */
+  | { type: 'url-answered'; request: number; url: string; origin: string; expiresAt: string }
   /** Request `request` failed (or its Url was rejected); `online`: what the browser said then. */
   | { type: 'url-failed'; request: number; error: EsignError; online: boolean }
   /** The held Url is too old to use; `shown`: a new one could be shown now. */
   | { type: 'url-expiring'; shown: boolean }
+  /** The held Url was given to its frame or popup. */
+  | { type: 'page-placed' }
   | { type: 'page-ready' }
   /** The page said `error` with `code`; `shown`: a new Url could be shown now. */
   | { type: 'page-error'; code: string; shown: boolean }
@@ -95,16 +64,28 @@ export type ViewEvent =
 export type ViewEffect =
   /** Ask the service for a Url (for `display`), numbered `request`. */
   | { type: 'request-url'; request: number; display: ViewDisplay }
-  /** Give the accepted Url to its frame (once the element is shown) or popup, and time the page's `ready`. */
-  | { type: 'show-page'; display: ViewDisplay }
-  /** Forget the current page: the request under way, the held Url, the timers, the frame's src, the popup (unless `keepPopup`). */
+  /** Give the accepted Url to its frame (once the element is shown) or popup; `expiresAt`: when it is too old to use. */
+  | { type: 'show-page'; display: ViewDisplay; url: string; expiresAt: string }
+  /** Forget the current page: the request under way, the held Url, the frame's src, the popup (unless `keepPopup`). */
   | { type: 'cancel'; keepPopup?: boolean }
   /** Fire an esign-* event at the element. */
   | { [K in ViewEventName]: { type: 'emit'; name: K; detail: EsignEventDetailMap[K] } }[ViewEventName]
   /** Tell the other tabs of this service and Space that an envelope was sent. */
-  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail }
-  /** Send `retry-due` after the backoff of try number `attempt` (0 first); `cancel` stops the timer. */
-  | { type: 'retry-later'; attempt: number };
+  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail };
+
+/**
+ * What runs while a state lasts (Zag's state `effects`): started when the state that has it is entered, stopped when
+ * it is left. Each has a `key`: the same key from one state to the next keeps it running, a new one restarts it.
+ */
+export type ViewActivity =
+  /** A Url is held, not given to its frame yet: send `url-expiring` when it is too old to use. */
+  | { type: 'expiry-watch'; key: string }
+  /** The page was given its Url: send `ready-timeout` if it does not say `ready` within the load timeout. */
+  | { type: 'ready-wait'; key: string }
+  /** The page is in a popup: send `closed` when the person closes the window. */
+  | { type: 'popup-watch'; key: string }
+  /** A hop could not be reached while online: send `retry-due` after the backoff of try number `attempt` (0 first). */
+  | { type: 'retry-wait'; key: string; attempt: number };
 
 type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
 
@@ -113,32 +94,15 @@ export interface Transition {
   effects: ViewEffect[];
 }
 
-export function initialViewState(operateType: OperateType): ViewState {
-  return {
-    operateType,
-    status: 'idle',
-    error: undefined,
-    shownIn: undefined,
-    origin: undefined,
-    expiresAt: undefined,
-    sentEnvelopeId: undefined,
-    lastResult: undefined,
-    renewals: 0,
-    request: 0,
-    resumeOnline: false,
-    unreachable: undefined,
-    retrying: false,
-    retries: 0,
-    slow: false,
-    reopen: false,
-  };
+/** The activities `state` has: what runs while it lasts. */
+export function activities(state: ViewState): ViewActivity[] {
+  const { status, request, placed } = state;
+  const running: ViewActivity[] = [];
+  if (status === 'loading') running.push(placed ? { type: 'ready-wait', key: `ready-${request}` } : { type: 'expiry-watch', key: `expiry-${request}` });
+  if (placed && state.shownIn === 'popup' && hasPage(state)) running.push({ type: 'popup-watch', key: `popup-${request}` });
+  if (status === 'error' && state.retrying) running.push({ type: 'retry-wait', key: `retry-${state.retries}`, attempt: state.retries - 1 });
+  return running;
 }
-
-/** Whether a page is open or on its way (a Url asked for, held or shown). */
-export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
-
-/** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
-export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);
 
 export function transition(state: ViewState, event: ViewEvent): Transition {
   switch (event.type) {
@@ -152,7 +116,7 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
         state: { ...state, status: 'loading', origin: event.origin, expiresAt: event.expiresAt, retries: 0 },
         effects: [
           { type: 'emit', name: 'esign-view-ready', detail: { origin: event.origin, expiresAt: event.expiresAt, operateType: state.operateType } },
-          { type: 'show-page', display },
+          { type: 'show-page', display, url: event.url, expiresAt: event.expiresAt },
         ],
       };
     }
@@ -162,8 +126,12 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
       return fail(state, event.error, event.online);
 
     case 'url-expiring':
-      if (state.status !== 'loading') return same(state);
+      if (state.status !== 'loading' || state.placed) return same(state);
       return expire(state, event.shown);
+
+    case 'page-placed':
+      if (state.status !== 'loading') return same(state);
+      return same({ ...state, placed: true });
 
     case 'page-ready': {
       if (!hasPage(state)) return same(state);
@@ -266,6 +234,7 @@ function reset(state: ViewState, status: ViewStatus): ViewState {
     retrying: false,
     slow: false,
     reopen: false,
+    placed: false,
   };
 }
 
@@ -309,6 +278,6 @@ function fail(state: ViewState, error: EsignError, online: boolean): Transition 
       retries,
       lastResult: { event: 'esign-error', detail },
     },
-    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail }, ...(retrying ? [{ type: 'retry-later', attempt: retries - 1 } as const] : [])],
+    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail }],
   };
 }

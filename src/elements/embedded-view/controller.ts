@@ -1,28 +1,24 @@
 /**
- * The controller behind <esign-signing-frame> and <esign-contract-list>, and the one place that performs the view
- * machine's effects (machine.ts decides; this does): it asks for Urls (a `@lit/task` Task), checks them, holds one
- * until its frame can take it and watches its expiry, gives it to the frame (`ViewFrame`, below) or the popup,
- * listens to the page's messages and times its `ready`, and turns what happens into the machine's events: a click or
- * `auto`, the element leaving or entering the page or being seen again, the connection's return, a CSP block, a bad
- * setting.
- *
- * This file holds, in order: the controller, the inline frame (`ViewFrame`) and the phone (the popup: view-popup.ts)
- * sheet's state (`SheetController`); each owns its own fields. They load together: by the element (element.ts) once it
- * has a session or is opened; a custom element can host the controller too (`esign-elements/headless`).
+ * The controller behind <esign-signing-frame> and <esign-contract-list>: it reports facts to the view machine
+ * (machine.ts decides all policy) and performs what the machine returns. Facts in: the host's settings, session and
+ * visibility after each update (`host`), a click or `open()`, the Url's answer (url-request.ts), the page's messages,
+ * a CSP block, the connection going or coming back, the back/forward cache, a timer of the state's activities. Effects
+ * out: ask for a Url, give it to the frame or the popup (view-frame.ts), forget a page, fire events, tell other tabs;
+ * and the state's activities (machine.ts `activities`: the expiry watch, the ready wait, the popup watch, the retry
+ * wait) started on entering a state and stopped on leaving it. Loaded with the sheet (view-part.ts) by the element
+ * once it has a session or is opened; a custom element can host it too (`esign-elements/headless`).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { Task } from '@lit/task';
-import { EsignError, type EsignErrorCode } from '@esign-elements/shared/errors';
-import { ServiceClient } from '../../core/service/service-client.js';
+import { EsignError } from '@esign-elements/shared/errors';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
 import { backoffDelay } from '../../core/service/retry.js';
 import { browserOnline, UNREACHABLE_RETRY } from '../../core/service/unreachable.js';
 import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
 import { SessionController } from '../shared/session-controller.js';
-import type { SessionProvider } from '../shared/session-context.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import type { FrameFacts } from './connect.js';
-import { activities, transition, type ViewActivity, type ViewEffect, type ViewEvent } from './machine.js';
+import { activities, transition, type HostFacts, type ViewActivity, type ViewEffect, type ViewEvent } from './machine.js';
+import { UrlRequest, type UrlOutcome } from './url-request.js';
 import { hasPage, initialViewState, type ViewState } from './view-state.js';
 import { ViewFrame, ViewPopup, type HeldUrl } from './view-frame.js';
 import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
@@ -43,20 +39,6 @@ export interface EmbeddedViewOptions {
   fileIds?: () => readonly string[];
 }
 
-/** Errors about the session itself are the session's to report; they keep their code. */
-const SESSION_CODES = new Set<EsignErrorCode>([
-  'no_session',
-  'no_files',
-  'aborted',
-  'session_expired',
-  'refresh_interrupted',
-  'refresh_failed',
-  'login_expired',
-]);
-
-/** The Url request's outcome, for request number `request`. */
-type UrlOutcome = { request: number; url: unknown; expiresAt: string } | { request: number; error: EsignError };
-
 export class EmbeddedViewController implements ReactiveController {
   readonly session: SessionController;
   readonly operateType: OperateType;
@@ -68,9 +50,7 @@ export class EmbeddedViewController implements ReactiveController {
   readonly #popup = new ViewPopup();
   readonly #tabs: TabChannel;
   /** Asks `embedded/views` for a Url; a new run aborts the one under way. */
-  readonly #url: Task<[number, SessionProvider, readonly string[], ViewDisplay], UrlOutcome>;
-  /** The page's CSP blocked the request under way: its failure, when it comes, is told as this. */
-  #cspError: EsignError | undefined;
+  readonly #url: UrlRequest;
   /** The accepted Url, until it is given to its frame or popup (inline: held until the element is shown). */
   #held: HeldUrl | undefined;
   /** The state's activities that run (machine.ts `activities`), by key: each with its stop. */
@@ -83,12 +63,8 @@ export class EmbeddedViewController implements ReactiveController {
   /** open() calls waiting for their request's outcome. */
   #opening: Array<{ request: number; resolve: () => void; reject: (error: EsignError) => void }> = [];
   #sentWaiters: Array<(detail: EsignEnvelopeSentDetail) => void> = [];
-  // when the view opens by itself
-  #autoKey = '';
-  #wasShown = false;
-  #restored = false;
-  #deciding = false;
-  #reportedProblem: string | undefined;
+  /** A `host` event is due (sent after the update, never inside it). */
+  #reporting = false;
   #resizeObserver: ResizeObserver | undefined;
 
   /**
@@ -103,11 +79,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.session = session;
     this.#state = initialViewState(options.operateType);
     this.#frame = new ViewFrame(host);
-    this.#url = new Task(host, {
-      autoRun: false,
-      task: ([request, provider, fileIds, display], { signal }) => this.#request(request, provider, fileIds, display, signal),
-      onComplete: (outcome) => this.#answered(outcome),
-    });
+    this.#url = new UrlRequest(host, options.operateType, (outcome) => this.#answered(outcome));
     host.addController(this);
     // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
     this.#tabs = new TabChannel(host, () => session.provider);
@@ -158,9 +130,8 @@ export class EmbeddedViewController implements ReactiveController {
     if (display === 'popup' && !popup) {
       return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.')));
     }
-    this.#autoKey = this.#currentAutoKey();
     this.#clickPopup = popup;
-    this.#send({ type: 'open', display });
+    this.#send({ type: 'open', display, autoKey: this.#autoKey() });
     return this.#outcome(this.#state.request);
   }
 
@@ -208,9 +179,6 @@ export class EmbeddedViewController implements ReactiveController {
     window.removeEventListener('message', this.#onMessage);
     window.removeEventListener('focus', this.#onVisibility);
     this.#resizeObserver?.disconnect();
-    // a sent envelope stays said: `auto` does not start the same files again
-    if (this.#state.status !== 'sent') this.#autoKey = '';
-    this.#wasShown = false;
     // a detached element keeps no frame: the update the machine's `cancel` asks for renders none
     this.#frame.forgetPrebuilt();
     this.#send({ type: 'hidden' });
@@ -223,12 +191,12 @@ export class EmbeddedViewController implements ReactiveController {
       () => this.#wantsPrebuilt(),
       () => isShown(this.#host),
     );
-    // decisions that start work run after the update, never inside it
-    if (this.#deciding) return;
-    this.#deciding = true;
+    // what the host is now, told after the update (what it starts never runs inside one); the machine decides
+    if (this.#reporting) return;
+    this.#reporting = true;
     queueMicrotask(() => {
-      this.#deciding = false;
-      this.#decide();
+      this.#reporting = false;
+      if (this.#host.isConnected) this.#send({ type: 'host', facts: this.#facts() });
     });
   }
 
@@ -238,15 +206,14 @@ export class EmbeddedViewController implements ReactiveController {
    * Runs `event` through the machine, performs its effects, and starts and stops the activities of the state it
    * entered (the one place a timer starts or stops); events sent meanwhile follow in order.
    */
-  #send(event: ViewEvent): boolean {
+  #send(event: ViewEvent): void {
     this.#queue.push(event);
-    if (this.#busy) return true;
+    if (this.#busy) return;
     this.#busy = true;
-    let acted = false;
     try {
       for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
         const { state, effects } = transition(this.#state, next);
-        acted ||= effects.length > 0 || state !== this.#state;
+        if (effects.length === 0 && state === this.#state) continue;
         this.#state = state;
         // rendered before any listener of the events below runs
         this.#host.requestUpdate();
@@ -257,7 +224,6 @@ export class EmbeddedViewController implements ReactiveController {
     } finally {
       this.#busy = false;
     }
-    return acted;
   }
 
   #perform(effect: ViewEffect): void {
@@ -367,32 +333,8 @@ export class EmbeddedViewController implements ReactiveController {
       this.#send({ type: 'url-failed', request, error: new EsignError('no_files', 'No FileIds: upload the files to sign first.'), online: true });
       return;
     }
-    void this.#url.run([request, provider, fileIds, display]);
-  }
-
-  /** The Task's work: one request to `embedded/views`. Never throws: the outcome carries the error. */
-  async #request(request: number, provider: SessionProvider, fileIds: readonly string[], display: ViewDisplay, signal: AbortSignal): Promise<UrlOutcome> {
-    this.#cspError = undefined;
-    try {
-      const client = new ServiceClient({
-        baseUrl: provider.baseUrl,
-        tokens: provider,
-        operatorUserId: provider.operatorUserId,
-        fetch: (input, init) => {
-          const response = globalThis.fetch(input, init);
-          // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
-          if (display === 'inline' && !signal.aborted) this.#frame.requestSent();
-          return response;
-        },
-      });
-      const { data } =
-        this.operateType === 'request_signatures' ? await client.requestSignaturesView([...fileIds], { signal }) : await client.signatureStatusView({ signal });
-      return { request, url: data.Url, expiresAt: data.ExpiresAt };
-    } catch (error) {
-      const failure = this.#cspError ?? viewError(error);
-      this.#cspError = undefined;
-      return { request, error: failure };
-    }
+    // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
+    this.#url.run({ request, provider, fileIds, sent: () => display === 'inline' && this.#frame.requestSent() });
   }
 
   /**
@@ -467,41 +409,23 @@ export class EmbeddedViewController implements ReactiveController {
     return Number(this.#host.loadTimeout) || 0;
   }
 
-  // ---- when the view opens by itself ----
+  // ---- what the host is ----
 
-  /**
-   * After each update: a bad setting (reported once), the session gone (the page of that account goes too), a
-   * re-attached element or a page restored from the back/forward cache, an expired page seen again, and `auto`
-   * (once per session, Space, allowed origins and FileIds).
-   */
-  #decide(): void {
-    if (!this.#host.isConnected || this.#checkSettings()) return;
-    const shown = isShown(this.#host);
-    const becameShown = shown && !this.#wasShown;
-    this.#wasShown = shown;
-    if (!this.hasSession) {
-      const { status } = this.#state;
-      if (status !== 'idle' && (status !== 'error' || this.#state.slow)) this.#send({ type: 'closed' });
-      this.#autoKey = '';
-      return;
-    }
-    const inline = this.#host.display !== 'popup';
-    if (inline && (this.#state.reopen || this.#restored)) {
-      this.#restored = false;
-      if (this.#send({ type: 'reattached' })) {
-        this.#autoKey = this.#currentAutoKey();
-        return;
-      }
-    }
-    if (becameShown && this.#state.status === 'expired' && this.#send({ type: 'shown' })) return;
-    if (!this.#host.auto || !inline || !this.hasFiles) return;
-    const key = this.#currentAutoKey();
-    if (key === this.#autoKey) return;
-    this.#autoKey = key;
-    this.#send({ type: 'open', display: 'inline' });
+  /** The host's facts the machine decides the view's opening from (machine.ts `host`). */
+  #facts(): HostFacts {
+    return {
+      problem: this.#settingsProblem(),
+      session: this.hasSession,
+      shown: isShown(this.#host),
+      inline: this.#host.display !== 'popup',
+      auto: this.#host.auto,
+      hasFiles: this.hasFiles,
+      autoKey: this.#autoKey(),
+    };
   }
 
-  #currentAutoKey(): string {
+  /** What `auto` opens for: the session's service and Space, the allowed origins, the FileIds. */
+  #autoKey(): string {
     const provider = this.session.provider;
     return JSON.stringify([provider?.baseUrl, provider?.session?.spaceId, this.#host.allowedOrigins, [...this.#fileIds()]]);
   }
@@ -510,22 +434,6 @@ export class EmbeddedViewController implements ReactiveController {
   #settingsProblem(): string | undefined {
     const pageOrigin = hostPageOrigin();
     return configProblem(this.#host, settingsFault(this.#host, pageOrigin), pageOrigin);
-  }
-
-  /** A bad setting is reported once (`invalid_config`), and cleared once fixed. True while a setting is bad. */
-  #checkSettings(): boolean {
-    const problem = this.#settingsProblem();
-    if (problem) {
-      if (problem !== this.#reportedProblem) this.#fail(new EsignError('invalid_config', (this.#reportedProblem = problem)));
-      return true;
-    }
-    if (this.#reportedProblem) {
-      this.#reportedProblem = undefined;
-      // fixed: back to idle, and `auto` may open again
-      this.#autoKey = '';
-      if (this.#state.error?.code === 'invalid_config') this.#send({ type: 'closed' });
-    }
-    return false;
   }
 
   /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
@@ -546,7 +454,7 @@ export class EmbeddedViewController implements ReactiveController {
    */
   readonly #onPageShow = (event: PageTransitionEvent): void => {
     if (!event.persisted) return;
-    this.#restored = true;
+    this.#send({ type: 'page-restored' });
     this.#host.requestUpdate();
   };
 
@@ -594,16 +502,12 @@ export class EmbeddedViewController implements ReactiveController {
     return isShown(this.#host) && (this.#state.shownIn !== 'popup' || this.#popup.open !== null);
   }
 
-  /** A blocked frame-src or connect-src of the view's origins, reported at once as `csp_blocked`. */
+  /** A blocked frame-src of the page's origin or connect-src of the service's: told to the machine as `csp_blocked`. */
   readonly #onViolation = (event: SecurityPolicyViolationEvent): void => {
-    const { status, shownIn, origin, error } = this.#state;
-    const frameOrigin = status === 'loading' && shownIn !== 'popup' ? origin : undefined;
-    const frame = frameOrigin ? blockedOrigin(event, 'frame-src', [frameOrigin]) : undefined;
-    if (frame) return void this.#fail(cspBlocked('frame-src', frame));
+    const frame = blockedOrigin(event, 'frame-src', [this.#state.origin]);
     const service = blockedOrigin(event, 'connect-src', [originOf(this.session.provider?.baseUrl)]);
-    if (!service) return;
-    if (status === 'requesting') this.#cspError = cspBlocked('connect-src', service);
-    else if (status === 'error' && error?.code === 'network_error') this.#fail(cspBlocked('connect-src', service));
+    if (frame) this.#send({ type: 'csp-blocked', error: cspBlocked('frame-src', frame) });
+    else if (service) this.#send({ type: 'csp-blocked', error: cspBlocked('connect-src', service) });
   };
 }
 
@@ -612,17 +516,4 @@ export function isShown(host: HTMLElement): boolean {
   if (document.visibilityState === 'hidden' || !host.isConnected) return false;
   const check = (host as HTMLElement & { checkVisibility?: () => boolean }).checkVisibility;
   return check ? check.call(host) : true;
-}
-
-function viewError(error: unknown): EsignError {
-  const e = EsignError.from(error, 'view_failed');
-  if (SESSION_CODES.has(e.code) || e.code === 'view_failed' || e.code === 'network_error') return e;
-  // one code for "the service gave no page"; the service's own code, status and RequestId stay on it
-  return new EsignError('view_failed', `The service did not give an embedded page: ${e.message}`, {
-    status: e.status,
-    requestId: e.requestId,
-    serviceCode: e.serviceCode ?? e.code,
-    retryAfter: e.retryAfter,
-    cause: e,
-  });
 }

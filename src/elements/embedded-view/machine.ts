@@ -28,9 +28,32 @@ export const MAX_AUTO_RENEWALS = 2;
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
 
+/** What the host says of itself after each update (the `host` event): the facts the machine decides the view's opening from. */
+export interface HostFacts {
+  /** What is wrong with the element's settings, in words (undefined: nothing). */
+  readonly problem: string | undefined;
+  /** The element has a session to ask with. */
+  readonly session: boolean;
+  /** The element can be seen. */
+  readonly shown: boolean;
+  /** The element's `display` is inline. */
+  readonly inline: boolean;
+  readonly auto: boolean;
+  /** The element has FileIds (or needs none). */
+  readonly hasFiles: boolean;
+  /** What `auto` opens for: the session's service and Space, the allowed origins, the FileIds. */
+  readonly autoKey: string;
+}
+
 export type ViewEvent =
-  /** Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. */
-  | { type: 'open'; display: ViewDisplay }
+  /** Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. `autoKey`: the host's, now (`auto` does not open them again). */
+  | { type: 'open'; display: ViewDisplay; autoKey?: string }
+  /** The host updated (a setting, the session, the FileIds, its visibility): the machine decides whether the view opens, re-opens or closes. */
+  | { type: 'host'; facts: HostFacts }
+  /** The page came back from the back/forward cache (`pageshow` persisted). */
+  | { type: 'page-restored' }
+  /** The page's Content-Security-Policy blocked the view's service (`connect-src`) or its page's origin (`frame-src`). */
+  | { type: 'csp-blocked'; error: EsignError }
   /** The Url of request `request` was checked and accepted (`url` goes on to `show-page`; the state never keeps it). */
   | { type: 'url-answered'; request: number; url: string; origin: string; expiresAt: string }
   /** Request `request` failed (or its Url was rejected); `online`: what the browser said then. */
@@ -107,7 +130,22 @@ export function activities(state: ViewState): ViewActivity[] {
 export function transition(state: ViewState, event: ViewEvent): Transition {
   switch (event.type) {
     case 'open':
-      return request({ ...state, renewals: 0, retries: 0 }, event.display);
+      return request({ ...state, renewals: 0, retries: 0, autoKey: event.autoKey ?? state.autoKey }, event.display);
+
+    case 'host':
+      return host(state, event.facts);
+
+    case 'page-restored':
+      return same(patch(state, { restored: true }));
+
+    case 'csp-blocked': {
+      // a blocked frame of the page's origin fails the frame at once; a blocked call to the service is what its
+      // failure means (it comes after), or what a network error already told was
+      const { status, error, shownIn } = state;
+      if (event.error.directive === 'frame-src') return status === 'loading' && shownIn !== 'popup' ? fail(state, event.error, true) : same(state);
+      if (status === 'requesting') return same({ ...state, cspError: event.error });
+      return status === 'error' && error?.code === 'network_error' ? fail(state, event.error, true) : same(state);
+    }
 
     case 'url-answered': {
       if (state.status !== 'requesting' || event.request !== state.request) return same(state);
@@ -123,7 +161,7 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
 
     case 'url-failed':
       if (state.status !== 'requesting' || event.request !== state.request) return same(state);
-      return fail(state, event.error, event.online);
+      return fail(state, state.cspError ?? event.error, event.online);
 
     case 'url-expiring':
       if (state.status !== 'loading' || state.placed) return same(state);
@@ -168,7 +206,8 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
       // moved in the DOM, an iframe loads its src again: a frame's Url (used once) must not be, so a re-attached element
       // asks for a new one; a sent envelope stays said (a route entered again shows it, and does not start it again)
       const reopen = state.shownIn !== 'popup' && (isOpen(state) || state.status === 'expired');
-      return { state: { ...reset(state, state.status === 'sent' ? 'sent' : 'idle'), reopen }, effects: [{ type: 'cancel' }] };
+      const sent = state.status === 'sent';
+      return { state: { ...reset(state, sent ? 'sent' : 'idle'), reopen, autoKey: sent ? state.autoKey : '', wasShown: false }, effects: [{ type: 'cancel' }] };
     }
 
     case 'shown':
@@ -221,6 +260,52 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
 
 const same = (state: ViewState): Transition => ({ state, effects: [] });
 
+/** `state` with `changes`, or `state` itself when they change nothing (a host that says the same twice is not a new state). */
+const patch = (state: ViewState, changes: Partial<ViewState>): ViewState =>
+  (Object.keys(changes) as Array<keyof ViewState>).every((key) => state[key] === changes[key]) ? state : { ...state, ...changes };
+
+/** `next` after `before`: their states chained, their effects in order. */
+const then = (before: Transition, next: (state: ViewState) => Transition): Transition => {
+  const after = next(before.state);
+  return { state: after.state, effects: [...before.effects, ...after.effects] };
+};
+
+/**
+ * After each update of the host: a bad setting (reported once, and forgotten once fixed), the session gone (the page
+ * of that account goes too), a re-attached element or a page restored from the back/forward cache, an expired page
+ * seen again, and `auto` (once per session, Space, allowed origins and FileIds).
+ */
+function host(state: ViewState, facts: HostFacts): Transition {
+  if (facts.problem) {
+    if (facts.problem === state.problem) return same(state);
+    return fail({ ...state, problem: facts.problem }, new EsignError('invalid_config', facts.problem), true);
+  }
+  let now = same(state);
+  if (state.problem) {
+    // fixed: back to idle, and `auto` may open again
+    const fixed = { ...state, problem: undefined, autoKey: '' };
+    now = fixed.error?.code === 'invalid_config' ? transition(fixed, { type: 'closed' }) : same(fixed);
+  }
+  const becameShown = facts.shown && !now.state.wasShown;
+  now = then(now, (s) => same(patch(s, { wasShown: facts.shown })));
+  if (!facts.session) {
+    const { status, slow } = now.state;
+    if (status !== 'idle' && (status !== 'error' || slow)) now = then(now, (s) => transition(s, { type: 'closed' }));
+    return then(now, (s) => same(patch(s, { autoKey: '' })));
+  }
+  if (facts.inline && (now.state.reopen || now.state.restored)) {
+    const reopened = then(now, (s) => transition(patch(s, { restored: false }), { type: 'reattached' }));
+    if (reopened.effects.length > now.effects.length) return then(reopened, (s) => same(patch(s, { autoKey: facts.autoKey })));
+    now = reopened;
+  }
+  if (becameShown && now.state.status === 'expired') {
+    const renewed = then(now, (s) => transition(s, { type: 'shown' }));
+    if (renewed.effects.length > now.effects.length) return renewed;
+  }
+  if (!facts.auto || !facts.inline || !facts.hasFiles || facts.autoKey === now.state.autoKey) return now;
+  return then(now, (s) => transition(s, { type: 'open', display: 'inline', autoKey: facts.autoKey }));
+}
+
 /** The state without its page: `status`, no error, nor request; idle also forgets where the page was shown. */
 function reset(state: ViewState, status: ViewStatus): ViewState {
   return {
@@ -242,7 +327,15 @@ function reset(state: ViewState, status: ViewStatus): ViewState {
 function request(state: ViewState, display: ViewDisplay): Transition {
   const number = state.request + 1;
   return {
-    state: { ...reset(state, 'requesting'), shownIn: display, origin: undefined, expiresAt: undefined, request: number, resumeOnline: false },
+    state: {
+      ...reset(state, 'requesting'),
+      shownIn: display,
+      origin: undefined,
+      expiresAt: undefined,
+      request: number,
+      resumeOnline: false,
+      cspError: undefined,
+    },
     // a popup is kept: the element opened it in the click (or it shows the page being renewed)
     effects: [display === 'popup' ? { type: 'cancel', keepPopup: true } : { type: 'cancel' }, { type: 'request-url', request: number, display }],
   };

@@ -40,6 +40,17 @@ export interface ViewState {
   readonly reopen: boolean;
   /** The Url was given to its frame or popup: its messages are the page's, its `ready` is waited for. */
   readonly placed: boolean;
+  /** The page's CSP blocked the request under way (connect-src): its failure, when it comes, is told as this. */
+  readonly cspError: EsignError | undefined;
+  // what the machine remembers of its host (the `host` event), to decide when the view opens by itself
+  /** The settings fault last reported (once per fault), in words. */
+  readonly problem: string | undefined;
+  /** What `auto` last opened for (session, Space, allowed origins, FileIds): opened once per key. */
+  readonly autoKey: string;
+  /** The element could be seen at the last `host` event. */
+  readonly wasShown: boolean;
+  /** The page came back from the back/forward cache: a frame's used Url is replaced at the next `host` event. */
+  readonly restored: boolean;
 }
 
 export function initialViewState(operateType: OperateType): ViewState {
@@ -61,6 +72,11 @@ export function initialViewState(operateType: OperateType): ViewState {
     slow: false,
     reopen: false,
     placed: false,
+    cspError: undefined,
+    problem: undefined,
+    autoKey: '',
+    wasShown: false,
+    restored: false,
   };
 }
 

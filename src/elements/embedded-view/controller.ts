@@ -11,18 +11,18 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EsignError } from '@esign-elements/shared/errors';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
-import { backoffDelay } from '../../core/service/retry.js';
-import { browserOnline, UNREACHABLE_RETRY } from '../../core/service/unreachable.js';
+import { browserOnline } from '../../core/service/unreachable.js';
 import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
 import { SessionController } from '../shared/session-controller.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import type { FrameFacts } from './connect.js';
-import { activities, transition, type HostFacts, type ViewActivity, type ViewEffect, type ViewEvent } from './machine.js';
+import { transition, type HostFacts, type ViewEffect, type ViewEvent } from './machine.js';
+import { ViewActivities } from './view-activities.js';
 import { UrlRequest, type UrlOutcome } from './url-request.js';
-import { hasPage, initialViewState, type ViewState } from './view-state.js';
-import { ViewFrame, ViewPopup, type HeldUrl } from './view-frame.js';
+import { initialViewState, type ViewState } from './view-state.js';
+import { ViewPage } from './view-page.js';
 import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
-import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, loadTimeoutMessage, parseInstant } from './url-rules.js';
+import { checkEmbeddedUrl, configProblem } from './url-rules.js';
 
 /** The element that hosts the controller: its settings (the embedded views' attributes). */
 export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
@@ -46,17 +46,19 @@ export class EmbeddedViewController implements ReactiveController {
   #state: ViewState;
   readonly #host: EmbeddedViewHost;
   readonly #fileIds: () => readonly string[];
-  readonly #frame: ViewFrame;
-  readonly #popup = new ViewPopup();
+  /** The page on its way to its frame or popup. */
+  readonly #page: ViewPage;
   readonly #tabs: TabChannel;
   /** Asks `embedded/views` for a Url; a new run aborts the one under way. */
   readonly #url: UrlRequest;
-  /** The accepted Url, until it is given to its frame or popup (inline: held until the element is shown). */
-  #held: HeldUrl | undefined;
-  /** The state's activities that run (machine.ts `activities`), by key: each with its stop. */
-  readonly #running = new Map<string, () => void>();
-  /** The window the element opened in the click, for the next popup request. */
-  #clickPopup: Window | null = null;
+  /** The state's activities (view-activities.ts): started on entering a state, stopped on leaving it. */
+  readonly #activities = new ViewActivities({
+    send: (event) => this.#send(event),
+    shown: () => isShown(this.#host),
+    heldUntil: () => this.#page.heldUntil,
+    popupOpen: () => this.#page.popup.open !== null,
+    loadTimeout: () => this.#loadTimeoutMs(),
+  });
   /** Events sent while effects run wait their turn. */
   readonly #queue: ViewEvent[] = [];
   #busy = false;
@@ -78,7 +80,7 @@ export class EmbeddedViewController implements ReactiveController {
     this.#fileIds = options.fileIds ?? (() => []);
     this.session = session;
     this.#state = initialViewState(options.operateType);
-    this.#frame = new ViewFrame(host);
+    this.#page = new ViewPage(host, (event) => this.#send(event));
     this.#url = new UrlRequest(host, options.operateType, (outcome) => this.#answered(outcome));
     host.addController(this);
     // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
@@ -100,7 +102,7 @@ export class EmbeddedViewController implements ReactiveController {
   }
   /** The frame's facts: its key, whether it waits for a Url (pending, or pre-built), the height its page reported. */
   get frame(): FrameFacts {
-    const frame = this.#frame;
+    const { frame } = this.#page;
     return { viewId: frame.viewId, pending: frame.pending, prebuilt: frame.prebuilt(this.#wantsPrebuilt()), height: frame.height };
   }
 
@@ -130,7 +132,7 @@ export class EmbeddedViewController implements ReactiveController {
     if (display === 'popup' && !popup) {
       return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.')));
     }
-    this.#clickPopup = popup;
+    this.#page.opened(popup);
     this.#send({ type: 'open', display, autoKey: this.#autoKey() });
     return this.#outcome(this.#state.request);
   }
@@ -153,7 +155,7 @@ export class EmbeddedViewController implements ReactiveController {
 
   /** Brings the popup of the current page to the front. */
   focusPopup(): void {
-    this.#popup.focus();
+    this.#page.popup.focus();
   }
 
   // ---- the host's lifecycle ----
@@ -180,14 +182,14 @@ export class EmbeddedViewController implements ReactiveController {
     window.removeEventListener('focus', this.#onVisibility);
     this.#resizeObserver?.disconnect();
     // a detached element keeps no frame: the update the machine's `cancel` asks for renders none
-    this.#frame.forgetPrebuilt();
+    this.#page.frame.forgetPrebuilt();
     this.#send({ type: 'hidden' });
   }
 
   hostUpdated(): void {
-    this.#frame.size();
-    this.#placeHeld();
-    this.#frame.schedulePrebuild(
+    this.#page.frame.size();
+    this.#page.placeHeld(this.#state, isShown(this.#host));
+    this.#page.frame.schedulePrebuild(
       () => this.#wantsPrebuilt(),
       () => isShown(this.#host),
     );
@@ -218,7 +220,7 @@ export class EmbeddedViewController implements ReactiveController {
         // rendered before any listener of the events below runs
         this.#host.requestUpdate();
         for (const effect of effects) this.#perform(effect);
-        this.#syncActivities();
+        this.#activities.sync(state);
         this.#settleOpening();
       }
     } finally {
@@ -231,7 +233,7 @@ export class EmbeddedViewController implements ReactiveController {
       case 'request-url':
         return this.#requestUrl(effect.request, effect.display);
       case 'show-page':
-        return this.#showPage(effect.display, effect.url, effect.expiresAt);
+        return this.#page.show(effect.display, effect.url, effect.expiresAt, this.#state, isShown(this.#host));
       case 'cancel':
         return this.#cancel(effect.keepPopup === true);
       case 'emit':
@@ -240,48 +242,6 @@ export class EmbeddedViewController implements ReactiveController {
         return;
       case 'tell-tabs':
         return this.#tabs.post(effect.detail);
-    }
-  }
-
-  /** Stops the activities the state does not have any more, starts the ones it has now. */
-  #syncActivities(): void {
-    const wanted = new Map(activities(this.#state).map((activity) => [activity.key, activity]));
-    for (const [key, stop] of this.#running) {
-      if (wanted.has(key)) continue;
-      this.#running.delete(key);
-      stop();
-    }
-    for (const [key, activity] of wanted) if (!this.#running.has(key)) this.#running.set(key, this.#start(activity));
-  }
-
-  /** Starts `activity`; returns its stop. Each ends by telling the machine what happened. */
-  #start(activity: ViewActivity): () => void {
-    const later = (delay: number, event: () => ViewEvent): (() => void) => {
-      const timer = setTimeout(() => this.#send(event()), Math.min(Math.max(0, delay), 2_147_483_647));
-      return () => clearTimeout(timer);
-    };
-    switch (activity.type) {
-      case 'expiry-watch':
-        // never used, now too old: a new one while the element can be seen
-        return later((this.#held?.expiresAtMs ?? 0) - EXPIRY_MARGIN_MS - Date.now(), () => ({ type: 'url-expiring', shown: isShown(this.#host) }));
-      case 'ready-wait': {
-        // the element's `loadTimeout`; the machine decides what a silent page means
-        const timeout = this.#loadTimeoutMs();
-        if (timeout <= 0) return () => undefined;
-        return later(timeout, () => ({
-          type: 'ready-timeout',
-          error: new EsignError('frame_blocked', loadTimeoutMessage(this.#state.origin ?? '', timeout, this.#state.shownIn === 'popup')),
-          online: browserOnline(),
-        }));
-      }
-      case 'popup-watch': {
-        const timer = setInterval(() => {
-          if (!this.#popup.open) this.#send({ type: 'closed' });
-        }, 500);
-        return () => clearInterval(timer);
-      }
-      case 'retry-wait':
-        return later(backoffDelay(activity.attempt, UNREACHABLE_RETRY), () => ({ type: 'retry-due', visible: isShown(this.#host) }));
     }
   }
 
@@ -312,16 +272,9 @@ export class EmbeddedViewController implements ReactiveController {
   // ---- the Url ----
 
   #requestUrl(request: number, display: ViewDisplay): void {
-    this.#frame.prepare(display === 'inline');
-    if (display === 'popup') {
-      // the window opened in the click, else the one of the page being renewed
-      const popup = this.#clickPopup ?? this.#popup.open;
-      this.#clickPopup = null;
-      if (!popup) {
-        this.#send({ type: 'closed' });
-        return;
-      }
-      this.#popup.use(popup);
+    if (!this.#page.prepare(display)) {
+      this.#send({ type: 'closed' });
+      return;
     }
     const provider = this.session.provider;
     if (!provider?.session) {
@@ -334,7 +287,7 @@ export class EmbeddedViewController implements ReactiveController {
       return;
     }
     // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
-    this.#url.run({ request, provider, fileIds, sent: () => display === 'inline' && this.#frame.requestSent() });
+    this.#url.run({ request, provider, fileIds, sent: () => display === 'inline' && this.#page.frame.requestSent() });
   }
 
   /**
@@ -355,53 +308,10 @@ export class EmbeddedViewController implements ReactiveController {
     this.#send({ type: 'url-answered', request: outcome.request, url: outcome.url as string, origin: check.origin, expiresAt: outcome.expiresAt });
   }
 
-  /** Gives the accepted Url to the popup at once, or holds it for the frame (placed once the element can be seen). */
-  #showPage(display: ViewDisplay, url: string, expiresAt: string): void {
-    this.#frame.settled();
-    // an unreadable ExpiresAt makes the Url good for immediate use only
-    this.#held = { url, expiresAtMs: parseInstant(expiresAt) ?? Date.now() };
-    if (display === 'popup') {
-      const held = this.#take();
-      const popup = this.#popup.window;
-      this.#send(held && popup && this.#popup.place(popup, held.url) ? { type: 'page-placed' } : { type: 'closed' });
-      return;
-    }
-    // the frame rendered while requesting takes the Url now, not after another update (else the next update does)
-    this.#placeHeld();
-  }
-
-  /** Gives a held Url to the frame once the frame exists and the element can be seen. */
-  #placeHeld(): void {
-    const held = this.#held;
-    if (!held || this.#state.shownIn !== 'inline' || this.#state.status !== 'loading' || !isShown(this.#host)) return;
-    const frame = this.#frame.blank(held);
-    if (frame === 'failed') {
-      this.#take();
-      queueMicrotask(() => this.#fail(new EsignError('view_failed', 'No blank frame could be prepared for the embedded page.')));
-    } else if (frame && isExpired(held.expiresAtMs, Date.now())) {
-      // too old to use: a new Url (counted), asked for after this update
-      this.#take();
-      queueMicrotask(() => this.#send({ type: 'url-expiring', shown: true }));
-    } else if (frame) {
-      this.#take();
-      this.#frame.navigate(frame, held.url);
-      this.#send({ type: 'page-placed' });
-    }
-  }
-
-  /** The held Url, given away: it is not held any more. */
-  #take(): HeldUrl | undefined {
-    const held = this.#held;
-    this.#held = undefined;
-    return held;
-  }
-
   /** Forgets the current page: request, held Url, the frame's src, the popup (unless `keepPopup`); the state's activities stop by themselves. */
   #cancel(keepPopup: boolean): void {
     this.#url.abort();
-    this.#held = undefined;
-    this.#frame.clear();
-    this.#popup.release(keepPopup);
+    this.#page.clear(keepPopup);
   }
 
   /** The element's `loadTimeout` (default there); a value that is not a number is a settings fault, reported: no timer meanwhile. */
@@ -467,40 +377,8 @@ export class EmbeddedViewController implements ReactiveController {
 
   // ---- the page and the page's policy ----
 
-  /** Only the page we opened, on the origin of its Url: any other window or origin is ignored. */
-  readonly #onMessage = (event: MessageEvent): void => {
-    const { shownIn, origin, placed } = this.#state;
-    if (!placed || !hasPage(this.#state)) return;
-    const page = shownIn === 'popup' ? this.#popup.window : this.#frame.element?.contentWindow;
-    if (!page || event.source !== page || event.origin !== origin) return;
-    emit(this.#host, 'esign-view-message', { data: event.data, origin: event.origin });
-    const data: unknown = event.data;
-    if (!isEsignMessage(data)) return;
-    switch (data.type) {
-      case 'ready':
-        this.#send({ type: 'page-ready' });
-        break;
-      case 'resize': {
-        const height = Number(data['height']);
-        if (shownIn === 'inline' && Number.isFinite(height) && height > 0) this.#frame.resize(Math.min(Math.ceil(height), 100_000));
-        break;
-      }
-      case 'error':
-        this.#send({ type: 'page-error', code: typeof data['code'] === 'string' ? data['code'] : 'unknown', shown: this.#canShow() });
-        break;
-      case 'envelope-sent':
-        if (typeof data['envelopeId'] === 'string') {
-          const status = typeof data['status'] === 'string' ? data['status'] : 'sent';
-          this.#send({ type: 'envelope-sent', envelopeId: data['envelopeId'], status, fileIds: this.#fileIds() });
-        }
-        break;
-    }
-  };
-
-  /** Whether a renewed page could be shown now: the element can be seen, and a popup page's window is still open. */
-  #canShow(): boolean {
-    return isShown(this.#host) && (this.#state.shownIn !== 'popup' || this.#popup.open !== null);
-  }
+  /** The page's messages (view-page.ts reads them: only the page we opened, on the origin of its Url). */
+  readonly #onMessage = (event: MessageEvent): void => this.#page.hear(event, this.#state, this.#fileIds(), isShown(this.#host));
 
   /** A blocked frame-src of the page's origin or connect-src of the service's: told to the machine as `csp_blocked`. */
   readonly #onViolation = (event: SecurityPolicyViolationEvent): void => {

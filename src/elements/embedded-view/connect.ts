@@ -89,8 +89,8 @@ export function connect(state: ViewState, facts: ViewFacts, actions: ViewActions
   const { partError, frame } = facts;
   const status: ViewStatus = partError ? 'error' : state.status;
   const error = partError ?? state.error;
-  const { shownIn } = state;
-  const slow = status === 'error' && state.slow;
+  // a failed load leaves the state where it starts: not slow, nothing unreachable, nothing retried
+  const { shownIn, slow } = state;
   const frameShown = (status === 'requesting' && frame.pending) || (shownIn === 'inline' && (status === 'loading' || status === 'loaded' || slow));
   const popupOpen = shownIn === 'popup' && (status === 'loading' || status === 'loaded');
   // `auto` is about to open the page: shown as loading, not as the idle card
@@ -109,8 +109,8 @@ export function connect(state: ViewState, facts: ViewFacts, actions: ViewActions
     status,
     error,
     origin: state.origin,
-    unreachable: partError ? undefined : state.unreachable,
-    retrying: !partError && state.retrying,
+    unreachable: state.unreachable,
+    retrying: state.retrying,
     slow,
     card,
     loading: status === 'requesting' || (status === 'loading' && !popupOpen) || autoPending,
@@ -119,7 +119,7 @@ export function connect(state: ViewState, facts: ViewFacts, actions: ViewActions
       frame.prebuilt || frameShown
         ? { key: frame.viewId, prebuilt: frame.prebuilt, pending: !frame.prebuilt && status !== 'loaded' && status !== 'error' }
         : undefined,
-    sized: frameShown && frame.height !== undefined && frame.height > 0,
+    sized: frameShown && !!frame.height,
     opensPopup: facts.display === 'popup',
     canRetry: code === undefined || !FINAL.has(code),
     offerPopup: code === 'frame_blocked' || (code === 'csp_blocked' && error?.directive === 'frame-src'),

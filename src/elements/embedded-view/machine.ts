@@ -20,7 +20,7 @@ import { EsignError } from '@esign-elements/shared/errors';
 import { unreachable } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
 import type { ViewDisplay, ViewStatus } from './rules.js';
-import { hasPage, isOpen, type ViewState } from './view-state.js';
+import type { ViewState } from './view-state.js';
 
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
 export const MAX_AUTO_RENEWALS = 2;
@@ -95,6 +95,12 @@ export type ViewEffect =
   | { [K in ViewEventName]: { type: 'emit'; name: K; detail: EsignEventDetailMap[K] } }[ViewEventName]
   /** Tell the other tabs of this service and Space that an envelope was sent. */
   | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail };
+
+/** Whether a page is open or on its way (a Url asked for, held or shown). */
+export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
+
+/** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
+export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);
 
 /**
  * What runs while a state lasts (Zag's state `effects`): started when the state that has it is entered, stopped when

@@ -6,12 +6,12 @@
  */
 import type { ReactiveControllerHost } from 'lit';
 import { EsignError } from '@esign-elements/shared/errors';
-import type { ViewEvent } from './machine.js';
+import { hasPage, type ViewEvent } from './machine.js';
 import type { ViewDisplay } from './rules.js';
 import { emit } from '../shared/events.js';
 import { isEsignMessage, isExpired, parseInstant } from './url-rules.js';
 import { ViewFrame, ViewPopup, type HeldUrl } from './view-frame.js';
-import { hasPage, type ViewState } from './view-state.js';
+import type { ViewState } from './view-state.js';
 
 export class ViewPage {
   readonly frame: ViewFrame;

@@ -79,9 +79,3 @@ export function initialViewState(operateType: OperateType): ViewState {
     restored: false,
   };
 }
-
-/** Whether a page is open or on its way (a Url asked for, held or shown). */
-export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
-
-/** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
-export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);

@@ -136,4 +136,14 @@ describe('view machine: the host decides nothing, the machine does', () => {
     assert.equal(run(network, { type: 'csp-blocked', error: cspBlocked('connect-src', ORIGIN) }).state.error?.code, 'csp_blocked');
     assert.equal(run(run(network, facts()).state, { type: 'open', display: 'inline' }).state.cspError, undefined, 'a new request starts clean');
   });
+
+  it('open() with a settings fault or a refused popup is an error, not a request', () => {
+    const bad = run(idle, { type: 'open', display: 'inline', problem: 'allowed-origins has no origin' });
+    assert.equal(bad.state.error?.code, 'invalid_config');
+    assert.equal(bad.state.error?.message, 'allowed-origins has no origin');
+    assert.deepEqual(types(bad.effects), ['cancel', 'esign-error']);
+    const blocked = run(idle, { type: 'open', display: 'popup', blocked: true });
+    assert.equal(blocked.state.error?.code, 'popup_blocked');
+    assert.equal(blocked.state.request, idle.request, 'nothing asked for');
+  });
 });

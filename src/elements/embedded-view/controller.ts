@@ -125,15 +125,9 @@ export class EmbeddedViewController implements ReactiveController {
    */
   open(display: ViewDisplay, popup: Window | null): Promise<void> {
     const problem = this.#settingsProblem();
-    if (problem) {
-      popup?.close();
-      return Promise.reject(this.#fail(new EsignError('invalid_config', problem)));
-    }
-    if (display === 'popup' && !popup) {
-      return Promise.reject(this.#fail(new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.')));
-    }
-    this.#page.opened(popup);
-    this.#send({ type: 'open', display, autoKey: this.#autoKey() });
+    this.#page.opened(problem ? null : popup);
+    if (problem) popup?.close();
+    this.#send({ type: 'open', display, autoKey: this.#autoKey(), problem, blocked: display === 'popup' && !popup });
     return this.#outcome(this.#state.request);
   }
 
@@ -243,12 +237,6 @@ export class EmbeddedViewController implements ReactiveController {
       case 'tell-tabs':
         return this.#tabs.post(effect.detail);
     }
-  }
-
-  /** Fails the view with `error` (kept, and told as `esign-error`); returns it. */
-  #fail(error: EsignError): EsignError {
-    this.#send({ type: 'failed', error });
-    return error;
   }
 
   /** open()'s promise for request `request`: resolved once the page is on its way or superseded, rejected on an error. */

@@ -4,9 +4,10 @@
  * FileIds).
  *
  * What runs only once there is something to show (asking for Urls, frames, expiry, the page's messages: the
- * EmbeddedViewController, with the phone sheet and esign-activity) is the element's one lazy part, loaded when the
- * element first has a session or is opened. Until then the same template shows the first state: the empty card,
- * or the "connect first" one.
+ * EmbeddedViewController, with the phone sheet and esign-activity) is the element's one lazy part (view-part.ts, a
+ * `LazyPart`), loaded when the element first has a session or is opened. What it shows is `connect()` (connect.ts) of
+ * the view's state: the controller's once loaded, and until then the state where a view starts (the empty card, or
+ * the "connect first" one), so `status` has one source.
  */
 import type { SVGTemplateResult, PropertyDeclarations } from 'lit';
 import type { EsignError } from '@esign-elements/shared/errors';

@@ -1,8 +1,11 @@
 /**
  * The embedded views' state machine: `transition(state, event)` returns the next state and what to do about it (the
- * effects), as data. No DOM, no timers, no fetch: the controller (controller.ts) performs the effects and turns what
- * happens (an answer, a message of the page, the element leaving the page) into events. Unit-tested in
- * test/node/view-machine.test.ts.
+ * effects), as data, and `activities(state)` what runs while a state lasts (Zag's state `effects`). No DOM, no timers,
+ * no fetch: the controller (controller.ts) reports what happens as events (the host's settings, session and
+ * visibility, an answer, a message of the page, a CSP block, the element leaving the page, a timer that fired) and
+ * performs the effects; view-activities.ts starts and stops the activities. Every decision is here: auto-open,
+ * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, and which
+ * answer is stale. Unit-tested in test/node/view-machine*.test.ts.
  *
  * The statuses are the element's `status` (rules.ts `ViewStatus`): `idle` → `requesting` (a Url is asked for) →
  * `loading` (the Url is in a frame or popup, or held until the element is shown) → `loaded` (the page said `ready`);
@@ -46,8 +49,11 @@ export interface HostFacts {
 }
 
 export type ViewEvent =
-  /** Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. `autoKey`: the host's, now (`auto` does not open them again). */
-  | { type: 'open'; display: ViewDisplay; autoKey?: string }
+  /**
+   * Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. `autoKey`: the host's, now (`auto`
+   * does not open them again); `problem`: its settings fault, if any; `blocked`: the browser refused the popup.
+   */
+  | { type: 'open'; display: ViewDisplay; autoKey?: string; problem?: string | undefined; blocked?: boolean }
   /** The host updated (a setting, the session, the FileIds, its visibility): the machine decides whether the view opens, re-opens or closes. */
   | { type: 'host'; facts: HostFacts }
   /** The page came back from the back/forward cache (`pageshow` persisted). */
@@ -136,6 +142,9 @@ export function activities(state: ViewState): ViewActivity[] {
 export function transition(state: ViewState, event: ViewEvent): Transition {
   switch (event.type) {
     case 'open':
+      if (event.problem) return fail(state, new EsignError('invalid_config', event.problem), true);
+      if (event.blocked)
+        return fail(state, new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'), true);
       return request({ ...state, renewals: 0, retries: 0, autoKey: event.autoKey ?? state.autoKey }, event.display);
 
     case 'host':

@@ -1,7 +1,7 @@
 /**
- * The look of the embedded views: their styles (states, frame, phone sheet) and their one template, which renders
- * what the view's controller says (or, before the controller is loaded, the element's first state: empty, connect
- * first, loading, or a failed load), and the phone sheet as its controller (`SheetController` in controller.ts) says: while it is open,
+ * The look of the embedded views: their styles (states, frame, phone sheet) and their one template, markup over what
+ * `connect()` (connect.ts) makes of the view's state (before the lazy part loads, of the state where a view starts:
+ * empty, connect first, loading, or a failed load), and the phone sheet as its controller (`SheetController`, sheet.ts) says: while it is open,
  * `[part~=base]` is the full-screen dialog (`data-sheet`, `role`, `aria-label`, a manual `popover` where the browser
  * has popovers) and its first child is the bar with the close button. The bar is a child part of its own before the
  * frame's, so opening or closing the sheet never moves or re-creates the iframe (a moved iframe reloads).

@@ -200,7 +200,7 @@ export class EmbeddedViewController implements ReactiveController {
 
   /**
    * Runs `event` through the machine, performs its effects, and starts and stops the activities of the state it
-   * entered (the one place a timer starts or stops); events sent meanwhile follow in order.
+   * entered (the one place the state's timers start or stop); events sent meanwhile follow in order.
    */
   #send(event: ViewEvent): void {
     this.#queue.push(event);

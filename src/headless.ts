@@ -9,9 +9,11 @@
  * - `UploadController`: <esign-uploader>'s files, uploads and status on a host with the uploader's settings
  *   (`UploadHost`, all optional); it finds its session as `SessionController` does.
  * - The view machine of <esign-signing-frame> and <esign-contract-list>: `transition(state, event)` returns the next
- *   state and its effects, as data (no DOM, no timers): `initialViewState`, `transition`, `MAX_AUTO_RENEWALS`.
+ *   state and its effects, as data (no DOM, no timers), and `activities(state)` what runs while a state lasts:
+ *   `initialViewState`, `transition`, `activities`, `MAX_AUTO_RENEWALS`.
  * - The view controller that performs them: `new EmbeddedViewController(host, {operateType, fileIds})` in your
- *   element's constructor; your template reads `status`, `error`, `viewId`, `framePending`, … and renders the frame.
+ *   element's constructor; your template renders `connect(view.state, facts, actions)` (the elements' own
+ *   `connect()`: status, error, which card, the frame's key and props) and the frame.
  */
 export { SessionHost, type ConnectState, type ConnectStatus, type ConnectNotice } from './elements/connect/session-host.js';
 export type { ConnectHost } from './elements/connect/connect-settings.js';
@@ -20,13 +22,15 @@ export { sessionContext, type SessionProvider } from './elements/shared/session-
 export { UploadController, type UploadHost, type UploaderStatus, type Announcement } from './elements/uploader/upload-controller.js';
 export type { UploadItem, UploadStatus } from './core/upload/queue.js';
 export {
-  initialViewState,
   transition,
+  activities,
   MAX_AUTO_RENEWALS,
-  type ViewState,
   type ViewEvent,
   type ViewEffect,
+  type ViewActivity,
   type Transition,
 } from './elements/embedded-view/machine.js';
+export { initialViewState, type ViewState } from './elements/embedded-view/view-state.js';
+export { connect, NO_FRAME, type ViewApi, type ViewActions, type ViewFacts, type ViewCard, type FrameFacts } from './elements/embedded-view/connect.js';
 export { EmbeddedViewController, isShown, type EmbeddedViewHost, type EmbeddedViewOptions } from './elements/embedded-view/controller.js';
 export { FRAME_ALLOW, FRAME_SANDBOX_BLANK, type OperateType, type ViewDisplay, type ViewResult, type ViewStatus } from './elements/embedded-view/rules.js';

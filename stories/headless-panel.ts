@@ -1,13 +1,13 @@
 /** A signing UI of an integrator's own on `esign-elements/headless` (the headless story, test/browser/headless.test.ts). */
 import { LitElement, css, html, nothing, type PropertyDeclarations } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
-import { EmbeddedViewController, FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewDisplay } from '../src/headless.js';
+import { connect, EmbeddedViewController, FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewActions, type ViewDisplay } from '../src/headless.js';
 
 /**
  * <my-signing-panel>: a signing UI of the integrator's own, built on `esign-elements/headless`. The view controller
- * asks for the Url, checks it, renews it, listens to the page and keeps the state; this element only draws it: its
- * own header with a status pill, its own buttons, and the frame the controller fills (keyed by `viewId`, sandboxed
- * blank until the controller navigates it).
+ * asks for the Url, checks it, renews it, listens to the page and keeps the state; this element only draws what
+ * `connect()` makes of that state (the elements' own): its own header with a status pill, its own buttons, and the
+ * frame the controller fills (keyed by `frame.key`, sandboxed blank until the controller navigates it).
  */
 export class MySigningPanel extends LitElement {
   // a getter, not a field: lit-analyzer reads it (and so checks this tag's attributes in templates)
@@ -59,30 +59,38 @@ export class MySigningPanel extends LitElement {
   readonly loadTimeout = 15_000;
   readonly view = new EmbeddedViewController(this, { operateType: 'request_signatures', fileIds: () => this.fileIds });
 
+  readonly #actions: ViewActions = {
+    open: (display) => void this.view.open(display ?? 'inline', null).catch(() => undefined),
+    close: () => this.view.close(),
+    focusPopup: () => this.view.focusPopup(),
+    frameLoaded: () => this.view.onFrameLoad(),
+  };
+
   override render() {
     const { view } = this;
-    const frame = view.framePending || (view.shownIn === 'inline' && (view.status === 'loading' || view.status === 'loaded'));
+    const facts = { auto: this.auto, display: this.display, hasSession: view.hasSession, hasFiles: view.hasFiles, frame: view.frame };
+    const api = connect(view.state, facts, this.#actions);
     return html`
       <header>
         <strong>My signing panel</strong>
-        <span class="pill" data-status=${view.status} role="status">${view.status}</span>
-        <button ?disabled=${!view.hasSession || !view.hasFiles} @click=${() => void view.open('inline', null).catch(() => undefined)}>
-          ${view.status === 'idle' ? 'Prepare the envelope' : 'Start again'}
+        <span class="pill" data-status=${api.status} role="status">${api.status}</span>
+        <button ?disabled=${!view.hasSession || !view.hasFiles} @click=${() => api.open()}>
+          ${api.status === 'idle' ? 'Prepare the envelope' : 'Start again'}
         </button>
-        ${view.status === 'loaded' || view.status === 'sent' ? html`<button @click=${() => view.close()}>Close</button>` : nothing}
+        ${api.status === 'loaded' || api.status === 'sent' ? html`<button @click=${() => api.close()}>Close</button>` : nothing}
       </header>
-      ${view.status === 'error' ? html`<p role="alert">${view.error?.code}: ${view.error?.message}</p>` : nothing}
-      ${view.status === 'sent' ? html`<p>Envelope ${view.sentEnvelopeId} sent.</p>` : nothing}
+      ${api.status === 'error' ? html`<p role="alert">${api.error?.code}: ${api.error?.message}</p>` : nothing}
+      ${api.status === 'sent' ? html`<p>Envelope ${view.state.sentEnvelopeId} sent.</p>` : nothing}
       ${
-        frame
+        api.frame && api.frameShown
           ? keyed(
-              view.viewId,
+              api.frame.key,
               html`<iframe
               title="E-signature: new envelope"
-              class=${view.status === 'loaded' ? '' : 'waiting'}
+              class=${api.status === 'loaded' ? '' : 'waiting'}
               sandbox=${FRAME_SANDBOX_BLANK}
               allow=${FRAME_ALLOW}
-              @load=${view.onFrameLoad}
+              @load=${api.frameLoaded}
             ></iframe>`,
             )
           : nothing

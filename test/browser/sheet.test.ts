@@ -24,7 +24,7 @@ let win: Window & typeof globalThis = window;
 let doc: Document = document;
 let phoneFrame: HTMLIFrameElement | undefined;
 
-/** The history state's marker of a sheet's entry (`SheetController`, embedded-view/controller.ts). */
+/** The history state's marker of a sheet's entry (`SheetController`, embedded-view/sheet.ts). */
 const marked = (): boolean => {
   const state: unknown = win.history.state;
   return typeof state === 'object' && state !== null && 'esignSheet' in state;

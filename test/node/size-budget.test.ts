@@ -36,7 +36,7 @@ describe('bundle size budgets (Rolldown + minify + splitting, gzip -9)', () => {
           .pop()!
           .replace(/-[\w-]{8}\.js$/, ''),
       );
-    for (const part of ['pipeline', 'controller', 'login-flow', 'session-manager', 'zh-CN', 'ms'])
+    for (const part of ['pipeline', 'view-part', 'login-flow', 'session-manager', 'zh-CN', 'ms'])
       assert.ok(lazy.includes(part), `${part} is loaded at first render`);
   });
 

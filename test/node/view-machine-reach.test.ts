@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
 import { failedAt } from '../../src/core/service/unreachable.js';
-import { initialViewState, transition, type ViewEffect, type ViewEvent, type ViewState } from '../../src/elements/embedded-view/machine.js';
+import { activities, transition, type ViewEffect, type ViewEvent } from '../../src/elements/embedded-view/machine.js';
+import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
 
 function run(state: ViewState, ...events: ViewEvent[]): { state: ViewState; effects: ViewEffect[] } {
   const effects: ViewEffect[] = [];
@@ -22,6 +23,7 @@ const requesting = (display: 'inline' | 'popup' = 'inline') => run(idle, { type:
 const answered = (state: ViewState): ViewEvent => ({
   type: 'url-answered',
   request: state.request,
+  url: 'https://esign.example.com/view?token=t',
   origin: 'https://esign.example.com',
   expiresAt: '2030-01-01T00:00:00Z',
 });
@@ -38,16 +40,17 @@ describe('view machine: what could not be reached', () => {
     assert.equal(state.unreachable, 'token-proxy');
     assert.equal(state.resumeOnline, false, 'no online event will come: the browser never went offline');
     assert.equal(state.retrying, true);
-    assert.deepEqual(types(effects), ['cancel', 'esign-error', 'retry-later']);
+    assert.deepEqual(types(effects), ['cancel', 'esign-error']);
     assert.equal(errorDetail(effects)?.detail.hop, 'token-proxy');
-    assert.deepEqual(effects[2], { type: 'retry-later', attempt: 0 });
+    // the error state's activity: the backoff's wait, keyed by the try (a new failure restarts it)
+    assert.deepEqual(activities(state), [{ type: 'retry-wait', key: 'retry-1', attempt: 0 }]);
   });
 
   it('a try that is due while visible asks again; each failure backs off further; a Url ends the backoff', () => {
     let state = requesting();
     for (let attempt = 0; attempt < 3; attempt++) {
       const failed = run(state, { type: 'url-failed', request: state.request, error: proxyDown(), online: true });
-      assert.deepEqual(failed.effects.at(-1), { type: 'retry-later', attempt });
+      assert.deepEqual(activities(failed.state), [{ type: 'retry-wait', key: `retry-${attempt + 1}`, attempt }]);
       const due = run(failed.state, { type: 'retry-due', visible: true });
       assert.equal(due.state.status, 'requesting');
       assert.deepEqual(types(due.effects), ['cancel', 'request-url']);

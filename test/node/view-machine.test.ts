@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
-import { initialViewState, MAX_AUTO_RENEWALS, transition, type ViewEffect, type ViewEvent, type ViewState } from '../../src/elements/embedded-view/machine.js';
+import { activities, MAX_AUTO_RENEWALS, transition, type ViewEffect, type ViewEvent } from '../../src/elements/embedded-view/machine.js';
+import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
 
 const ORIGIN = 'https://esign.example.com';
 const EXPIRES = '2030-01-01T00:00:00Z';
@@ -19,7 +20,13 @@ function run(state: ViewState, ...events: ViewEvent[]): { state: ViewState; effe
 
 const types = (effects: ViewEffect[]) => effects.map((e) => (e.type === 'emit' ? e.name : e.type));
 const idle = initialViewState('request_signatures');
-const answered = (state: ViewState): ViewEvent => ({ type: 'url-answered', request: state.request, origin: ORIGIN, expiresAt: EXPIRES });
+const answered = (state: ViewState): ViewEvent => ({
+  type: 'url-answered',
+  request: state.request,
+  url: `${ORIGIN}/view?token=t`,
+  origin: ORIGIN,
+  expiresAt: EXPIRES,
+});
 /** Opened inline and answered: `loading`, the Url on its way to the frame. */
 function loading(display: 'inline' | 'popup' = 'inline'): ViewState {
   const requesting = run(idle, { type: 'open', display }).state;
@@ -58,8 +65,9 @@ describe('view machine', () => {
     assert.equal(state.expiresAt, EXPIRES);
     assert.deepEqual(effects, [
       { type: 'emit', name: 'esign-view-ready', detail: { origin: ORIGIN, expiresAt: EXPIRES, operateType: 'request_signatures' } },
-      { type: 'show-page', display: 'inline' },
+      { type: 'show-page', display: 'inline', url: `${ORIGIN}/view?token=t`, expiresAt: EXPIRES },
     ]);
+    assert.equal(JSON.stringify(state).includes('token'), false, 'the Url (it carries a token) never enters the state');
   });
 
   it('ignores the answer or failure of a superseded request, and any when not requesting', () => {
@@ -256,5 +264,25 @@ describe('view machine', () => {
     assert.equal(state.origin, ORIGIN, 'the origin stays for the error text');
     assert.equal(state.shownIn, undefined);
     assert.deepEqual(effects, [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail: { error, hop: 'page' } }]);
+  });
+
+  it('states own their activities: entering loading starts the expiry watch, placing starts the ready wait, leaving stops them', () => {
+    const keys = (state: ViewState) => activities(state).map((a) => a.type);
+    assert.deepEqual(keys(idle), []);
+    const held = loading();
+    assert.deepEqual(keys(held), ['expiry-watch'], 'a held Url is watched for its expiry');
+    const placed = run(held, { type: 'page-placed' }).state;
+    assert.equal(placed.placed, true);
+    assert.deepEqual(keys(placed), ['ready-wait'], 'given to its frame: no expiry watch, the ready wait');
+    assert.deepEqual(run(placed, { type: 'url-expiring', shown: true }), { state: placed, effects: [] }, 'a placed page expires by its own message');
+    assert.deepEqual(keys(run(placed, { type: 'page-ready' }).state), [], 'loaded: nothing waits');
+    const popup = run(loading('popup'), { type: 'page-placed' }).state;
+    assert.deepEqual(keys(popup), ['ready-wait', 'popup-watch']);
+    assert.deepEqual(keys(run(popup, { type: 'page-ready' }).state), ['popup-watch'], 'the popup is watched while its page lasts');
+    assert.deepEqual(keys(run(popup, { type: 'closed' }).state), []);
+    // a new Url restarts them: their keys name the request
+    const renewed = run(placed, { type: 'page-error', code: 'url_expired', shown: true }).state;
+    const again = run(renewed, answered(renewed)).state;
+    assert.notDeepEqual(activities(again), activities(held));
   });
 });

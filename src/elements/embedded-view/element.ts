@@ -4,12 +4,13 @@
  * FileIds).
  *
  * What runs only once there is something to show (asking for Urls, frames, expiry, the page's messages: the
- * EmbeddedViewController, with the phone sheet and esign-activity) is the element's one lazy part, loaded when the
- * element first has a session or is opened. Until then the same template shows the first state: the empty card,
- * or the "connect first" one.
+ * EmbeddedViewController, with the phone sheet and esign-activity) is the element's one lazy part (view-part.ts, a
+ * `LazyPart`), loaded when the element first has a session or is opened. What it shows is `connect()` (connect.ts) of
+ * the view's state: the controller's once loaded, and until then the state where a view starts (the empty card, or
+ * the "connect first" one), so `status` has one source.
  */
 import type { SVGTemplateResult, PropertyDeclarations } from 'lit';
-import { partNotLoaded, type EsignError } from '@esign-elements/shared/errors';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { embeddedViewMessages, type EmbeddedViewTerms } from './embedded-view.messages.js';
 import { LocalizeController, type Messages } from '../shared/localize.js';
 import { openPopup } from '../shared/popup.js';
@@ -17,9 +18,12 @@ import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { EsignElement } from '../shared/element.js';
 import { FocusKeeper } from '../shared/a11y.js';
-import { emit } from '../shared/events.js';
-import type { EmbeddedViewController, SheetController } from './controller.js';
-import { embeddedViewStyles, renderView, type ViewModel, type ViewText } from './template.js';
+import { LazyPart } from '../shared/lazy.js';
+import type { EmbeddedViewController } from './controller.js';
+import type { SheetController } from './sheet.js';
+import { connect, NO_FRAME, type ViewActions, type ViewApi } from './connect.js';
+import { initialViewState, type ViewState } from './view-state.js';
+import { embeddedViewStyles, renderView, type ViewText } from './template.js';
 import {
   DEPRECATED_AUTO,
   legacyOff,
@@ -130,61 +134,50 @@ export abstract class EmbeddedViewElement extends EsignElement {
   readonly #session = new SessionController(this);
   readonly #words = new LocalizeController(this, embeddedViewMessages);
   readonly #own: LocalizeController<OwnTerms>;
-  /** The view's controller, once loaded. */
-  #view: EmbeddedViewController | undefined;
-  /** The phone sheet's controller, loaded with it. */
-  #sheet: SheetController | undefined;
-  /** Its load under way. */
-  #loading: Promise<EmbeddedViewController> | undefined;
-  /** The error of a failed load (tried again by the next need: a click on its "try again", `open()`). */
-  #loadError: EsignError | undefined;
-
   /**
-   * The element's one lazy part: the view's controller (with the phone sheet and esign-activity), loaded with a
-   * session, a bad setting (which it reports), or `open()`; one `import()`, kept. A failed load is reported as
-   * `esign-error` and shown with a button that tries again. (Not a `@lit/task` Task: that would put the Task's code in
-   * every page's first render, past the signing frame's 14 KiB; the controller's Url request is one.)
+   * The element's one lazy part (view-part.ts, loaded as the other elements load theirs): the view's controller with
+   * the phone sheet and esign-activity, loaded with a session, a bad setting (which it reports), or `open()`. A
+   * failed load is reported as `esign-error` and shown with a button that tries again.
    */
-  #load(): Promise<EmbeddedViewController> {
-    return (this.#loading ??= import('./controller.js').then(
-      (module) => {
-        if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
-        // the shown frame only: a blank one built ahead of need has no part and is not the page
-        new module.ActivityController(this, () => this.shadowRoot?.querySelector('iframe[part~="frame"]'));
-        // added to the element: it starts at once (hostConnected) when the element is in the page
-        this.#view = new module.EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
-        this.#sheet = new module.SheetController(this, this.#view);
-        this.#loadError = undefined;
-        this.requestUpdate();
-        return this.#view;
-      },
-      (cause: unknown) => {
-        this.#loading = undefined;
-        const error = (this.#loadError = partNotLoaded(cause));
-        this.requestUpdate();
-        emit(this, 'esign-error', { error });
-        throw error;
-      },
-    ));
-  }
+  readonly #part = new LazyPart(
+    this,
+    () => import('./view-part.js'),
+    (module): { view: EmbeddedViewController; sheet: SheetController } => {
+      if (legacyOff(this.getAttribute('auto'))) console.warn(DEPRECATED_AUTO);
+      // the shown frame only: a blank one built ahead of need has no part and is not the page
+      new module.ActivityController(this, () => this.shadowRoot?.querySelector('iframe[part~="frame"]'));
+      // added to the element: it starts at once (hostConnected) when the element is in the page
+      const view = new module.EmbeddedViewController(this, { operateType: this.operateType, fileIds: () => this.fileIdsToSend() }, this.#session);
+      return { view, sheet: new module.SheetController(this, () => this.#api().frameShown) };
+    },
+  );
+  /** The state before the lazy part is loaded. */
+  #initial: ViewState | undefined;
+  /** What the buttons and the frame do (one object: the template's listeners stay the same from render to render). */
+  readonly #actions: ViewActions = {
+    open: (display) => void this.open(display ? { display } : {}).catch(() => undefined),
+    close: () => this.close(),
+    focusPopup: () => this.#part.value?.view.focusPopup(),
+    frameLoaded: () => this.#part.value?.view.onFrameLoad(),
+  };
 
   constructor(ownMessages: Messages<OwnTerms>) {
     super();
     this.#own = new LocalizeController(this, ownMessages);
     // the view resumes by itself when the connection returns (its controller decides whether it should)
-    new OnlineController(this, (online) => this.#view?.networkChanged(online));
+    new OnlineController(this, (online) => this.#part.value?.view.networkChanged(online));
     // a state or frame that replaces the focused one takes the focus: its heading (Send → "Envelope sent"), else the page
     new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('.state [data-focus-target], [part~="frame"], [part~="button"]'));
   }
 
   /** Where the element is: `idle`, `requesting`, `loading`, `loaded`, `expired`, `sent` (signing frame) or `error`. */
   get status(): ViewStatus {
-    return this.#view?.status ?? (this.#loadError ? 'error' : 'idle');
+    return this.#api().status;
   }
 
   /** The last error, while `status` is `error`. */
   get error(): EsignError | undefined {
-    return this.#view ? this.#view.error : this.#loadError;
+    return this.#api().error;
   }
 
   /**
@@ -192,7 +185,29 @@ export abstract class EmbeddedViewElement extends EsignElement {
    * `{event: 'esign-error', detail: {error}}`; undefined before any. For listeners attached after it happened.
    */
   get lastResult(): ViewResult | undefined {
-    return this.#view?.lastResult;
+    return this.#state().lastResult;
+  }
+
+  /** The view's state: its controller's, or where it starts before that is loaded. */
+  #state(): ViewState {
+    return this.#part.value?.view.state ?? (this.#initial ??= initialViewState(this.operateType));
+  }
+
+  /** What the element shows (`connect()`): the same before and after the lazy part loads. */
+  #api(): ViewApi {
+    const view = this.#part.value?.view;
+    return connect(
+      this.#state(),
+      {
+        auto: this.auto,
+        display: this.display,
+        hasSession: this.hasSession,
+        hasFiles: this.operateType !== 'request_signatures' || this.fileIdsToSend().length > 0,
+        frame: view?.frame ?? NO_FRAME,
+        partError: view ? undefined : this.#part.error,
+      },
+      this.#actions,
+    );
   }
 
   /**
@@ -203,8 +218,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
     const display: ViewDisplay = (options.display ?? this.display) === 'popup' ? 'popup' : 'inline';
     // opened now, inside the click, even when the controller's module still has to load
     const popup = display === 'popup' && settingsFault(this) === undefined ? openPopup('esign-view', VIEW_POPUP_FEATURES, '…') : null;
-    return this.#load().then(
-      (view) => view.open(display, popup),
+    return this.#part.load().then(
+      ({ view }) => view.open(display, popup),
       (error: EsignError) => {
         popup?.close();
         throw error;
@@ -214,12 +229,12 @@ export abstract class EmbeddedViewElement extends EsignElement {
 
   /** The controller, loaded if it was not. */
   protected view(): Promise<EmbeddedViewController> {
-    return this.#load();
+    return this.#part.load().then(({ view }) => view);
   }
 
   /** Closes the page. */
   close(): void {
-    this.#view?.close();
+    this.#part.value?.view.close();
   }
 
   /** True while the element has a session to ask with. */
@@ -230,8 +245,8 @@ export abstract class EmbeddedViewElement extends EsignElement {
   protected override updated(): void {
     // a session means a page will be asked for (by itself, or on a click): load what does that now; so does a bad
     // setting, which the controller reports (not again by itself after a failed load: the error state's button tries again)
-    if (!this.#loading && !this.#loadError && (this.hasSession || settingsFault(this) !== undefined)) {
-      void this.#load().catch(() => undefined);
+    if (this.#part.status === 'initial' && (this.hasSession || settingsFault(this) !== undefined)) {
+      void this.#part.load().catch(() => undefined);
     }
   }
 
@@ -245,24 +260,6 @@ export abstract class EmbeddedViewElement extends EsignElement {
       startAnother: this.startAnotherAction,
       term: (key: keyof EmbeddedViewTerms & string, params?: Record<string, string | number>) => this.#words.term(key, params),
     };
-    return renderView(this.#view ?? this.#firstState(), this, text, this.#sheet?.open);
-  }
-
-  /** What the template shows before the controller is loaded: idle, or the error of a failed load. */
-  #firstState(): ViewModel {
-    return {
-      status: this.status,
-      error: this.#loadError,
-      origin: undefined,
-      shownIn: undefined,
-      framePending: false,
-      framePrebuilt: false,
-      viewId: 0,
-      frameHeight: undefined,
-      hasSession: this.hasSession,
-      hasFiles: this.operateType !== 'request_signatures' || this.fileIdsToSend().length > 0,
-      onFrameLoad: () => undefined,
-      focusPopup: () => undefined,
-    };
+    return renderView(this.#api(), text, this.#part.value?.sheet.open);
   }
 }

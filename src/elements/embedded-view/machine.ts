@@ -1,8 +1,11 @@
 /**
  * The embedded views' state machine: `transition(state, event)` returns the next state and what to do about it (the
- * effects), as data. No DOM, no timers, no fetch: the controller (controller.ts) performs the effects and turns what
- * happens (an answer, a message of the page, the element leaving the page) into events. Unit-tested in
- * test/node/view-machine.test.ts.
+ * effects), as data, and `activities(state)` what runs while a state lasts (Zag's state `effects`). No DOM, no timers,
+ * no fetch: the controller (controller.ts) reports what happens as events (the host's settings, session and
+ * visibility, an answer, a message of the page, a CSP block, the element leaving the page, a timer that fired) and
+ * performs the effects; view-activities.ts starts and stops the activities. Every decision is here: auto-open,
+ * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, and which
+ * answer is stale. Unit-tested in test/node/view-machine*.test.ts.
  *
  * The statuses are the element's `status` (rules.ts `ViewStatus`): `idle` → `requesting` (a Url is asked for) →
  * `loading` (the Url is in a frame or popup, or held until the element is shown) → `loaded` (the page said `ready`);
@@ -17,9 +20,10 @@
  * timeout stays where it is (`slow`): a late `ready` makes it loaded, nothing typed in it lost.
  */
 import { EsignError } from '@esign-elements/shared/errors';
-import { unreachable, type Hop } from '../../core/service/unreachable.js';
+import { unreachable } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
-import type { OperateType, ViewDisplay, ViewResult, ViewStatus } from './rules.js';
+import type { ViewDisplay, ViewStatus } from './rules.js';
+import type { ViewState } from './view-state.js';
 
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
 export const MAX_AUTO_RENEWALS = 2;
@@ -27,49 +31,43 @@ export const MAX_AUTO_RENEWALS = 2;
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
 
-/** Everything an embedded view knows of where it is. */
-export interface ViewState {
-  readonly operateType: OperateType;
-  readonly status: ViewStatus;
-  /** The last error, while `status` is `error`. */
-  readonly error: EsignError | undefined;
-  /** Where the page asked for (or shown) is shown. */
-  readonly shownIn: ViewDisplay | undefined;
-  /** The origin of the current Url (the Url itself never enters the state: it carries a token). */
-  readonly origin: string | undefined;
-  /** ExpiresAt of the current Url, as the service sent it. */
-  readonly expiresAt: string | undefined;
-  /** The envelope the page reported as sent, while `status` is `sent`. */
-  readonly sentEnvelopeId: string | undefined;
-  /** The last outcome, as the event that told it: for listeners attached after it happened. */
-  readonly lastResult: ViewResult | undefined;
-  /** Automatic renewals since the last `ready` (or the last open). */
-  readonly renewals: number;
-  /** The number of the latest Url request: answers to any other are stale. */
-  readonly request: number;
-  /** An offline failure: ask again when the connection returns. */
-  readonly resumeOnline: boolean;
-  /** What could not be reached, while `status` is `error` (undefined: a failure that is not one of reaching). */
-  readonly unreachable: Hop | undefined;
-  /** The error is a hop unreachable while online: a new Url is asked for when a try is due (`retry-due`). */
-  readonly retrying: boolean;
-  /** Tries since the person last opened the page or a Url came: the next try's backoff. */
-  readonly retries: number;
-  /** The page did not say `ready` within the load timeout but is kept (the error state beside it): a late `ready` recovers it. */
-  readonly slow: boolean;
-  /** The element left the page while its frame held a Url (used once): ask for a new one when it is back. */
-  readonly reopen: boolean;
+/** What the host says of itself after each update (the `host` event): the facts the machine decides the view's opening from. */
+export interface HostFacts {
+  /** What is wrong with the element's settings, in words (undefined: nothing). */
+  readonly problem: string | undefined;
+  /** The element has a session to ask with. */
+  readonly session: boolean;
+  /** The element can be seen. */
+  readonly shown: boolean;
+  /** The element's `display` is inline. */
+  readonly inline: boolean;
+  readonly auto: boolean;
+  /** The element has FileIds (or needs none). */
+  readonly hasFiles: boolean;
+  /** What `auto` opens for: the session's service and Space, the allowed origins, the FileIds. */
+  readonly autoKey: string;
 }
 
 export type ViewEvent =
-  /** Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. */
-  | { type: 'open'; display: ViewDisplay }
-  /** The Url of request `request` was checked and accepted. */
-  | { type: 'url-answered'; request: number; origin: string; expiresAt: string }
+  /**
+   * Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. `autoKey`: the host's, now (`auto`
+   * does not open them again); `problem`: its settings fault, if any; `blocked`: the browser refused the popup.
+   */
+  | { type: 'open'; display: ViewDisplay; autoKey?: string; problem?: string | undefined; blocked?: boolean }
+  /** The host updated (a setting, the session, the FileIds, its visibility): the machine decides whether the view opens, re-opens or closes. */
+  | { type: 'host'; facts: HostFacts }
+  /** The page came back from the back/forward cache (`pageshow` persisted). */
+  | { type: 'page-restored' }
+  /** The page's Content-Security-Policy blocked the view's service (`connect-src`) or its page's origin (`frame-src`). */
+  | { type: 'csp-blocked'; error: EsignError }
+  /** The Url of request `request` was checked and accepted (`url` goes on to `show-page`; the state never keeps it). */
+  | { type: 'url-answered'; request: number; url: string; origin: string; expiresAt: string }
   /** Request `request` failed (or its Url was rejected); `online`: what the browser said then. */
   | { type: 'url-failed'; request: number; error: EsignError; online: boolean }
   /** The held Url is too old to use; `shown`: a new one could be shown now. */
   | { type: 'url-expiring'; shown: boolean }
+  /** The held Url was given to its frame or popup. */
+  | { type: 'page-placed' }
   | { type: 'page-ready' }
   /** The page said `error` with `code`; `shown`: a new Url could be shown now. */
   | { type: 'page-error'; code: string; shown: boolean }
@@ -95,16 +93,34 @@ export type ViewEvent =
 export type ViewEffect =
   /** Ask the service for a Url (for `display`), numbered `request`. */
   | { type: 'request-url'; request: number; display: ViewDisplay }
-  /** Give the accepted Url to its frame (once the element is shown) or popup, and time the page's `ready`. */
-  | { type: 'show-page'; display: ViewDisplay }
-  /** Forget the current page: the request under way, the held Url, the timers, the frame's src, the popup (unless `keepPopup`). */
+  /** Give the accepted Url to its frame (once the element is shown) or popup; `expiresAt`: when it is too old to use. */
+  | { type: 'show-page'; display: ViewDisplay; url: string; expiresAt: string }
+  /** Forget the current page: the request under way, the held Url, the frame's src, the popup (unless `keepPopup`). */
   | { type: 'cancel'; keepPopup?: boolean }
   /** Fire an esign-* event at the element. */
   | { [K in ViewEventName]: { type: 'emit'; name: K; detail: EsignEventDetailMap[K] } }[ViewEventName]
   /** Tell the other tabs of this service and Space that an envelope was sent. */
-  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail }
-  /** Send `retry-due` after the backoff of try number `attempt` (0 first); `cancel` stops the timer. */
-  | { type: 'retry-later'; attempt: number };
+  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail };
+
+/** Whether a page is open or on its way (a Url asked for, held or shown). */
+export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
+
+/** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
+export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);
+
+/**
+ * What runs while a state lasts (Zag's state `effects`): started when the state that has it is entered, stopped when
+ * it is left. Each has a `key`: the same key from one state to the next keeps it running, a new one restarts it.
+ */
+export type ViewActivity =
+  /** A Url is held, not given to its frame yet: send `url-expiring` when it is too old to use. */
+  | { type: 'expiry-watch'; key: string }
+  /** The page was given its Url: send `ready-timeout` if it does not say `ready` within the load timeout. */
+  | { type: 'ready-wait'; key: string }
+  /** The page is in a popup: send `closed` when the person closes the window. */
+  | { type: 'popup-watch'; key: string }
+  /** A hop could not be reached while online: send `retry-due` after the backoff of try number `attempt` (0 first). */
+  | { type: 'retry-wait'; key: string; attempt: number };
 
 type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
 
@@ -113,37 +129,38 @@ export interface Transition {
   effects: ViewEffect[];
 }
 
-export function initialViewState(operateType: OperateType): ViewState {
-  return {
-    operateType,
-    status: 'idle',
-    error: undefined,
-    shownIn: undefined,
-    origin: undefined,
-    expiresAt: undefined,
-    sentEnvelopeId: undefined,
-    lastResult: undefined,
-    renewals: 0,
-    request: 0,
-    resumeOnline: false,
-    unreachable: undefined,
-    retrying: false,
-    retries: 0,
-    slow: false,
-    reopen: false,
-  };
+/** The activities `state` has: what runs while it lasts. */
+export function activities(state: ViewState): ViewActivity[] {
+  const { status, request, placed } = state;
+  const running: ViewActivity[] = [];
+  if (status === 'loading') running.push(placed ? { type: 'ready-wait', key: `ready-${request}` } : { type: 'expiry-watch', key: `expiry-${request}` });
+  if (placed && state.shownIn === 'popup' && hasPage(state)) running.push({ type: 'popup-watch', key: `popup-${request}` });
+  if (status === 'error' && state.retrying) running.push({ type: 'retry-wait', key: `retry-${state.retries}`, attempt: state.retries - 1 });
+  return running;
 }
-
-/** Whether a page is open or on its way (a Url asked for, held or shown). */
-export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
-
-/** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
-export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);
 
 export function transition(state: ViewState, event: ViewEvent): Transition {
   switch (event.type) {
     case 'open':
-      return request({ ...state, renewals: 0, retries: 0 }, event.display);
+      if (event.problem) return fail(state, new EsignError('invalid_config', event.problem), true);
+      if (event.blocked)
+        return fail(state, new EsignError('popup_blocked', 'The browser blocked the new window. Allow popups for this site and try again.'), true);
+      return request({ ...state, renewals: 0, retries: 0, autoKey: event.autoKey ?? state.autoKey }, event.display);
+
+    case 'host':
+      return host(state, event.facts);
+
+    case 'page-restored':
+      return same(patch(state, { restored: true }));
+
+    case 'csp-blocked': {
+      // a blocked frame of the page's origin fails the frame at once; a blocked call to the service is what its
+      // failure means (it comes after), or what a network error already told was
+      const { status, error, shownIn } = state;
+      if (event.error.directive === 'frame-src') return status === 'loading' && shownIn !== 'popup' ? fail(state, event.error, true) : same(state);
+      if (status === 'requesting') return same({ ...state, cspError: event.error });
+      return status === 'error' && error?.code === 'network_error' ? fail(state, event.error, true) : same(state);
+    }
 
     case 'url-answered': {
       if (state.status !== 'requesting' || event.request !== state.request) return same(state);
@@ -152,18 +169,22 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
         state: { ...state, status: 'loading', origin: event.origin, expiresAt: event.expiresAt, retries: 0 },
         effects: [
           { type: 'emit', name: 'esign-view-ready', detail: { origin: event.origin, expiresAt: event.expiresAt, operateType: state.operateType } },
-          { type: 'show-page', display },
+          { type: 'show-page', display, url: event.url, expiresAt: event.expiresAt },
         ],
       };
     }
 
     case 'url-failed':
       if (state.status !== 'requesting' || event.request !== state.request) return same(state);
-      return fail(state, event.error, event.online);
+      return fail(state, state.cspError ?? event.error, event.online);
 
     case 'url-expiring':
-      if (state.status !== 'loading') return same(state);
+      if (state.status !== 'loading' || state.placed) return same(state);
       return expire(state, event.shown);
+
+    case 'page-placed':
+      if (state.status !== 'loading') return same(state);
+      return same({ ...state, placed: true });
 
     case 'page-ready': {
       if (!hasPage(state)) return same(state);
@@ -200,7 +221,8 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
       // moved in the DOM, an iframe loads its src again: a frame's Url (used once) must not be, so a re-attached element
       // asks for a new one; a sent envelope stays said (a route entered again shows it, and does not start it again)
       const reopen = state.shownIn !== 'popup' && (isOpen(state) || state.status === 'expired');
-      return { state: { ...reset(state, state.status === 'sent' ? 'sent' : 'idle'), reopen }, effects: [{ type: 'cancel' }] };
+      const sent = state.status === 'sent';
+      return { state: { ...reset(state, sent ? 'sent' : 'idle'), reopen, autoKey: sent ? state.autoKey : '', wasShown: false }, effects: [{ type: 'cancel' }] };
     }
 
     case 'shown':
@@ -253,6 +275,52 @@ export function transition(state: ViewState, event: ViewEvent): Transition {
 
 const same = (state: ViewState): Transition => ({ state, effects: [] });
 
+/** `state` with `changes`, or `state` itself when they change nothing (a host that says the same twice is not a new state). */
+const patch = (state: ViewState, changes: Partial<ViewState>): ViewState =>
+  (Object.keys(changes) as Array<keyof ViewState>).every((key) => state[key] === changes[key]) ? state : { ...state, ...changes };
+
+/** `next` after `before`: their states chained, their effects in order. */
+const then = (before: Transition, next: (state: ViewState) => Transition): Transition => {
+  const after = next(before.state);
+  return { state: after.state, effects: [...before.effects, ...after.effects] };
+};
+
+/**
+ * After each update of the host: a bad setting (reported once, and forgotten once fixed), the session gone (the page
+ * of that account goes too), a re-attached element or a page restored from the back/forward cache, an expired page
+ * seen again, and `auto` (once per session, Space, allowed origins and FileIds).
+ */
+function host(state: ViewState, facts: HostFacts): Transition {
+  if (facts.problem) {
+    if (facts.problem === state.problem) return same(state);
+    return fail({ ...state, problem: facts.problem }, new EsignError('invalid_config', facts.problem), true);
+  }
+  let now = same(state);
+  if (state.problem) {
+    // fixed: back to idle, and `auto` may open again
+    const fixed = { ...state, problem: undefined, autoKey: '' };
+    now = fixed.error?.code === 'invalid_config' ? transition(fixed, { type: 'closed' }) : same(fixed);
+  }
+  const becameShown = facts.shown && !now.state.wasShown;
+  now = then(now, (s) => same(patch(s, { wasShown: facts.shown })));
+  if (!facts.session) {
+    const { status, slow } = now.state;
+    if (status !== 'idle' && (status !== 'error' || slow)) now = then(now, (s) => transition(s, { type: 'closed' }));
+    return then(now, (s) => same(patch(s, { autoKey: '' })));
+  }
+  if (facts.inline && (now.state.reopen || now.state.restored)) {
+    const reopened = then(now, (s) => transition(patch(s, { restored: false }), { type: 'reattached' }));
+    if (reopened.effects.length > now.effects.length) return then(reopened, (s) => same(patch(s, { autoKey: facts.autoKey })));
+    now = reopened;
+  }
+  if (becameShown && now.state.status === 'expired') {
+    const renewed = then(now, (s) => transition(s, { type: 'shown' }));
+    if (renewed.effects.length > now.effects.length) return renewed;
+  }
+  if (!facts.auto || !facts.inline || !facts.hasFiles || facts.autoKey === now.state.autoKey) return now;
+  return then(now, (s) => transition(s, { type: 'open', display: 'inline', autoKey: facts.autoKey }));
+}
+
 /** The state without its page: `status`, no error, nor request; idle also forgets where the page was shown. */
 function reset(state: ViewState, status: ViewStatus): ViewState {
   return {
@@ -266,6 +334,7 @@ function reset(state: ViewState, status: ViewStatus): ViewState {
     retrying: false,
     slow: false,
     reopen: false,
+    placed: false,
   };
 }
 
@@ -273,7 +342,15 @@ function reset(state: ViewState, status: ViewStatus): ViewState {
 function request(state: ViewState, display: ViewDisplay): Transition {
   const number = state.request + 1;
   return {
-    state: { ...reset(state, 'requesting'), shownIn: display, origin: undefined, expiresAt: undefined, request: number, resumeOnline: false },
+    state: {
+      ...reset(state, 'requesting'),
+      shownIn: display,
+      origin: undefined,
+      expiresAt: undefined,
+      request: number,
+      resumeOnline: false,
+      cspError: undefined,
+    },
     // a popup is kept: the element opened it in the click (or it shows the page being renewed)
     effects: [display === 'popup' ? { type: 'cancel', keepPopup: true } : { type: 'cancel' }, { type: 'request-url', request: number, display }],
   };
@@ -309,6 +386,6 @@ function fail(state: ViewState, error: EsignError, online: boolean): Transition 
       retries,
       lastResult: { event: 'esign-error', detail },
     },
-    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail }, ...(retrying ? [{ type: 'retry-later', attempt: retries - 1 } as const] : [])],
+    effects: [{ type: 'cancel' }, { type: 'emit', name: 'esign-error', detail }],
   };
 }

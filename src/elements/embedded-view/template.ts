@@ -1,21 +1,20 @@
 /**
- * The look of the embedded views: their styles (states, frame, phone sheet) and their one template, which renders
- * what the view's controller says (or, before the controller is loaded, the element's first state: empty, connect
- * first, loading, or a failed load), and the phone sheet as its controller (`SheetController` in controller.ts) says: while it is open,
+ * The look of the embedded views: their styles (states, frame, phone sheet) and their one template, markup over what
+ * `connect()` (connect.ts) makes of the view's state (before the lazy part loads, of the state where a view starts:
+ * empty, connect first, loading, or a failed load), and the phone sheet as its controller (`SheetController`, sheet.ts) says: while it is open,
  * `[part~=base]` is the full-screen dialog (`data-sheet`, `role`, `aria-label`, a manual `popover` where the browser
  * has popovers) and its first child is the bar with the close button. The bar is a child part of its own before the
  * frame's, so opening or closing the sheet never moves or re-creates the iframe (a moved iframe reloads).
  */
 import { css, html, nothing, svg, type SVGTemplateResult, type TemplateResult } from 'lit';
 import { keyed } from 'lit/directives/keyed.js';
-import type { EsignError } from '@esign-elements/shared/errors';
 import type { EmbeddedViewTerms } from './embedded-view.messages.js';
 import { alertIcon, checkIcon, icon, linkIcon } from '../shared/icons.js';
 import { buttonStyles, stateStyles } from '../shared/styles.js';
 import { visuallyHiddenStyles } from '../shared/visually-hidden.js';
 import { liveRegions } from '../shared/a11y.js';
-import { FRAME_ALLOW, FRAME_SANDBOX_BLANK, type ViewDisplay, type ViewStatus } from './rules.js';
-import type { ViewState } from './machine.js';
+import { FRAME_ALLOW, FRAME_SANDBOX_BLANK } from './rules.js';
+import type { ViewApi } from './connect.js';
 
 export const embeddedViewStyles = [
   buttonStyles,
@@ -136,32 +135,6 @@ export const embeddedViewStyles = [
   `,
 ];
 
-/** What the template reads of the view: its controller's state, or the element's own before the controller is loaded. */
-export interface ViewModel {
-  readonly status: ViewStatus;
-  readonly error: EsignError | undefined;
-  readonly origin: string | undefined;
-  readonly shownIn: ViewDisplay | undefined;
-  readonly framePending: boolean;
-  readonly framePrebuilt: boolean;
-  readonly viewId: number;
-  readonly frameHeight: number | undefined;
-  readonly hasSession: boolean;
-  readonly hasFiles: boolean;
-  /** The machine's word on an error: what could not be reached, whether it is tried again, whether the slow page stays. */
-  readonly state?: Pick<ViewState, 'unreachable' | 'retrying' | 'slow'>;
-  readonly onFrameLoad: () => void;
-  focusPopup(): void;
-}
-
-/** The element: the settings the templates read, and its actions. */
-export interface ViewHost {
-  readonly auto: boolean;
-  readonly display: ViewDisplay;
-  open(options?: { display?: ViewDisplay }): Promise<void>;
-  close(): void;
-}
-
 export interface ViewText {
   /** The iframe's title. */
   title: string;
@@ -200,40 +173,27 @@ function card(options: {
   </div>`;
 }
 
-/** An open action for a button: `open(display)` of the element, its rejection shown by the element's state. */
-const opener = (host: ViewHost) => (display?: ViewDisplay) => () => void host.open(display ? { display } : {}).catch(() => undefined);
-
-/** Whether `auto` is about to open the page: shown as loading, not as the idle card. */
-const autoPending = (view: ViewModel, host: ViewHost): boolean =>
-  view.status === 'idle' && host.auto && host.display !== 'popup' && view.hasSession && view.hasFiles;
-
 /** The spinner state. */
 const loadingState = (text: ViewText, overlay = false) =>
   html`<div part="loading" class="state accent ${overlay ? 'overlay' : ''}">
     <slot name="loading"><span part="spinner" class="spinner" aria-hidden="true"></span><p class="title" tabindex="-1" data-focus-target>${text.term('loading')}</p></slot>
   </div>`;
 
-function renderIdle(view: ViewModel, host: ViewHost, text: ViewText, open: (display?: ViewDisplay) => () => void) {
-  if (!view.hasSession) {
+/** The idle card: waiting for a session or FileIds, or ready to open. */
+function renderIdle(view: ViewApi, text: ViewText) {
+  if (view.card === 'no-session') {
     return card({ part: 'empty', slot: 'empty', icon: icon(linkIcon), title: text.heading, text: html`<p class="text">${text.term('noSession')}</p>` });
   }
-  if (!view.hasFiles) return card({ part: 'empty', slot: 'empty', icon: icon(text.icon), title: text.heading, text: html`<p class="text">${text.empty}</p>` });
+  if (view.card === 'no-files')
+    return card({ part: 'empty', slot: 'empty', icon: icon(text.icon), title: text.heading, text: html`<p class="text">${text.empty}</p>` });
   return card({
     part: 'empty',
     tone: 'accent',
     icon: icon(text.icon),
     title: text.heading,
-    actions: html`<button part="button" @click=${open(host.display === 'popup' ? 'popup' : undefined)}>${text.open}</button>`,
+    actions: html`<button part="button" @click=${() => view.open(view.opensPopup ? 'popup' : undefined)}>${text.open}</button>`,
   });
 }
-
-/**
- * Whether the page is shown in the element's frame (requesting into a blank frame, loading, loaded, inline): what the
- * template shows as the framed page, and what the phone sheet covers the screen with.
- */
-export const frameShown = (view: ViewModel): boolean =>
-  (view.status === 'requesting' && view.framePending) ||
-  (view.shownIn === 'inline' && (view.status === 'loading' || view.status === 'loaded' || (view.status === 'error' && view.state?.slow === true)));
 
 /** Whether this browser has popovers: there the sheet is a manual popover, in the top layer. */
 const popovers = typeof HTMLElement === 'function' && 'showPopover' in HTMLElement.prototype;
@@ -243,99 +203,94 @@ const clockIcon = svg`<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>`;
 const windowIcon = svg`<rect x="3" y="4" width="18" height="16" rx="2"/><path d="M3 9h18"/>`;
 
 /**
- * Both elements' template: the states with their slots, then the frame, and the live regions; `sheet`: the phone
- * sheet is open (its controller's state; closed before that is loaded).
+ * Both elements' template, markup over `connect()` (connect.ts): the states with their slots, then the frame, and the
+ * live regions; `sheet`: the phone sheet is open (its controller's state; closed before that is loaded).
  */
-export function renderView(view: ViewModel, host: ViewHost, text: ViewText, sheet = false): TemplateResult {
-  const { status } = view;
+export function renderView(view: ViewApi, text: ViewText, sheet = false): TemplateResult {
+  const { status, frame } = view;
+  const state =
+    view.card === 'popup'
+      ? card({
+          part: 'popup',
+          tone: 'accent',
+          icon: icon(windowIcon),
+          title: text.term('openedInPopup'),
+          actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
+        })
+      : view.card === 'error'
+        ? renderError(view, text)
+        : view.card === 'expired'
+          ? card({
+              part: 'expired',
+              slot: 'expired',
+              icon: icon(clockIcon),
+              title: text.term('expired'),
+              actions: html`<button part="button" @click=${() => view.open()}>${text.term('reload')}</button>`,
+            })
+          : view.card === 'sent'
+            ? card({
+                part: 'sent',
+                tone: 'success',
+                slot: 'sent',
+                icon: icon(checkIcon),
+                title: text.term('sentTitle'),
+                text: html`<p class="text">${text.term('sentText')}</p>`,
+                actions: text.startAnother ? html`<button part="button" @click=${text.startAnother}>${text.term('startAnother')}</button>` : nothing,
+              })
+            : view.card
+              ? renderIdle(view, text)
+              : nothing;
   // idle, a blank frame may wait for the next Url (pre-built); while requesting, the blank frame waits for its Url
   // (hidden); the Url only ever arrives by navigation
-  const prebuilt = view.framePrebuilt;
-  const shownFrame = frameShown(view);
-  const inline = prebuilt || shownFrame;
-  const popupOpen = view.shownIn === 'popup' && (status === 'loading' || status === 'loaded');
-  const pending = autoPending(view, host);
-  const open = opener(host);
-  const loading = status === 'requesting' || (status === 'loading' && !popupOpen) || pending;
-  const state = popupOpen
-    ? card({
-        part: 'popup',
-        tone: 'accent',
-        icon: icon(windowIcon),
-        title: text.term('openedInPopup'),
-        actions: html`<button part="button" class="secondary" @click=${() => view.focusPopup()}>${text.term('showPopup')}</button>`,
-      })
-    : status === 'error'
-      ? renderError(view, text, open)
-      : status === 'expired'
-        ? card({
-            part: 'expired',
-            slot: 'expired',
-            icon: icon(clockIcon),
-            title: text.term('expired'),
-            actions: html`<button part="button" @click=${open()}>${text.term('reload')}</button>`,
-          })
-        : status === 'sent'
-          ? card({
-              part: 'sent',
-              tone: 'success',
-              slot: 'sent',
-              icon: icon(checkIcon),
-              title: text.term('sentTitle'),
-              text: html`<p class="text">${text.term('sentText')}</p>`,
-              actions: text.startAnother ? html`<button part="button" @click=${text.startAnother}>${text.term('startAnother')}</button>` : nothing,
-            })
-          : status === 'idle' && !pending
-            ? renderIdle(view, host, text, open)
-            : nothing;
-  const frame = inline
+  const iframe = frame
     ? keyed(
-        view.viewId,
+        frame.key,
         html`<iframe
-            part=${prebuilt ? nothing : 'frame'}
-            class=${prebuilt ? 'prebuilt' : status === 'loaded' || status === 'error' ? '' : 'pending'}
+            part=${frame.prebuilt ? nothing : 'frame'}
+            class=${frame.prebuilt ? 'prebuilt' : frame.pending ? 'pending' : ''}
             title=${text.title}
-            tabindex=${prebuilt ? '-1' : nothing}
-            aria-hidden=${prebuilt ? 'true' : nothing}
-            ?inert=${prebuilt}
+            tabindex=${frame.prebuilt ? '-1' : nothing}
+            aria-hidden=${frame.prebuilt ? 'true' : nothing}
+            ?inert=${frame.prebuilt}
             sandbox=${FRAME_SANDBOX_BLANK}
             allow=${FRAME_ALLOW}
-            @load=${view.onFrameLoad}
+            @load=${view.frameLoaded}
           ></iframe>`,
       )
     : nothing;
-  const polite = popupOpen
-    ? text.term('openedInPopup')
-    : status === 'expired'
-      ? text.term('expired')
-      : status === 'sent'
-        ? text.term('sentLive')
-        : loading
-          ? text.term('loading')
-          : '';
+  const polite =
+    view.card === 'popup'
+      ? text.term('openedInPopup')
+      : status === 'expired'
+        ? text.term('expired')
+        : status === 'sent'
+          ? text.term('sentLive')
+          : view.loading
+            ? text.term('loading')
+            : '';
   // the phone sheet's bar: a child part of its own, before the frame's, so it comes and goes without touching the iframe
   const bar = sheet
     ? html`<div part="sheet-bar">
-        <button part="button sheet-close" class="secondary" type="button" @click=${() => host.close()}>${icon(closeIcon)}${text.term('closeSheet')}</button>
+        <button part="button sheet-close" class="secondary" type="button" @click=${() => view.close()}>${icon(closeIcon)}${text.term('closeSheet')}</button>
       </div>`
     : nothing;
   return html`<div
     part="base"
-    class=${shownFrame ? (view.frameHeight ? 'framed sized' : 'framed') : ''}
+    class=${view.frameShown ? (view.sized ? 'framed sized' : 'framed') : ''}
     ?data-sheet=${sheet}
     role=${sheet ? 'dialog' : nothing}
     aria-label=${sheet ? text.title : nothing}
     popover=${sheet && popovers ? 'manual' : nothing}
   >
-    ${bar}${loading ? loadingState(text, shownFrame) : nothing}${state}${frame}${liveRegions(polite, status === 'error' ? errorTexts(view, text)[0] : '')}
+    ${bar}${view.loading ? loadingState(text, view.frameShown) : nothing}${state}${iframe}${liveRegions(polite, status === 'error' ? errorTexts(view, text)[0] : '')}
   </div>`;
 }
 
 /** The error state's title and detail, by the error's code. */
-function errorTexts(view: ViewModel, text: ViewText): [string, unknown] {
+function errorTexts(view: ViewApi, text: ViewText): [string, unknown] {
   // what could not be reached first: the words name it, and promise a return only where one runs
-  const hop = view.state?.unreachable;
-  const again = view.state?.retrying === true;
+  const hop = view.unreachable;
+  const again = view.retrying;
   if (hop === 'offline') return [text.term('errorOffline'), nothing];
   if (hop === 'token-proxy' || hop === 'service') {
     return [text.term(hop === 'service' ? 'errorService' : 'errorProxy'), again ? html`<p class="text">${text.term('retryingItself')}</p>` : nothing];
@@ -345,7 +300,7 @@ function errorTexts(view: ViewModel, text: ViewText): [string, unknown] {
       return [text.term('errorUrlRejected'), nothing];
     case 'frame_blocked':
       return [
-        text.term(view.state?.slow ? 'errorSlow' : 'errorFrameBlocked'),
+        text.term(view.slow ? 'errorSlow' : 'errorFrameBlocked'),
         html`<ul class="text">
           <li>${text.term('causeCsp', { origin: view.origin ?? '' })}</li>
           <li>${text.term('causeFrameAncestors')}</li>
@@ -374,21 +329,19 @@ function errorTexts(view: ViewModel, text: ViewText): [string, unknown] {
   }
 }
 
-function renderError(view: ViewModel, text: ViewText, open: (display?: ViewDisplay) => () => void) {
-  const code = view.error?.code;
+function renderError(view: ViewApi, text: ViewText) {
   const [title, detail] = errorTexts(view, text);
-  const canRetry = code !== 'no_session' && code !== 'no_files' && code !== 'url_rejected' && code !== 'invalid_config';
   return card({
     part: 'error',
     tone: 'danger',
     slot: 'error',
-    code: code ?? '',
+    code: view.error?.code ?? '',
     icon: icon(alertIcon),
     title,
     text: detail,
-    actions: canRetry
-      ? html`${canRetry ? html`<button part="button retry" @click=${open()}>${text.term('retry')}</button>` : nothing}
-          ${code === 'frame_blocked' || (code === 'csp_blocked' && view.error?.directive === 'frame-src') ? html`<button part="button fallback" class="secondary" @click=${open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
+    actions: view.canRetry
+      ? html`<button part="button retry" @click=${() => view.open()}>${text.term('retry')}</button>
+          ${view.offerPopup ? html`<button part="button fallback" class="secondary" @click=${() => view.open('popup')}>${text.term('openInPopup')}</button>` : nothing}`
       : nothing,
   });
 }

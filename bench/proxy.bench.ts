@@ -27,6 +27,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { codeExchangeForm, cookieHeader, DEMO_LOGIN, obtainAuthorizationCode } from '@esign-elements/test-support/oauth-login';
 import { connectSession, ORIGIN } from '@esign-elements/test-support/proxy-client';
+import { paced } from './paced.js';
 import { printTable, recordResults } from './results.js';
 
 /** 10 s segments: with 5 s the loopback ratio moved between 0.67 and 0.90 from one run to the next on this 2-CPU machine. */
@@ -59,6 +60,7 @@ const CPU_RATIO_TARGET = 2;
  * The fixed offered load (req/s over all connections, every side alike) of the scenario that judges added latency: as
  * fast as 10 connections go, a 30 ms round trip queues requests, and latency compares only at one rate. 100 is under
  * what one proxy on this loaded 2-CPU machine sustains with 30 ms (about 150-300 req/s). BENCH_PROXY_RATE changes it.
+ * The requests are evenly spaced (paced.ts), not autocannon's `overallRate` (a burst per connection each second).
  */
 const FIXED_RATE = Number(process.env.BENCH_PROXY_RATE ?? 100);
 /** Issue 25: latency the proxy adds over direct (same run, same rate, 30 ms round trip), ms. */
@@ -407,18 +409,20 @@ async function runSide(
   duration: number,
   rate: number | undefined,
 ): Promise<{ results: AutocannonResult[]; latencies: number[] }> {
-  // a fixed rate is split over the replicas as the connections are
-  const share = (connections: number): { overallRate?: number } =>
-    rate === undefined ? {} : { overallRate: Math.max(1, Math.round((rate * connections) / CONNECTIONS)) };
+  // a fixed rate is split over the replicas as the connections are, and paced evenly (paced.ts: autocannon's
+  // overallRate sends each connection's share of a second back to back, in bursts)
+  const run = (url: string, connections: number, requests: AutocannonRequest[]) =>
+    rate === undefined
+      ? cannon({ url, connections, duration, requests })
+      : paced({ url, connections, duration, rate: Math.max(1, Math.round((rate * connections) / CONNECTIONS)), requests });
   const runs =
     name === 'direct'
-      ? [cannon({ url: setup.emulator.url, connections: CONNECTIONS, duration, ...share(CONNECTIONS), requests: [setup.direct] })]
+      ? [run(setup.emulator.url, CONNECTIONS, [setup.direct])]
       : name === 'memory'
-        ? [cannon({ url: setup.memory.url, connections: CONNECTIONS, duration, ...share(CONNECTIONS), requests: [setup.session] })]
-        : (name === 'redis3' ? setup.replicas : setup.clusterReplicas).map((replica, i) => {
-            const connections = Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0);
-            return cannon({ url: replica.url, connections, duration, ...share(connections), requests: [setup.session] });
-          });
+        ? [run(setup.memory.url, CONNECTIONS, [setup.session])]
+        : (name === 'redis3' ? setup.replicas : setup.clusterReplicas).map((replica, i) =>
+            run(replica.url, Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0), [setup.session]),
+          );
   const done = await Promise.all(runs);
   return { results: done.map((d) => d.result), latencies: done.flatMap((d) => d.latencies) };
 }
@@ -611,7 +615,7 @@ async function main(): Promise<void> {
       );
     }
     printScenario(
-      `the same at a fixed ${FIXED_RATE} req/s for every side (autocannon overallRate), ${SERVICE_ROUND_TRIP_MS} ms service round trip`,
+      `the same at a fixed ${FIXED_RATE} req/s for every side (evenly spaced: bench/paced.ts), ${SERVICE_ROUND_TRIP_MS} ms service round trip`,
       remoteFixed,
     );
     const added = addedLatency(remoteFixed);

@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,7 @@ import { floodSignIn, personConnects } from '@esign-elements/test-support/lockou
 import { freePort } from '@esign-elements/test-support/ports';
 import { packPackages } from '../helpers/pack.js';
 import { personSendsFromApp } from '../helpers/app-flow.js';
-import { proxyEnv, startAppServer, withoutSecrets, writeFiles, type AppServer } from '../helpers/framework-app.js';
+import { proxyEnv, removeInBackground, startAppServer, type AppServer, withoutSecrets, writeFiles } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -168,7 +168,7 @@ before(
 after(async () => {
   await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+  if (work) removeInBackground(work);
 });
 
 describe('an Angular SSR app with the guide component and the proxy in its server.ts', () => {

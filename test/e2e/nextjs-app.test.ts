@@ -15,7 +15,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,7 @@ import { floodSignIn, personConnects } from '@esign-elements/test-support/lockou
 import { freePort } from '@esign-elements/test-support/ports';
 import { personSendsFromApp } from '../helpers/app-flow.js';
 import { packPackages } from '../helpers/pack.js';
-import { proxyEnv, startAppServer, withoutSecrets, writeFiles, type AppServer } from '../helpers/framework-app.js';
+import { proxyEnv, removeInBackground, startAppServer, type AppServer, withoutSecrets, writeFiles } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -106,7 +106,7 @@ export default function Page() {
 after(async () => {
   await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+  if (work) removeInBackground(work);
 });
 
 describe('a Next.js app with the guide component and the proxy as its route handler', () => {

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,7 @@ import { floodSignIn, personConnects } from '@esign-elements/test-support/lockou
 import { freePort } from '@esign-elements/test-support/ports';
 import { personSendsFromApp } from '../helpers/app-flow.js';
 import { packPackages } from '../helpers/pack.js';
-import { proxyEnv, startAppServer, withoutSecrets, type AppServer } from '../helpers/framework-app.js';
+import { proxyEnv, removeInBackground, startAppServer, type AppServer, withoutSecrets } from '../helpers/framework-app.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -85,7 +85,7 @@ before(
 after(async () => {
   await server?.stop();
   await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+  if (work) removeInBackground(work);
 });
 
 describe('a Nuxt app with the guide files and the proxy as its Nitro route', () => {

@@ -276,20 +276,29 @@ const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 export function webdriverPerson(driver: WebDriverBrowser, serviceOrigin: string): BrowserPerson {
   async function inWindow<T>(matches: (url: string) => boolean, what: string, timeoutMs: number, act: () => Promise<T>): Promise<T> {
     const home = await driver.getWindowHandle();
+    /** The other windows' addresses at the last look: what a failure says it saw (a window left by an earlier test). */
+    let seen: string[] = [];
     try {
       await poll(
         async () => {
+          seen = [];
           for (const handle of await driver.getWindowHandles()) {
             if (handle === home) continue;
             await driver.switchToWindow(handle);
-            if (matches(await driver.getUrl())) return true;
+            const url = await driver.getUrl();
+            if (matches(url)) return true;
+            seen.push(url);
           }
           await driver.switchToWindow(home);
           return undefined;
         },
         what,
         timeoutMs,
-      );
+      ).catch((error: unknown) => {
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; other windows: ${seen.length ? seen.join(', ') : 'none'}`, {
+          cause: error,
+        });
+      });
       return await act();
     } finally {
       await driver.switchToWindow(home).catch(() => undefined);

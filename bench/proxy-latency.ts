@@ -14,7 +14,6 @@
  * own p50/p99, and the proxy's CPU per refresh (all its threads).
  */
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
@@ -39,14 +38,7 @@ for (const bench of benches) proxies.push(await bench.startChild('proxy', { BENC
 const cookiePools: string[][] = [];
 for (const proxy of proxies) cookiePools.push(await own.mintSessionCookies(emulator, proxy, POOL));
 const tokens = await own.mintRefreshTokens(emulator.url, POOL);
-await fetch(`${emulator.url}/__emulator/faults`, { method: 'DELETE' });
-if (DELAY > 0) {
-  await fetch(`${emulator.url}/__emulator/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: DELAY, times: 1e9 }),
-  });
-}
+await own.delayTokenCalls(emulator.url, DELAY);
 
 // one keep-alive client for both sides (node:http, as light as autocannon's), at most as many sockets as a pool holds
 const agent = new http.Agent({ keepAlive: true, maxSockets: POOL });
@@ -92,8 +84,7 @@ async function direct(): Promise<number> {
 async function proxied(side: number): Promise<number> {
   const pool = cookiePools[side]!;
   const cookie = pool.shift()!;
-  const form = new URLSearchParams({ grant_type: 'refresh_token', session: 'open', force: '1', request_id: randomBytes(16).toString('base64url') });
-  const answer = await post(proxies[side]!.url, '/token', form.toString(), {
+  const answer = await post(proxies[side]!.url, '/token', own.proxyRefreshForm(), {
     'content-type': 'application/x-www-form-urlencoded',
     'x-esign-proxy': '1',
     cookie,

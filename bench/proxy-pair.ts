@@ -30,15 +30,7 @@ const sessions: AutocannonRequest[] = [];
 for (const proxy of proxies) sessions.push(own.sessionRefreshRequest(await own.mintSessionCookies(emulator, proxy, POOL), '/token'));
 const direct = own.refreshRequest(await own.mintRefreshTokens(emulator.url, POOL), 'direct', '/openapi/v1/oauth/token');
 
-async function delay(ms: number): Promise<void> {
-  await fetch(`${emulator.url}/__emulator/faults`, { method: 'DELETE' });
-  if (ms === 0) return;
-  await fetch(`${emulator.url}/__emulator/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: ms, times: 1e9 }),
-  });
-}
+const delay = (ms: number): Promise<void> => own.delayTokenCalls(emulator.url, ms);
 
 interface Tally {
   proxyCpu: number;

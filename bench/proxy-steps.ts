@@ -12,10 +12,9 @@
  */
 import dc from 'node:diagnostics_channel';
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { cookieHeader, DEMO_LOGIN } from '@esign-elements/test-support/oauth-login';
 import { connectSession, ORIGIN } from '@esign-elements/test-support/proxy-client';
-import { percentile, startChild } from './proxy.bench.js';
+import { delayTokenCalls, percentile, proxyRefreshForm, startChild } from './proxy.bench.js';
 
 const N = Number(process.env.N ?? 200);
 const DELAY = Number(process.env.DELAY ?? 0);
@@ -61,26 +60,14 @@ try {
   await emulator.register(served.callbackUrl!);
   const cookies: string[] = [];
   for (let i = 0; i < 5; i++) cookies.push(cookieHeader((await connectSession(emulator.url, served.url)).jar)!);
-  await fetch(`${emulator.url}/__emulator/faults`, { method: 'DELETE' });
-  if (DELAY > 0) {
-    await fetch(`${emulator.url}/__emulator/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: DELAY, times: 1e9 }),
-    });
-  }
+  await delayTokenCalls(emulator.url, DELAY);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(served.url);
   const steps = new Map<string, number[]>();
   for (let i = 0; i < N; i++) {
     marks = [];
     const cookie = cookies.shift()!;
-    const body = new URLSearchParams({
-      grant_type: 'refresh_token',
-      session: 'open',
-      force: '1',
-      request_id: randomBytes(16).toString('base64url'),
-    }).toString();
+    const body = proxyRefreshForm();
     const started = performance.now();
     const setCookie = await new Promise<string>((resolve, reject) => {
       const request = http.request(

@@ -256,6 +256,26 @@ export async function mintSessionCookies(emulator: ChildServer, proxy: ChildServ
 }
 
 /**
+ * Every token call at the emulator of `emulatorUrl` answered `ms` later (its own fault injection on the token
+ * endpoint), the round trip to a real service; 0: no delay. Replaces any fault set before.
+ */
+export async function delayTokenCalls(emulatorUrl: string, ms: number): Promise<void> {
+  await fetch(`${emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
+  if (ms <= 0) return;
+  const fault = await fetch(`${emulatorUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: ms, times: 1e9 }),
+  });
+  if (!fault.ok) throw new Error(`could not add the delay fault: ${fault.status}`);
+}
+
+/** A page's forced refresh at the proxy's `/token`, as a form body (a new retry id each time). */
+export function proxyRefreshForm(): string {
+  return new URLSearchParams({ grant_type: 'refresh_token', session: 'open', force: '1', request_id: randomBytes(16).toString('base64url') }).toString();
+}
+
+/**
  * A forced refresh of a session (token-mediating mode): the cookie comes from the pool, the rotated one
  * (Set-Cookie) goes back. force=1 so that every request is a real refresh at the service, not a cached answer.
  * Each request carries a fresh `request_id` as a page's refresh does (a page reuses one only for the retries of
@@ -269,12 +289,7 @@ export function sessionRefreshRequest(pool: string[], path: string): AutocannonR
     setupRequest: (request) => {
       const cookie = pool.shift();
       if (cookie === undefined) poolEmpty.count += 1;
-      const body = new URLSearchParams({
-        grant_type: 'refresh_token',
-        session: 'open',
-        force: '1',
-        request_id: randomBytes(16).toString('base64url'),
-      }).toString();
+      const body = proxyRefreshForm();
       return { ...request, body, headers: { ...request.headers, cookie: cookie ?? 'esign_s_none=x' } };
     },
     onResponse: (status, _body, _context, headers) => {
@@ -433,16 +448,8 @@ async function runSide(
  */
 async function scenario(setup: Setup, roundTripMs: number, rate?: number): Promise<Record<SideName, Summary>> {
   const { emulatorUrl } = setup;
-  await fetch(`${emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
-  if (roundTripMs > 0) {
-    // the same delay for every side: the emulator's own fault injection on its token endpoint
-    const fault = await fetch(`${emulatorUrl}/__emulator/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ path: '/openapi/v1/oauth/token', kind: 'delay', delayMs: roundTripMs, times: 1e9 }),
-    });
-    if (!fault.ok) throw new Error(`could not add the delay fault: ${fault.status}`);
-  }
+  // the same delay for every side
+  await delayTokenCalls(emulatorUrl, roundTripMs);
   const sides = Object.fromEntries(
     SIDES.map((name): [SideName, Side] => [
       name,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../test/helpers/chromium.js';
-import { openStory, seriousAxeViolations, startStorybookSite } from '../test/helpers/storybook-site.js';
+import { holdsARequest, openStory, seriousAxeViolations, startStorybookSite } from '../test/helpers/storybook-site.js';
 
 const { values } = parseArgs({ options: { out: { type: 'string' }, filter: { type: 'string' } } });
 const out = values.out ?? 'screenshots';
@@ -29,7 +29,7 @@ try {
     const context = await browser.newContext({ viewport: { width: mode.width, height: 900 }, deviceScaleFactor: 1 });
     for (const entry of stories) {
       const page = await context.newPage();
-      await openStory(page, site.origin, entry, mode.host);
+      await openStory(page, site.origin, entry, mode.host, holdsARequest(entry, site.entries));
       // grow the viewport to the page instead of fullPage (which resizes after layout, and frames inside lag behind)
       const height = await page.evaluate(() => Math.ceil(document.documentElement.scrollHeight));
       await page.setViewportSize({ width: mode.width, height: Math.min(Math.max(height, 600), 4000) });

@@ -72,6 +72,7 @@ export const SignIn: Story = { render: (args) => page(args, { id: 'esign-list-si
 
 /** The Url is on its way (the emulator holds the answer for a minute): the loading state. */
 export const Loading: Story = {
+  tags: ['holds-a-request'],
   render: (args) => page(args, { id: 'esign-list-loading', fault: { path: '/openapi/v1/embedded/views', kind: 'delay', delayMs: 60_000, times: 1 } }),
 };
 

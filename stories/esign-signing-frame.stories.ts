@@ -122,6 +122,7 @@ export const NoSession: Story = {
 
 /** The Url is on its way (the emulator holds the answer for a minute): the loading state. */
 export const Loading: Story = {
+  tags: ['holds-a-request'],
   render: (args) =>
     page(args, {
       sample: true,
@@ -132,6 +133,7 @@ export const Loading: Story = {
 
 /** The loading state replaced through `slot="loading"`. */
 export const LoadingSlot: Story = {
+  tags: ['holds-a-request'],
   render: (args) =>
     page(args, {
       sample: true,

@@ -8,7 +8,15 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
 import { signInWithPopup } from '@esign-elements/testing/playwright';
-import { type HostScheme, openStory, seriousAxeViolations, startStorybookSite, type StorybookSite, switchStory } from '../helpers/storybook-site.js';
+import {
+  holdsARequest,
+  type HostScheme,
+  openStory,
+  seriousAxeViolations,
+  startStorybookSite,
+  type StorybookSite,
+  switchStory,
+} from '../helpers/storybook-site.js';
 
 let site: StorybookSite;
 let browser: Browser;
@@ -54,7 +62,7 @@ describe('static Storybook build', () => {
       page.on('response', (response) => {
         if (response.status() >= 400) note(`HTTP ${response.status()} ${response.url()}`);
       });
-      const rendered = await openStory(page, site.origin, entry, 'light', 500);
+      const rendered = await openStory(page, site.origin, entry, 'light', holdsARequest(entry, entries));
       if (!rendered) problems.push(`nothing rendered`);
       if (entry.type === 'story') {
         const tags = await page.evaluate(
@@ -77,7 +85,7 @@ describe('static Storybook build', () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const entry = site.entries.find((e) => e.type === 'docs' && e.title === 'Elements/esign-uploader')!;
-    await openStory(page, site.origin, entry, 'light', 800);
+    await openStory(page, site.origin, entry, 'light');
     const text = await page.locator('#storybook-docs').innerText();
     for (const internal of ['_dragging', '_live', '#session', '#queue', 'formResetCallback'])
       assert.ok(!text.includes(internal), `${internal} is not in the docs`);
@@ -100,12 +108,14 @@ describe('static Storybook build', () => {
     // machine (WebKit's WebDriver timed out in the browser stage). In each mode the first story is opened from its
     // URL and the others are shown in that same preview, as Storybook's sidebar shows them: each story renders
     // afresh, without reloading the preview's scripts and axe for every one (3.4 s a story before, 1.3 s after; the
-    // render pass above opens every entry from its own URL)
+    // render pass above opens every entry from its own URL). axe runs once the story has settled (`settled` in the
+    // helper: no request in flight, its elements unchanged for 300 ms), not after a fixed wait (0.65 s a story)
     for (const mode of modes) {
       const context = await browser.newContext({ viewport: { width: mode.width, height: 900 } });
       const page = await context.newPage();
       for (const [i, entry] of stories.entries()) {
-        const rendered = i === 0 ? await openStory(page, site.origin, entry, mode.host, 900) : await switchStory(page, entry, 900);
+        const holds = holdsARequest(entry, stories);
+        const rendered = i === 0 ? await openStory(page, site.origin, entry, mode.host, holds) : await switchStory(page, entry, holds);
         assert.ok(rendered, `${entry.id} rendered in the preview (${mode.host} ${mode.width}px)`);
         // the host scheme is the preview's global: it holds for every story shown after the first (a story that names
         // its own host page, as the full-flow guide's do, is shown on that one)

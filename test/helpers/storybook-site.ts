@@ -18,6 +18,17 @@ export interface IndexEntry {
   type: 'story' | 'docs';
   title: string;
   name: string;
+  /** Storybook's tags; `holds-a-request` marks a story that keeps a request unanswered on purpose (its loading state). */
+  tags?: string[];
+}
+
+/**
+ * Whether showing `entry` leaves a request unanswered on purpose: a story tagged `holds-a-request`, or a docs page that
+ * renders one among its component's stories.
+ */
+export function holdsARequest(entry: IndexEntry, entries: readonly IndexEntry[]): boolean {
+  const shown = entry.type === 'docs' ? entries.filter((e) => e.type === 'story' && e.title === entry.title) : [entry];
+  return shown.some((e) => e.tags?.includes('holds-a-request'));
 }
 
 export interface StorybookSite {
@@ -85,16 +96,19 @@ export async function startStorybookSite(out = 'storybook-static'): Promise<Stor
 
 export type HostScheme = 'light' | 'dark';
 
-/** Opens one story on a light or dark host page and waits until its elements have settled. */
-export async function openStory(page: Page, origin: string, entry: IndexEntry, host: HostScheme, settleMs = 1200): Promise<boolean> {
+/**
+ * Opens one story on a light or dark host page and waits until its elements have settled (see `settled`; `holds`: see
+ * `holdsARequest`).
+ */
+export async function openStory(page: Page, origin: string, entry: IndexEntry, host: HostScheme, holds = false): Promise<boolean> {
+  const requests = watchRequests(page, holds);
   await page.goto(`${origin}/iframe.html?id=${entry.id}&viewMode=${entry.type}&globals=host:${host}`, { waitUntil: 'load' });
   const root = entry.type === 'docs' ? '#storybook-docs' : '#storybook-root';
   const rendered = await page
     .waitForFunction((selector) => (document.querySelector(selector)?.childElementCount ?? 0) > 0, root, { timeout: 15_000 })
     .then(() => true)
     .catch(() => false);
-  // let elements settle (session, first render, service calls, embedded pages)
-  await page.waitForTimeout(settleMs);
+  await settled(page, requests);
   return rendered;
 }
 
@@ -102,10 +116,11 @@ export async function openStory(page: Page, origin: string, entry: IndexEntry, h
  * Shows another story in the preview already open in `page` (opened with `openStory`), the way Storybook's own
  * sidebar does: the manager tells the preview over its channel (`setCurrentStory`), the preview renders the story
  * afresh (new elements, the story's loaders and decorators run again) and says `storyRendered`; the page is not
- * reloaded, so its globals (the host scheme) and viewport stay. Then it waits `settleMs` as `openStory` does.
- * False when the preview reports an error or a missing story, or says nothing within 15 s.
+ * reloaded, so its globals (the host scheme) and viewport stay. Then it waits until the story has settled, as
+ * `openStory` does (`holds`: see `holdsARequest`). False when the preview reports an error or a missing story, or says nothing within 15 s.
  */
-export async function switchStory(page: Page, entry: IndexEntry, settleMs = 1200): Promise<boolean> {
+export async function switchStory(page: Page, entry: IndexEntry, holds = false): Promise<boolean> {
+  const requests = watchRequests(page, holds);
   // a script string: a function here would be compiled with the test runner's helpers, which the page lacks
   const rendered = (await page.evaluate(`new Promise((resolve) => {
     const id = ${JSON.stringify(entry.id)};
@@ -126,8 +141,100 @@ export async function switchStory(page: Page, entry: IndexEntry, settleMs = 1200
     for (const [name, handler] of handlers) channel.on(name, handler);
     channel.emit('setCurrentStory', { storyId: id, viewMode: ${JSON.stringify(entry.type)} });
   })`)) as boolean;
-  await page.waitForTimeout(settleMs);
+  await settled(page, requests);
   return rendered;
+}
+
+/**
+ * The page's requests in flight (embedded pages' too), counted from now on; `stop()` detaches the counter. A story that
+ * holds a request on purpose (`holds`) is judged by its elements alone: its requests are not counted.
+ */
+interface RequestWatch {
+  inFlight(): number;
+  /** When a request last started or ended (ms, `performance.now()` of this process). */
+  lastChange(): number;
+  stop(): void;
+}
+
+function watchRequests(page: Page, holds: boolean): RequestWatch {
+  const open = new Set<unknown>();
+  let changed = performance.now();
+  if (holds) return { inFlight: () => 0, lastChange: () => changed, stop: () => {} };
+  const started = (request: unknown): void => {
+    open.add(request);
+    changed = performance.now();
+  };
+  const ended = (request: unknown): void => {
+    open.delete(request);
+    changed = performance.now();
+  };
+  page.on('request', started);
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+  return {
+    inFlight: () => open.size,
+    lastChange: () => changed,
+    stop: () => {
+      page.off('request', started);
+      page.off('requestfinished', ended);
+      page.off('requestfailed', ended);
+    },
+  };
+}
+
+/** How long the story must stay still (no request, no change in its elements) to count as settled. */
+const QUIET_MS = 300;
+/**
+ * A story that never stays still (a request that never ends, a progress that keeps moving) is taken as it is after
+ * this long; the wait then says so on the console of the test, as it is what axe and the checks will see.
+ */
+const SETTLE_LIMIT_MS = 8_000;
+
+/**
+ * The rendered state of the page's elements: each one with a shadow root, its attributes and that root's markup, all
+ * the way down. A script string, as in `switchStory`.
+ */
+const RENDERED_STATE = `(() => {
+  const parts = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (!el.shadowRoot) continue;
+      parts.push(el.localName + [...el.attributes].map((a) => ' ' + a.name + '=' + a.value).join('') + '>' + el.shadowRoot.innerHTML);
+      walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return parts.join('\\n');
+})()`;
+
+/**
+ * Waits until the story has settled: its session, first render, service calls and embedded pages done. That is no
+ * request in flight and the same rendered state (every element's attributes and its open shadow root's markup, all
+ * the way down) for `QUIET_MS`, read every 50 ms. Bounded by `SETTLE_LIMIT_MS`.
+ */
+async function settled(page: Page, requests: RequestWatch): Promise<void> {
+  const began = performance.now();
+  let last = '';
+  let stillSince = began;
+  try {
+    for (;;) {
+      const now = performance.now();
+      const state = (await page.evaluate(RENDERED_STATE)) as string;
+      if (state !== last || requests.inFlight() > 0) {
+        last = state;
+        stillSince = now;
+      }
+      const quiet = Math.min(now - stillSince, now - requests.lastChange());
+      if (quiet >= QUIET_MS) return;
+      if (now - began > SETTLE_LIMIT_MS) {
+        console.log(`storybook: ${page.url()} did not settle in ${SETTLE_LIMIT_MS} ms (${requests.inFlight()} requests in flight)`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    requests.stop();
+  }
 }
 
 /** axe-core on the page (open shadow roots included); violations of `serious` or `critical` impact. */

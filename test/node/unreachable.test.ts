@@ -56,10 +56,22 @@ describe('unreachable', () => {
   });
 
   it("an element's wait before a try: the backoff, and never less than the hop's Retry-After", () => {
-    assert.equal(retryWaitMs(0, undefined, () => 0.5), 500);
-    assert.equal(retryWaitMs(0, 120, () => 0.5), 120_000);
-    assert.equal(retryWaitMs(5, 1, () => 1), 30_000);
-    assert.equal(retryWaitMs(0, 0, () => 0), 0);
+    assert.equal(
+      retryWaitMs(0, undefined, () => 0.5),
+      500,
+    );
+    assert.equal(
+      retryWaitMs(0, 120, () => 0.5),
+      120_000,
+    );
+    assert.equal(
+      retryWaitMs(5, 1, () => 1),
+      30_000,
+    );
+    assert.equal(
+      retryWaitMs(0, 0, () => 0),
+      0,
+    );
     const wrapped = new EsignError('view_failed', 'x', { cause: new EsignError('rate_limited', 'y', { status: 429, retryAfter: 7 }) });
     assert.equal(retryAfterOf(wrapped), 7);
     assert.equal(retryAfterOf(network()), undefined);

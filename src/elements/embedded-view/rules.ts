@@ -49,7 +49,8 @@ export function allowedOriginsFor(allowedOrigins: string | readonly string[] | n
 }
 
 /** What is wrong with the element's settings (in words: url-rules.ts `configProblem`), or undefined. Never throws. */
-export type SettingsFault = { kind: 'display' | 'self' } | { kind: 'timeout'; setting: 'load-timeout' | 'request-timeout' } | { kind: 'origins'; bad: string[] };
+export type SettingsFault =
+  { kind: 'display' | 'self' } | { kind: 'timeout'; setting: 'load-timeout' | 'request-timeout' } | { kind: 'origins'; bad: string[] };
 
 /** The views' settings that can be wrong (`requestTimeout` undefined: a host of your own without one, the default). */
 export interface ViewSettings {

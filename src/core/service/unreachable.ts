@@ -6,7 +6,7 @@
  * Plain module: no DOM, so the view machine uses it too.
  */
 import type { EsignError } from '@esign-elements/shared/errors';
-import { backoffDelay, type RetryPolicy } from './retry.js';
+import type { RetryPolicy } from './retry.js';
 
 /** Which hop could not be reached: `offline` only when the browser says so. */
 export type Hop = 'offline' | 'token-proxy' | 'service' | 'page';
@@ -16,15 +16,6 @@ export type Hop = 'offline' | 'token-proxy' | 'service' | 'page';
  * doubling, capped at 30 s, with no end (paused while hidden). Its first minute holds six tries.
  */
 export const UNREACHABLE_RETRY: Readonly<RetryPolicy> = { retries: Number.POSITIVE_INFINITY, baseDelayMs: 1_000, maxDelayMs: 30_000 };
-
-/**
- * How long an element waits before try number `attempt` (0 first) of a hop it could not reach: the backoff above, but
- * never less than the `Retry-After` the hop sent with its failure (`retryAfterSeconds`; a sooner try only earns another
- * refusal). The one wait of the views' tries: their service client makes no retries of its own.
- */
-export function retryWaitMs(attempt: number, retryAfterSeconds: number | undefined, random: () => number = Math.random): number {
-  return Math.max((retryAfterSeconds ?? 0) * 1000, backoffDelay(attempt, UNREACHABLE_RETRY, random));
-}
 
 /** The `Retry-After` (seconds) `error` or an error it wraps carries, if any. */
 export function retryAfterOf(error: EsignError | undefined): number | undefined {

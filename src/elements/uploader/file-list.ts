@@ -5,7 +5,7 @@
  */
 import { html, nothing, svg, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
-import { EsignError } from '@esign-elements/shared/errors';
+import type { EsignError } from '@esign-elements/shared/errors';
 import { unreachable } from '../../core/service/unreachable.js';
 import type { UploadItem } from '../../core/upload/queue.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
@@ -167,9 +167,9 @@ export function reasonText(t: Terms, limits: UploaderLimits | undefined, error: 
 
 /** The service that never answered or could not be reached, once the retries gave up: said as that, not as its English message. */
 function serviceSilence(t: Terms, failed: EsignError): string | undefined {
-  const cause = failed.cause instanceof EsignError ? failed.cause : undefined;
-  if (!cause || unreachable(failed, true) !== 'service') return undefined;
-  return cause.code === 'timeout' || cause.code === 'network_error' ? t.term(cause.code) : undefined;
+  const code = (failed.cause as Partial<EsignError> | undefined)?.code;
+  if (unreachable(failed, true) !== 'service') return undefined;
+  return code === 'timeout' || code === 'network_error' ? t.term(code) : undefined;
 }
 
 /** A failure the service explained: its message when it sent one, else what its HTTP status means. */

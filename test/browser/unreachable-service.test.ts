@@ -74,7 +74,9 @@ describe('when the service is down', () => {
   });
 
   it('a Retry-After the backoff honours; the window getting the focus tries once at once all the same', async () => {
-    // the service asks for an hour: no try of the backoff's can come in this test, so the one that comes is the focus's
+    // the service asks for an hour: no try of the backoff's can come in this test, so the one that comes is the focus's.
+    // The focus is the window's `focus` event, dispatched: headless Chromium keeps the page focused when another window
+    // opens (hasFocus() stayed true in a probe), so no real focus change can be made without leaving the page visible
     await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 503, retryAfter: 3_600, times: 1 });
     const { el, errors } = await list();
     await until(() => el.status === 'error', 'the list fails', { timeout: 15_000 });

@@ -73,6 +73,24 @@ describe('when the service is down', () => {
     expect(el.status).to.equal('loaded');
   });
 
+  it('a Retry-After the backoff honours; the window getting the focus tries once at once all the same', async () => {
+    // the service asks for an hour: no try of the backoff's can come in this test, so the one that comes is the focus's.
+    // The focus is the window's `focus` event, dispatched: headless Chromium keeps the page focused when another window
+    // opens (hasFocus() stayed true in a probe), so no real focus change can be made without leaving the page visible
+    await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 503, retryAfter: 3_600, times: 1 });
+    const { el, errors } = await list();
+    await until(() => el.status === 'error', 'the list fails', { timeout: 15_000 });
+    expect(errors[0]!.hop).to.equal('service');
+    expect(errors[0]!.error.retryAfter).to.equal(3_600);
+    expect(document.visibilityState).to.equal('visible');
+
+    const loaded = once(el, 'esign-view-loaded');
+    window.dispatchEvent(new FocusEvent('focus'));
+    await Promise.race([loaded, until(() => false, 'the list opens as the window gets the focus', { timeout: 15_000 })]);
+    expect(el.status).to.equal('loaded');
+    expect(errors).to.have.length(1);
+  });
+
   it('an answer retrying cannot fix (403): no hop, and no promise to come back', async () => {
     await fault({ path: '/openapi/v1/embedded/views', kind: 'status', status: 403, code: 'OperationDenied.NotMember', times: 1 });
     const { el, errors } = await list();

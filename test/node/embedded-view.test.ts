@@ -11,7 +11,7 @@ import {
 } from '../../src/elements/embedded-view/rules.js';
 import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/url-rules.js';
 
-type Settings = { display: unknown; allowedOrigins: unknown; loadTimeout: unknown };
+type Settings = { display: unknown; allowedOrigins: unknown; loadTimeout: unknown; requestTimeout?: unknown };
 /** What the view's controller says of these settings on a page of `pageOrigin`: the check (first render), then its words. */
 const problemOf = (settings: Settings, pageOrigin?: string): string | undefined => configProblem(settings, settingsFault(settings, pageOrigin), pageOrigin);
 
@@ -118,6 +118,8 @@ describe('configProblem: bad settings are reported, never thrown', () => {
     ['an unknown display', { display: 'sideways' }, 'display'],
     ['a negative load-timeout', { loadTimeout: -1 }, 'load-timeout'],
     ['a non-numeric load-timeout', { loadTimeout: Number('soon') }, 'load-timeout'],
+    ['a negative request-timeout', { requestTimeout: -5 }, 'request-timeout must be a number of milliseconds, 0 or more, not "-5"'],
+    ['a non-numeric request-timeout', { requestTimeout: Number('soon') }, 'request-timeout'],
     ['a non-URL origin', { allowedOrigins: 'https://ok.example.com not-an-origin' }, 'not-an-origin'],
     ['a non-http origin', { allowedOrigins: 'ftp://files.example.com' }, 'ftp://files.example.com'],
   ] as const) {

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
-import { backoffDelay } from '../../src/core/service/retry.js';
-import { failedAt, transient, unreachable, UNREACHABLE_RETRY } from '../../src/core/service/unreachable.js';
+import { backoffDelay, retryWaitMs } from '../../src/core/service/retry.js';
+import { failedAt, retryAfterOf, transient, unreachable, UNREACHABLE_RETRY } from '../../src/core/service/unreachable.js';
 
 describe('unreachable', () => {
   const network = () => new EsignError('network_error', 'no connection');
@@ -53,5 +53,28 @@ describe('unreachable', () => {
     let worst = 0;
     for (let attempt = 0; attempt < 6; attempt++) worst += backoffDelay(attempt, UNREACHABLE_RETRY, () => 1);
     assert.ok(worst <= 61_000, `${worst}`);
+  });
+
+  it("an element's wait before a try: the backoff, and never less than the hop's Retry-After", () => {
+    assert.equal(
+      retryWaitMs(0, undefined, UNREACHABLE_RETRY, () => 0.5),
+      500,
+    );
+    assert.equal(
+      retryWaitMs(0, 120, UNREACHABLE_RETRY, () => 0.5),
+      120_000,
+    );
+    assert.equal(
+      retryWaitMs(5, 1, UNREACHABLE_RETRY, () => 1),
+      30_000,
+    );
+    assert.equal(
+      retryWaitMs(0, 0, UNREACHABLE_RETRY, () => 0),
+      0,
+    );
+    const wrapped = new EsignError('view_failed', 'x', { cause: new EsignError('rate_limited', 'y', { status: 429, retryAfter: 7 }) });
+    assert.equal(retryAfterOf(wrapped), 7);
+    assert.equal(retryAfterOf(network()), undefined);
+    assert.equal(retryAfterOf(undefined), undefined);
   });
 });

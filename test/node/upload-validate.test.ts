@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
 import { isAccepted, validateFiles } from '../../src/core/upload/check-files.js';
-import { DEFAULT_MAX_FILE_BYTES, parseAccept, parseLimits } from '../../src/core/upload/validate.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_UPLOAD_TIMEOUT_MS, parseAccept, parseLimits } from '../../src/core/upload/validate.js';
 
 const f = (name: string, size: number, type = '') => ({ name, size, type });
 
@@ -15,7 +15,14 @@ describe('uploader settings', () => {
   });
 
   it('reads numbers from attributes and caps a single-file uploader at one', () => {
-    assert.deepEqual(parseLimits({ maxSize: '1024', maxFiles: '3', accept: '.pdf' }), { accept: ['.pdf'], maxSize: 1024, maxFiles: 3 });
+    assert.deepEqual(parseLimits({ maxSize: '1024', maxFiles: '3', accept: '.pdf', requestTimeout: '1500' }), {
+      accept: ['.pdf'],
+      maxSize: 1024,
+      maxFiles: 3,
+      requestTimeout: 1500,
+    });
+    assert.equal(parseLimits({}).requestTimeout, DEFAULT_UPLOAD_TIMEOUT_MS);
+    assert.equal(parseLimits({ requestTimeout: 0 }).requestTimeout, 0);
     assert.equal(parseLimits({ maxFiles: 3, multiple: false }).maxFiles, 1);
     assert.equal(parseLimits({ multiple: false }).maxFiles, 1);
   });
@@ -30,6 +37,8 @@ describe('uploader settings', () => {
       { maxFiles: 1.5 },
       { maxFiles: -2 },
       { accept: 'pdf' },
+      { requestTimeout: -1 },
+      { requestTimeout: 'soon' },
     ]) {
       assert.throws(
         () => parseLimits(input),

@@ -101,6 +101,16 @@ describe('view machine: what could not be reached', () => {
     assert.equal(state.retrying, false);
   });
 
+  it('the one wait before a try: the backoff, never sooner than the Retry-After the failure carried (wrapped or not)', () => {
+    const asked = requesting();
+    const busy = new EsignError('view_failed', 'wrapped', { status: 503, cause: new EsignError('service_error', 'busy', { status: 503, retryAfter: 120 }) });
+    const { state } = run(asked, { type: 'url-failed', request: asked.request, error: busy, online: true });
+    assert.equal(state.retrying, true);
+    assert.deepEqual(activities(state), [{ type: 'retry-wait', key: 'retry-1', attempt: 0, retryAfter: 120 }]);
+    // a person looking again (focus, shown) tries once at once all the same, as a click on Try again does
+    assert.equal(run(state, { type: 'retry-due', visible: true }).state.status, 'requesting');
+  });
+
   it('the person closing or opening again ends the tries', () => {
     const asked = requesting();
     const down = run(asked, { type: 'url-failed', request: asked.request, error: proxyDown(), online: true }).state;

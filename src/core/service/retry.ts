@@ -54,6 +54,16 @@ export function retryDelay(error: EsignError, attempt: number, policy: RetryPoli
   return Math.max(asked, jitter);
 }
 
+/**
+ * How long an element waits before its try number `attempt` (0 first) of a hop it could not reach: the `policy`'s
+ * backoff (unreachable.ts `UNREACHABLE_RETRY`), but never less than the `Retry-After` the hop sent with its failure
+ * (`retryAfterSeconds`: a sooner try only earns another refusal), however long. Unlike `retryDelay`, no cap ends the
+ * tries: an element's wait is a timer, not a call someone awaits. The one wait of the views' tries.
+ */
+export function retryWaitMs(attempt: number, retryAfterSeconds: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number {
+  return Math.max((retryAfterSeconds ?? 0) * 1000, backoffDelay(attempt, policy, random));
+}
+
 /** Resolves after `ms`, or rejects with an `aborted` EsignError as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -17,6 +17,16 @@ export type Hop = 'offline' | 'token-proxy' | 'service' | 'page';
  */
 export const UNREACHABLE_RETRY: Readonly<RetryPolicy> = { retries: Number.POSITIVE_INFINITY, baseDelayMs: 1_000, maxDelayMs: 30_000 };
 
+/** The `Retry-After` (seconds) `error` or an error it wraps carries, if any. */
+export function retryAfterOf(error: EsignError | undefined): number | undefined {
+  if (!error) return undefined;
+  for (const at of chain(error)) {
+    const { retryAfter } = at as Partial<EsignError>;
+    if (typeof retryAfter === 'number') return retryAfter;
+  }
+  return undefined;
+}
+
 const marks = new WeakMap<object, Hop>();
 
 /** Marks `error` as a failure of a request to `hop` (the caller knows which server it called); returns it. */

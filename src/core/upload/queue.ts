@@ -39,6 +39,8 @@ export interface UploadSession {
   baseUrl: string;
   tokens: TokenSource;
   operatorUserId?: string | undefined;
+  /** Ms an upload may go with neither progress nor an answer, per try (transport.ts `stallTimeoutMs`). */
+  timeoutMs?: number | undefined;
 }
 
 export interface UploadQueueHooks {
@@ -301,6 +303,7 @@ export class UploadQueue {
         baseUrl: session.baseUrl,
         tokens: session.tokens,
         operatorUserId: session.operatorUserId,
+        stallTimeoutMs: session.timeoutMs,
         body: entry.body,
         signal,
         send: (options) =>

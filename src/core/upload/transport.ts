@@ -25,7 +25,7 @@ export interface SendOptions {
   /** Bytes of the body sent so far. */
   onProgress?: ((loaded: number, total: number) => void) | undefined;
   /** Gives up when neither progress nor an answer came for this long. Default 60 s; 0 turns it off. */
-  stallTimeoutMs?: number;
+  stallTimeoutMs?: number | undefined;
 }
 
 /** One POST of `body`; resolves with whatever the service answered, rejects only when no answer came. */
@@ -123,6 +123,8 @@ export interface UploadRequest {
   operatorUserId?: string | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((loaded: number, total: number) => void) | undefined;
+  /** Each try gives up with `timeout` after this long with neither progress nor an answer (sendWithProgress's default when unset). */
+  stallTimeoutMs?: number | undefined;
   /** Called before each wait for a retry, with the error and the wait in ms. */
   onRetry?: ((error: EsignError, waitMs: number) => void) | undefined;
   retry?: RetryPolicy | false;
@@ -145,7 +147,8 @@ export async function uploadBody(request: UploadRequest): Promise<{ files: Uploa
     signal,
     attempt: async (forceRefresh) => {
       const token = await getToken(request.tokens, forceRefresh, signal);
-      const response = await send({ url, token, body: request.body, operatorUserId: request.operatorUserId, signal, onProgress: request.onProgress });
+      const { body, operatorUserId, onProgress, stallTimeoutMs } = request;
+      const response = await send({ url, token, body, operatorUserId, signal, onProgress, stallTimeoutMs });
       return interpretUploadResponse(response);
     },
     toError: (caught) => (signal?.aborted ? abortedError(signal) : EsignError.from(caught, 'upload_failed')),

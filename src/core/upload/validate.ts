@@ -51,6 +51,8 @@ export interface UploaderLimits {
   maxSize: number;
   /** Files the uploader may hold at once; Infinity for no limit. */
   maxFiles: number;
+  /** Ms an upload may go with neither progress nor an answer before it is told as the service not answering (0: no end). */
+  requestTimeout: number;
 }
 
 export interface LimitsInput {
@@ -58,7 +60,11 @@ export interface LimitsInput {
   maxSize?: unknown;
   maxFiles?: unknown;
   multiple?: boolean;
+  requestTimeout?: unknown;
 }
+
+/** The uploader's `request-timeout` when none is set: an upload with neither progress nor an answer for a minute. */
+export const DEFAULT_UPLOAD_TIMEOUT_MS = 60_000;
 
 /** Parses the uploader's settings; throws `invalid_config` with a message an integrator can act on. */
 export function parseLimits(input: LimitsInput): UploaderLimits {
@@ -80,7 +86,15 @@ export function parseLimits(input: LimitsInput): UploaderLimits {
     maxFiles = value;
   }
   if (input.multiple === false) maxFiles = Math.min(maxFiles, 1);
-  return { accept, maxSize, maxFiles };
+  let requestTimeout = DEFAULT_UPLOAD_TIMEOUT_MS;
+  if (input.requestTimeout !== undefined && input.requestTimeout !== null) {
+    const value = typeof input.requestTimeout === 'string' && input.requestTimeout.trim() !== '' ? Number(input.requestTimeout) : input.requestTimeout;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new EsignError('invalid_config', `request-timeout must be a number of milliseconds, 0 or more, not ${JSON.stringify(input.requestTimeout)}.`);
+    }
+    requestTimeout = value;
+  }
+  return { accept, maxSize, maxFiles, requestTimeout };
 }
 
 /** `accept` as the file input takes it: `.ext`, `type/*` or `type/subtype`, comma-separated. */

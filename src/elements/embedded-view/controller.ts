@@ -18,7 +18,7 @@ import { TabChannel } from '../shared/tab-channel.js';
 import type { FrameFacts } from './connect.js';
 import { transition, type HostFacts, type ViewEffect, type ViewEvent } from './machine.js';
 import { ViewActivities } from './view-activities.js';
-import { UrlRequest, type UrlOutcome } from './url-request.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, UrlRequest, type UrlOutcome } from './url-request.js';
 import { initialViewState, type ViewState } from './view-state.js';
 import { ViewPage } from './view-page.js';
 import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
@@ -31,6 +31,8 @@ export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
   readonly display: ViewDisplay;
   readonly allowedOrigins: string;
   readonly loadTimeout: number;
+  /** Ms to wait for the service's answer to one Url request (0: no end); default 15 000 (the elements' `request-timeout`). */
+  readonly requestTimeout?: number;
 }
 
 export interface EmbeddedViewOptions {
@@ -275,7 +277,7 @@ export class EmbeddedViewController implements ReactiveController {
       return;
     }
     // the fresh frame is rendered once the request is on its way, so building it does not delay sending it
-    this.#url.run({ request, provider, fileIds, sent: () => display === 'inline' && this.#page.frame.requestSent() });
+    this.#url.run({ request, provider, fileIds, timeoutMs: this.#requestTimeoutMs(), sent: () => display === 'inline' && this.#page.frame.requestSent() });
   }
 
   /**
@@ -300,6 +302,12 @@ export class EmbeddedViewController implements ReactiveController {
   #cancel(keepPopup: boolean): void {
     this.#url.abort();
     this.#page.clear(keepPopup);
+  }
+
+  /** The host's `requestTimeout` (a bad value is a settings fault, reported before any request), else the default. */
+  #requestTimeoutMs(): number {
+    const timeout = this.#host.requestTimeout;
+    return timeout === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : Number(timeout) || 0;
   }
 
   /** The element's `loadTimeout` (default there); a value that is not a number is a settings fault, reported: no timer meanwhile. */

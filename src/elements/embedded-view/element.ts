@@ -89,6 +89,7 @@ export abstract class EmbeddedViewElement extends EsignElement {
       display: {},
       allowedOrigins: { attribute: 'allowed-origins' },
       loadTimeout: { attribute: 'load-timeout', type: Number },
+      requestTimeout: { attribute: 'request-timeout', type: Number },
       sheet: { type: Boolean },
     };
   }
@@ -112,6 +113,13 @@ export abstract class EmbeddedViewElement extends EsignElement {
    * opens it; offline, it is said at once instead); 0 trusts the frame's load event instead.
    */
   loadTimeout = 15_000;
+
+  /**
+   * Milliseconds to wait for the service's answer to the Url request (`embedded/views`, one try) before telling the
+   * service as unreachable (`esign-error` with `hop: 'service'`, code `view_failed` caused by `timeout`); the element
+   * then tries again by itself with backoff, and opens when the service answers. 0 waits with no end.
+   */
+  requestTimeout = 15_000;
 
   /**
    * On phones, the shown page takes the whole screen: below `--esign-sheet-breakpoint` (640px) the frame becomes a

@@ -15,12 +15,12 @@
  *
  * What could not be reached (core/service/unreachable.ts) decides what an error promises, and the machine keeps it:
  * offline, a new Url when the connection returns (a frame whose page cannot load offline says so at once); the token
- * proxy or the service unreachable while online, tries again with backoff while the element can be seen (the controller
- * times them, `retry-due`); anything else waits for the person. A page that does not say `ready` within the load
+ * proxy or the service unreachable while online, tries again with backoff (never before a Retry-After) while the element
+ * can be seen (the controller times them, `retry-due`; the only retries: its client makes none); else the person decides. A page that does not say `ready` within the load
  * timeout stays where it is (`slow`): a late `ready` makes it loaded, nothing typed in it lost.
  */
 import { EsignError } from '@esign-elements/shared/errors';
-import { unreachable } from '../../core/service/unreachable.js';
+import { retryAfterOf, unreachable } from '../../core/service/unreachable.js';
 import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
 import type { ViewDisplay, ViewStatus } from './rules.js';
 import type { ViewState } from './view-state.js';
@@ -119,8 +119,11 @@ export type ViewActivity =
   | { type: 'ready-wait'; key: string }
   /** The page is in a popup: send `closed` when the person closes the window. */
   | { type: 'popup-watch'; key: string }
-  /** A hop could not be reached while online: send `retry-due` after the backoff of try number `attempt` (0 first). */
-  | { type: 'retry-wait'; key: string; attempt: number };
+  /**
+   * A hop could not be reached while online: send `retry-due` after the backoff of try number `attempt` (0 first), and
+   * not before the `Retry-After` the failure carried (`retryAfter`, seconds).
+   */
+  | { type: 'retry-wait'; key: string; attempt: number; retryAfter?: number };
 
 type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
 
@@ -135,7 +138,10 @@ export function activities(state: ViewState): ViewActivity[] {
   const running: ViewActivity[] = [];
   if (status === 'loading') running.push(placed ? { type: 'ready-wait', key: `ready-${request}` } : { type: 'expiry-watch', key: `expiry-${request}` });
   if (placed && state.shownIn === 'popup' && hasPage(state)) running.push({ type: 'popup-watch', key: `popup-${request}` });
-  if (status === 'error' && state.retrying) running.push({ type: 'retry-wait', key: `retry-${state.retries}`, attempt: state.retries - 1 });
+  if (status === 'error' && state.retrying) {
+    const retryAfter = retryAfterOf(state.error);
+    running.push({ type: 'retry-wait', key: `retry-${state.retries}`, attempt: state.retries - 1, ...(retryAfter === undefined ? {} : { retryAfter }) });
+  }
   return running;
 }
 

@@ -49,15 +49,24 @@ export function allowedOriginsFor(allowedOrigins: string | readonly string[] | n
 }
 
 /** What is wrong with the element's settings (in words: url-rules.ts `configProblem`), or undefined. Never throws. */
-export type SettingsFault = { kind: 'display' | 'timeout' | 'self' } | { kind: 'origins'; bad: string[] };
+export type SettingsFault =
+  { kind: 'display' | 'self' } | { kind: 'timeout'; setting: 'load-timeout' | 'request-timeout' } | { kind: 'origins'; bad: string[] };
 
-export function settingsFault(
-  settings: { display: unknown; allowedOrigins: unknown; loadTimeout: unknown },
-  pageOrigin: string | undefined = hostPageOrigin(),
-): SettingsFault | undefined {
+/** The views' settings that can be wrong (`requestTimeout` undefined: a host of your own without one, the default). */
+export interface ViewSettings {
+  display: unknown;
+  allowedOrigins: unknown;
+  loadTimeout: unknown;
+  requestTimeout?: unknown;
+}
+
+/** Whether `value` is a number of milliseconds, 0 or more. */
+const isDuration = (value: unknown): boolean => Number.isFinite(Number(value)) && Number(value) >= 0;
+
+export function settingsFault(settings: ViewSettings, pageOrigin: string | undefined = hostPageOrigin()): SettingsFault | undefined {
   if (settings.display !== 'inline' && settings.display !== 'popup') return { kind: 'display' };
-  const timeout = Number(settings.loadTimeout);
-  if (!Number.isFinite(timeout) || timeout < 0) return { kind: 'timeout' };
+  if (!isDuration(settings.loadTimeout)) return { kind: 'timeout', setting: 'load-timeout' };
+  if (settings.requestTimeout !== undefined && !isDuration(settings.requestTimeout)) return { kind: 'timeout', setting: 'request-timeout' };
   const listed = parseList(typeof settings.allowedOrigins === 'string' || Array.isArray(settings.allowedOrigins) ? settings.allowedOrigins : []);
   const bad = listed.filter((entry) => originOf(entry) === undefined);
   if (bad.length) return { kind: 'origins', bad };

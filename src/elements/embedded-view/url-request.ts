@@ -1,7 +1,8 @@
 /**
  * The embedded views' one call to the service: `embedded/views` for a Url (a `@lit/task` Task, so a new run aborts the
  * one under way). Never throws: the outcome carries the error, in the views' codes. Which answer counts is the
- * machine's to say (machine.ts: only the latest request's).
+ * machine's to say (machine.ts: only the latest request's), and so is when to try again: the client makes one try
+ * (with one refresh-and-retry of a refused token), within the element's `request-timeout`, and no retries of its own.
  */
 import type { ReactiveControllerHost } from 'lit';
 import { Task } from '@lit/task';
@@ -18,9 +19,14 @@ export interface UrlAsk {
   request: number;
   provider: SessionProvider;
   fileIds: readonly string[];
+  /** Ms to wait for the answer (0: no end). */
+  timeoutMs: number;
   /** The request is on its way (its fetch started). */
   sent: () => void;
 }
+
+/** The views' `request-timeout` when none is set. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 /** Errors about the session itself are the session's to report; they keep their code. */
 const SESSION_CODES = new Set<EsignErrorCode>([
@@ -54,12 +60,15 @@ export class UrlRequest {
   }
 }
 
-async function askForUrl(operateType: OperateType, { request, provider, fileIds, sent }: UrlAsk, signal: AbortSignal): Promise<UrlOutcome> {
+async function askForUrl(operateType: OperateType, { request, provider, fileIds, timeoutMs, sent }: UrlAsk, signal: AbortSignal): Promise<UrlOutcome> {
   try {
     const client = new ServiceClient({
       baseUrl: provider.baseUrl,
       tokens: provider,
       operatorUserId: provider.operatorUserId,
+      // one retry policy: the view machine's backoff (unreachable.ts), not the client's stacked under it
+      retry: false,
+      timeoutMs,
       fetch: (input, init) => {
         const response = globalThis.fetch(input, init);
         if (!signal.aborted) sent();

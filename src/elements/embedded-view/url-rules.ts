@@ -4,7 +4,7 @@
  * test/node/embedded-view.test.ts.
  */
 import { isAllowedServiceUrl } from '@esign-elements/shared/url';
-import type { SettingsFault } from './rules.js';
+import type { SettingsFault, ViewSettings } from './rules.js';
 
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
 export const EXPIRY_MARGIN_MS = 5_000;
@@ -12,14 +12,14 @@ export const EXPIRY_MARGIN_MS = 5_000;
  * Why the element's settings cannot work, in words, or undefined when they can: `fault` is what rules.ts `settingsFault`
  * found in `settings` on a page of `pageOrigin`. Never throws: bad attribute values are reported, not thrown.
  */
-export function configProblem(settings: { display: unknown; loadTimeout: unknown }, fault: SettingsFault | undefined, pageOrigin?: string): string | undefined {
+export function configProblem(settings: Omit<ViewSettings, 'allowedOrigins'>, fault: SettingsFault | undefined, pageOrigin?: string): string | undefined {
   switch (fault?.kind) {
     case undefined:
       return undefined;
     case 'display':
       return `display must be "inline" or "popup", not "${String(settings.display)}".`;
     case 'timeout':
-      return `load-timeout must be a number of milliseconds, 0 or more, not "${String(settings.loadTimeout)}".`;
+      return `${fault.setting} must be a number of milliseconds, 0 or more, not "${String(fault.setting === 'load-timeout' ? settings.loadTimeout : settings.requestTimeout)}".`;
     case 'origins':
       return `allowed-origins must list http(s) origins such as https://esign.example.com; not ${fault.bad.map((b) => `"${b}"`).join(', ')}.`;
     case 'self':

@@ -4,7 +4,7 @@
  * the ones it has not any more, by key: nothing is cleared by hand. Each ends by telling the machine what happened.
  */
 import { EsignError } from '@esign-elements/shared/errors';
-import { backoffDelay } from '../../core/service/retry.js';
+import { retryWaitMs } from '../../core/service/retry.js';
 import { browserOnline, UNREACHABLE_RETRY } from '../../core/service/unreachable.js';
 import { activities, type ViewActivity, type ViewEvent } from './machine.js';
 import { EXPIRY_MARGIN_MS, loadTimeoutMessage } from './url-rules.js';
@@ -73,7 +73,7 @@ export class ViewActivities {
         return () => clearInterval(timer);
       }
       case 'retry-wait':
-        return later(backoffDelay(activity.attempt, UNREACHABLE_RETRY), () => ({ type: 'retry-due', visible: context.shown() }));
+        return later(retryWaitMs(activity.attempt, activity.retryAfter, UNREACHABLE_RETRY), () => ({ type: 'retry-due', visible: context.shown() }));
     }
   }
 }

@@ -93,6 +93,7 @@ export const tables: LocaleTables = {
     rate_limited: 'terlalu banyak muat naik sekarang, cuba lagi dalam seminit',
     upload_failed: 'perkhidmatan tidak menerima muat naik ini',
     network_error: 'sambungan ke perkhidmatan terputus',
+    timeout: 'perkhidmatan tandatangan elektronik tidak menjawab',
     csp_blocked: 'Content-Security-Policy (connect-src) laman ini menyekat perkhidmatan e-tandatangan',
     server_error: 'perkhidmatan menghadapi masalah (HTTP {status}); cuba lagi',
     http_error: 'perkhidmatan menolak muat naik ini (HTTP {status})',

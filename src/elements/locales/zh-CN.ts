@@ -91,6 +91,7 @@ export const tables: LocaleTables = {
     rate_limited: '当前上传过于频繁，请一分钟后再试',
     upload_failed: '服务未接受此上传',
     network_error: '与服务的网络连接已中断',
+    timeout: '电子签名服务没有响应',
     csp_blocked: '本页的内容安全策略（connect-src）阻止了电子签名服务',
     server_error: '服务出现问题（HTTP {status}），请重试',
     http_error: '服务拒绝了此上传（HTTP {status}）',

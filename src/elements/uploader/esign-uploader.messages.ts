@@ -56,6 +56,7 @@ export interface UploaderTerms extends Record<string, string> {
   rate_limited: string;
   upload_failed: string;
   network_error: string;
+  timeout: string;
   csp_blocked: string;
   server_error: string;
   http_error: string;
@@ -121,6 +122,7 @@ export const uploaderMessages: Messages<UploaderTerms> = {
     rate_limited: 'too many uploads right now, try again in a minute',
     upload_failed: 'the service did not accept the upload',
     network_error: 'the connection to the service was lost',
+    timeout: 'the e-signature service did not answer',
     csp_blocked: "this page's Content-Security-Policy (connect-src) blocks the e-signature service",
     server_error: 'the service had a problem (HTTP {status}); try again',
     http_error: 'the service refused the upload (HTTP {status})',

@@ -92,6 +92,7 @@ export class EsignUploader extends EsignElement {
       multiple: { type: Boolean, reflect: true },
       disabled: { type: Boolean, reflect: true },
       persistKey: { attribute: 'persist-key' },
+      requestTimeout: { attribute: 'request-timeout', converter: optionalNumber },
     };
   }
 
@@ -132,6 +133,14 @@ export class EsignUploader extends EsignElement {
 
   /** Takes no new files (uploads on their way go on). */
   disabled = false;
+
+  /**
+   * Milliseconds an upload may go with neither progress nor an answer from the service before that try ends (code
+   * `timeout`); it is tried again with backoff (four tries in all), then the row fails with "the e-signature service did
+   * not answer" (`esign-error` with `hop: 'service'`) and its Retry. 0 waits with no end.
+   * @default 60000
+   */
+  requestTimeout: number | undefined = undefined;
 
   /** Keeps completed uploads under this key across reloads (with the service and Space). Default: the element's id, else one key per page origin. */
   persistKey = '';

@@ -6,6 +6,7 @@
 import { html, nothing, svg, type TemplateResult } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { EsignError } from '@esign-elements/shared/errors';
+import { unreachable } from '../../core/service/unreachable.js';
 import type { UploadItem } from '../../core/upload/queue.js';
 import type { UploaderLimits } from '../../core/upload/validate.js';
 import { alertIcon, checkIcon, icon } from '../shared/icons.js';
@@ -157,9 +158,18 @@ export function reasonText(t: Terms, limits: UploaderLimits | undefined, error: 
     case 'network_error':
     case 'csp_blocked':
       return t.term(error.code);
+    case 'upload_failed':
+      return serviceSilence(t, error) ?? serviceReason(t, error);
     default:
       return serviceReason(t, error);
   }
+}
+
+/** The service that never answered or could not be reached, once the retries gave up: said as that, not as its English message. */
+function serviceSilence(t: Terms, failed: EsignError): string | undefined {
+  const code = (failed.cause as Partial<EsignError> | undefined)?.code;
+  if (unreachable(failed, true) !== 'service') return undefined;
+  return code === 'timeout' || code === 'network_error' ? t.term(code) : undefined;
 }
 
 /** A failure the service explained: its message when it sent one, else what its HTTP status means. */

@@ -38,6 +38,8 @@ export interface UploadHost extends ReactiveControllerHost, HTMLElement {
   maxFiles?: number | undefined;
   /** Takes several files. */
   multiple?: boolean | undefined;
+  /** Ms an upload may go with neither progress nor an answer (0: no end). Default 60 000. */
+  requestTimeout?: number | undefined;
   /** The key completed uploads are kept under across reloads. Default: the host's id, else one per origin. */
   persistKey?: string | undefined;
 }
@@ -249,7 +251,7 @@ export class UploadController implements ReactiveController {
       session: () => {
         const provider = this.connected;
         if (!provider) throw noSession();
-        return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId };
+        return { baseUrl: provider.baseUrl, tokens: provider, operatorUserId: provider.operatorUserId, timeoutMs: this.#limits?.requestTimeout };
       },
       onChange: () => {
         this.#refresh();
@@ -299,6 +301,7 @@ export class UploadController implements ReactiveController {
       maxSize: Number.isNaN(host.maxSize) ? host.getAttribute('max-size') : host.maxSize,
       maxFiles: Number.isNaN(host.maxFiles) ? host.getAttribute('max-files') : host.maxFiles,
       multiple: host.multiple ?? false,
+      requestTimeout: Number.isNaN(host.requestTimeout) ? host.getAttribute('request-timeout') : host.requestTimeout,
     };
     const key = JSON.stringify(settings);
     if (key === this.#limitsKey) return;

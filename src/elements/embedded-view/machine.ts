@@ -16,8 +16,9 @@
  * What could not be reached (core/service/unreachable.ts) decides what an error promises, and the machine keeps it:
  * offline, a new Url when the connection returns (a frame whose page cannot load offline says so at once); the token
  * proxy or the service unreachable while online, tries again with backoff (never before a Retry-After) while the element
- * can be seen (the controller times them, `retry-due`; the only retries: its client makes none); else the person decides. A page that does not say `ready` within the load
- * timeout stays where it is (`slow`): a late `ready` makes it loaded, nothing typed in it lost.
+ * can be seen (the controller times them, `retry-due`; the only retries: its client makes none); else the person
+ * decides. A page that does not say `ready` within the load timeout stays where it is (`slow`): a late `ready` makes it
+ * loaded, nothing typed in it lost.
  */
 import { EsignError } from '@esign-elements/shared/errors';
 import { retryAfterOf, unreachable } from '../../core/service/unreachable.js';

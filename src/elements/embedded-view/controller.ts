@@ -5,8 +5,9 @@
  * a CSP block, the connection going or coming back, the back/forward cache, a timer of the state's activities. Effects
  * out: ask for a Url, give it to the frame or the popup (view-frame.ts), forget a page, fire events, tell other tabs;
  * and the state's activities (machine.ts `activities`: the expiry watch, the ready wait, the popup watch, the retry
- * wait) started on entering a state and stopped on leaving it. Loaded with the sheet (view-part.ts) by the element
- * once it has a session or is opened; a custom element can host it too (`esign-elements/headless`).
+ * wait, the frame's idle pre-build) started on entering a state and stopped on leaving it. Loaded with the sheet
+ * (view-part.ts) by the element once it has a session or is opened; a custom element can host it too
+ * (`esign-elements/headless`).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EsignError } from '@esign-elements/shared/errors';
@@ -58,6 +59,8 @@ export class EmbeddedViewController implements ReactiveController {
     heldUntil: () => this.#page.heldUntil,
     popupOpen: () => this.#page.popup.open !== null,
     loadTimeout: () => this.#loadTimeoutMs(),
+    prebuildFrame: () => this.#page.frame.prebuild(),
+    forgetPrebuiltFrame: () => this.#page.frame.forgetPrebuilt(),
   });
   /** Events sent while effects run wait their turn. */
   readonly #queue: ViewEvent[] = [];
@@ -103,7 +106,7 @@ export class EmbeddedViewController implements ReactiveController {
   /** The frame's facts: its key, whether it waits for a Url (pending, or pre-built), the height its page reported. */
   get frame(): FrameFacts {
     const { frame } = this.#page;
-    return { viewId: frame.viewId, pending: frame.pending, prebuilt: frame.prebuilt(this.#wantsPrebuilt()), height: frame.height };
+    return { viewId: frame.viewId, pending: frame.pending, prebuilt: frame.prebuilt, height: frame.height };
   }
 
   /**
@@ -175,18 +178,13 @@ export class EmbeddedViewController implements ReactiveController {
     window.removeEventListener('message', this.#onMessage);
     window.removeEventListener('focus', this.#onVisibility);
     this.#resizeObserver?.disconnect();
-    // a detached element keeps no frame: the update the machine's `cancel` asks for renders none
-    this.#page.frame.forgetPrebuilt();
+    // a detached element keeps no frame: `hidden` ends the pre-build, and the update its `cancel` asks for renders none
     this.#send({ type: 'hidden' });
   }
 
   hostUpdated(): void {
     this.#page.frame.size();
     this.#page.placeHeld(this.#state, isShown(this.#host));
-    this.#page.frame.schedulePrebuild(
-      () => this.#wantsPrebuilt(),
-      () => isShown(this.#host),
-    );
     // what the host is now, told after the update (what it starts never runs inside one); the machine decides
     if (this.#reporting) return;
     this.#reporting = true;
@@ -332,18 +330,6 @@ export class EmbeddedViewController implements ReactiveController {
   #settingsProblem(): string | undefined {
     const pageOrigin = hostPageOrigin();
     return configProblem(this.#host, settingsFault(this.#host, pageOrigin), pageOrigin);
-  }
-
-  /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
-  #wantsPrebuilt(): boolean {
-    const { status } = this.#state;
-    return (
-      this.#host.isConnected &&
-      (status === 'idle' || status === 'expired' || status === 'sent') &&
-      this.#host.display === 'inline' &&
-      this.hasSession &&
-      this.#settingsProblem() === undefined
-    );
   }
 
   /**

@@ -4,8 +4,8 @@
  * no fetch: the controller (controller.ts) reports what happens as events (the host's settings, session and
  * visibility, an answer, a message of the page, a CSP block, the element leaving the page, a timer that fired) and
  * performs the effects; view-activities.ts starts and stops the activities. Every decision is here: auto-open,
- * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, and which
- * answer is stale. Unit-tested in test/node/view-machine*.test.ts.
+ * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, when a
+ * blank frame is built ahead of the next Url, and which answer is stale. Unit-tested in test/node/view-machine*.test.ts.
  *
  * The statuses are the element's `status` (rules.ts `ViewStatus`): `idle` → `requesting` (a Url is asked for) →
  * `loading` (the Url is in a frame or popup, or held until the element is shown) → `loaded` (the page said `ready`);
@@ -120,7 +120,9 @@ export type ViewActivity =
   /** The page is in a popup: send `closed` when the person closes the window. */
   | { type: 'popup-watch'; key: string }
   /** A hop could not be reached while online: send `retry-due` after the backoff of try number `attempt` (0 first). */
-  | { type: 'retry-wait'; key: string; attempt: number };
+  | { type: 'retry-wait'; key: string; attempt: number }
+  /** The view waits for its next Url, inline, seen, with a session and valid settings: a blank frame is built for it in idle time. */
+  | { type: 'frame-prebuild'; key: string };
 
 type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
 
@@ -136,6 +138,8 @@ export function activities(state: ViewState): ViewActivity[] {
   if (status === 'loading') running.push(placed ? { type: 'ready-wait', key: `ready-${request}` } : { type: 'expiry-watch', key: `expiry-${request}` });
   if (placed && state.shownIn === 'popup' && hasPage(state)) running.push({ type: 'popup-watch', key: `popup-${request}` });
   if (status === 'error' && state.retrying) running.push({ type: 'retry-wait', key: `retry-${state.retries}`, attempt: state.retries - 1 });
+  const waits = status === 'idle' || status === 'expired' || status === 'sent';
+  if (waits && state.wasInline && state.wasShown && state.hadSession && !state.problem) running.push({ type: 'frame-prebuild', key: 'prebuild' });
   return running;
 }
 
@@ -302,7 +306,7 @@ function host(state: ViewState, facts: HostFacts): Transition {
     now = fixed.error?.code === 'invalid_config' ? transition(fixed, { type: 'closed' }) : same(fixed);
   }
   const becameShown = facts.shown && !now.state.wasShown;
-  now = then(now, (s) => same(patch(s, { wasShown: facts.shown })));
+  now = then(now, (s) => same(patch(s, { wasShown: facts.shown, hadSession: facts.session, wasInline: facts.inline })));
   if (!facts.session) {
     const { status, slow } = now.state;
     if (status !== 'idle' && (status !== 'error' || slow)) now = then(now, (s) => transition(s, { type: 'closed' }));

@@ -14,6 +14,7 @@ import { EsignError } from '@esign-elements/shared/errors';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
 import { browserOnline } from '../../core/service/unreachable.js';
 import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
+import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import type { FrameFacts } from './connect.js';
@@ -22,8 +23,8 @@ import { ViewActivities } from './view-activities.js';
 import { UrlRequest, type UrlOutcome } from './url-request.js';
 import { initialViewState, type ViewState } from './view-state.js';
 import { ViewPage } from './view-page.js';
-import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
-import { checkEmbeddedUrl, configProblem } from './url-rules.js';
+import { hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
+import { allowedOriginsFor, checkEmbeddedUrl, configProblem } from './url-rules.js';
 
 /** The element that hosts the controller: its settings (the embedded views' attributes). */
 export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
@@ -86,6 +87,8 @@ export class EmbeddedViewController implements ReactiveController {
     this.#page = new ViewPage(host, (event) => this.#send(event));
     this.#url = new UrlRequest(host, options.operateType, (outcome) => this.#answered(outcome));
     host.addController(this);
+    // the connection going or coming back: the machine decides whether the view resumes, or says a frame cannot load
+    new OnlineController(host, (online) => this.#send({ type: online ? 'back-online' : 'went-offline' }));
     // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
     this.#tabs = new TabChannel(host, () => session.provider);
   }
@@ -137,11 +140,6 @@ export class EmbeddedViewController implements ReactiveController {
   /** Closes the page (frame or popup), or leaves the sent state, and goes back to idle. */
   close(): void {
     this.#send({ type: 'closed' });
-  }
-
-  /** The browser's connection came back or went (the element listens, with its OnlineController). */
-  networkChanged(online: boolean): void {
-    this.#send({ type: online ? 'back-online' : 'went-offline' });
   }
 
   /** The iframe's `load` event: only trusted as "loaded" when the load timeout is off (a page that posts no `ready`). */

@@ -5,7 +5,8 @@
  * visibility, an answer, a message of the page, a CSP block, the element leaving the page, a timer that fired) and
  * performs the effects; view-activities.ts starts and stops the activities. Every decision is here: auto-open,
  * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, when a
- * blank frame is built ahead of the next Url, and which answer is stale. Unit-tested in test/node/view-machine*.test.ts.
+ * blank frame is built ahead of the next Url, and which answer is stale. Unit-tested in test/node/view-machine*.test.ts
+ * and test/node/view-prebuild.test.ts.
  *
  * The statuses are the element's `status` (rules.ts `ViewStatus`): `idle` → `requesting` (a Url is asked for) →
  * `loading` (the Url is in a frame or popup, or held until the element is shown) → `loaded` (the page said `ready`);

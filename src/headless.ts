@@ -21,15 +21,8 @@ export { SessionController, type SessionUserHost } from './elements/shared/sessi
 export { sessionContext, type SessionProvider } from './elements/shared/session-context.js';
 export { UploadController, type UploadHost, type UploaderStatus, type Announcement } from './elements/uploader/upload-controller.js';
 export type { UploadItem, UploadStatus } from './core/upload/queue.js';
-export {
-  transition,
-  activities,
-  MAX_AUTO_RENEWALS,
-  type ViewEvent,
-  type ViewEffect,
-  type ViewActivity,
-  type Transition,
-} from './elements/embedded-view/machine.js';
+export { transition, activities, MAX_AUTO_RENEWALS } from './elements/embedded-view/machine.js';
+export type { ViewEvent, ViewEffect, ViewActivity, Transition } from './elements/embedded-view/machine-types.js';
 export { initialViewState, type ViewState } from './elements/embedded-view/view-state.js';
 export { connect, NO_FRAME, type ViewApi, type ViewActions, type ViewFacts, type ViewCard, type FrameFacts } from './elements/embedded-view/connect.js';
 export { EmbeddedViewController, isShown, type EmbeddedViewHost, type EmbeddedViewOptions } from './elements/embedded-view/controller.js';

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { autoConverter, legacyOff, fileIdsConverter, listChanged, parseList, settingsFault } from '../../src/elements/embedded-view/rules.js';
 import {
   allowedOriginsFor,
-  autoConverter,
-  legacyOff,
-  fileIdsConverter,
-  listChanged,
-  parseList,
-  settingsFault,
-} from '../../src/elements/embedded-view/rules.js';
-import { checkEmbeddedUrl, configProblem, EXPIRY_MARGIN_MS, isEsignMessage, isExpired, parseInstant } from '../../src/elements/embedded-view/url-rules.js';
+  checkEmbeddedUrl,
+  configProblem,
+  EXPIRY_MARGIN_MS,
+  isEsignMessage,
+  isExpired,
+  parseInstant,
+} from '../../src/elements/embedded-view/url-rules.js';
 
 type Settings = { display: unknown; allowedOrigins: unknown; loadTimeout: unknown; requestTimeout?: unknown };
 /** What the view's controller says of these settings on a page of `pageOrigin`: the check (first render), then its words. */

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
 import { cspBlocked } from '../../src/core/service/csp-violation.js';
-import { transition, type HostFacts, type ViewEffect, type ViewEvent } from '../../src/elements/embedded-view/machine.js';
+import { transition } from '../../src/elements/embedded-view/machine.js';
+import type { HostFacts, ViewEffect, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
 import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
 
 const ORIGIN = 'https://esign.example.com';

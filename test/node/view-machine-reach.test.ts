@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
 import { failedAt } from '../../src/core/service/unreachable.js';
-import { activities, transition, type ViewEffect, type ViewEvent } from '../../src/elements/embedded-view/machine.js';
+import { activities, transition } from '../../src/elements/embedded-view/machine.js';
+import type { ViewEffect, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
 import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
 
 function run(state: ViewState, ...events: ViewEvent[]): { state: ViewState; effects: ViewEffect[] } {

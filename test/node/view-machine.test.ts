@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
-import { activities, MAX_AUTO_RENEWALS, transition, type ViewEffect, type ViewEvent } from '../../src/elements/embedded-view/machine.js';
+import { activities, MAX_AUTO_RENEWALS, transition } from '../../src/elements/embedded-view/machine.js';
+import type { ViewEffect, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
 import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
 
 const ORIGIN = 'https://esign.example.com';

@@ -5,24 +5,27 @@
  * a CSP block, the connection going or coming back, the back/forward cache, a timer of the state's activities. Effects
  * out: ask for a Url, give it to the frame or the popup (view-frame.ts), forget a page, fire events, tell other tabs;
  * and the state's activities (machine.ts `activities`: the expiry watch, the ready wait, the popup watch, the retry
- * wait) started on entering a state and stopped on leaving it. Loaded with the sheet (view-part.ts) by the element
- * once it has a session or is opened; a custom element can host it too (`esign-elements/headless`).
+ * wait, the frame's idle pre-build) started on entering a state and stopped on leaving it. Loaded with the sheet
+ * (view-part.ts) by the element once it has a session or is opened; a custom element can host it too
+ * (`esign-elements/headless`).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { EsignError } from '@esign-elements/shared/errors';
 import { blockedOrigin, cspBlocked, originOf } from '../../core/service/csp-violation.js';
 import { browserOnline } from '../../core/service/unreachable.js';
 import { emit, type EsignEnvelopeSentDetail } from '../shared/events.js';
+import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { TabChannel } from '../shared/tab-channel.js';
 import type { FrameFacts } from './connect.js';
-import { transition, type HostFacts, type ViewEffect, type ViewEvent } from './machine.js';
+import { transition } from './machine.js';
+import type { HostFacts, ViewEffect, ViewEvent } from './machine-types.js';
 import { ViewActivities } from './view-activities.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, UrlRequest, type UrlOutcome } from './url-request.js';
 import { initialViewState, type ViewState } from './view-state.js';
 import { ViewPage } from './view-page.js';
-import { allowedOriginsFor, hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
-import { checkEmbeddedUrl, configProblem } from './url-rules.js';
+import { hostPageOrigin, settingsFault, type OperateType, type ViewDisplay } from './rules.js';
+import { allowedOriginsFor, checkEmbeddedUrl, configProblem } from './url-rules.js';
 
 /** The element that hosts the controller: its settings (the embedded views' attributes). */
 export interface EmbeddedViewHost extends ReactiveControllerHost, HTMLElement {
@@ -60,6 +63,8 @@ export class EmbeddedViewController implements ReactiveController {
     heldUntil: () => this.#page.heldUntil,
     popupOpen: () => this.#page.popup.open !== null,
     loadTimeout: () => this.#loadTimeoutMs(),
+    prebuildFrame: () => this.#page.frame.prebuild(),
+    forgetPrebuiltFrame: () => this.#page.frame.forgetPrebuilt(),
   });
   /** Events sent while effects run wait their turn. */
   readonly #queue: ViewEvent[] = [];
@@ -85,6 +90,8 @@ export class EmbeddedViewController implements ReactiveController {
     this.#page = new ViewPage(host, (event) => this.#send(event));
     this.#url = new UrlRequest(host, options.operateType, (outcome) => this.#answered(outcome));
     host.addController(this);
+    // the connection going or coming back: the machine decides whether the view resumes, or says a frame cannot load
+    new OnlineController(host, (online) => this.#send({ type: online ? 'back-online' : 'went-offline' }));
     // sent envelopes go to the other tabs of this service and Space (and come from them: the contract list refreshes)
     this.#tabs = new TabChannel(host, () => session.provider);
   }
@@ -105,7 +112,7 @@ export class EmbeddedViewController implements ReactiveController {
   /** The frame's facts: its key, whether it waits for a Url (pending, or pre-built), the height its page reported. */
   get frame(): FrameFacts {
     const { frame } = this.#page;
-    return { viewId: frame.viewId, pending: frame.pending, prebuilt: frame.prebuilt(this.#wantsPrebuilt()), height: frame.height };
+    return { viewId: frame.viewId, pending: frame.pending, prebuilt: frame.prebuilt, height: frame.height };
   }
 
   /**
@@ -136,11 +143,6 @@ export class EmbeddedViewController implements ReactiveController {
   /** Closes the page (frame or popup), or leaves the sent state, and goes back to idle. */
   close(): void {
     this.#send({ type: 'closed' });
-  }
-
-  /** The browser's connection came back or went (the element listens, with its OnlineController). */
-  networkChanged(online: boolean): void {
-    this.#send({ type: online ? 'back-online' : 'went-offline' });
   }
 
   /** The iframe's `load` event: only trusted as "loaded" when the load timeout is off (a page that posts no `ready`). */
@@ -177,18 +179,13 @@ export class EmbeddedViewController implements ReactiveController {
     window.removeEventListener('message', this.#onMessage);
     window.removeEventListener('focus', this.#onVisibility);
     this.#resizeObserver?.disconnect();
-    // a detached element keeps no frame: the update the machine's `cancel` asks for renders none
-    this.#page.frame.forgetPrebuilt();
+    // a detached element keeps no frame: `hidden` ends the pre-build, and the update its `cancel` asks for renders none
     this.#send({ type: 'hidden' });
   }
 
   hostUpdated(): void {
     this.#page.frame.size();
     this.#page.placeHeld(this.#state, isShown(this.#host));
-    this.#page.frame.schedulePrebuild(
-      () => this.#wantsPrebuilt(),
-      () => isShown(this.#host),
-    );
     // what the host is now, told after the update (what it starts never runs inside one); the machine decides
     if (this.#reporting) return;
     this.#reporting = true;
@@ -340,18 +337,6 @@ export class EmbeddedViewController implements ReactiveController {
   #settingsProblem(): string | undefined {
     const pageOrigin = hostPageOrigin();
     return configProblem(this.#host, settingsFault(this.#host, pageOrigin), pageOrigin);
-  }
-
-  /** Whether a frame should wait ready for the next Url: the element waits, inline, with a session and valid settings. */
-  #wantsPrebuilt(): boolean {
-    const { status } = this.#state;
-    return (
-      this.#host.isConnected &&
-      (status === 'idle' || status === 'expired' || status === 'sent') &&
-      this.#host.display === 'inline' &&
-      this.hasSession &&
-      this.#settingsProblem() === undefined
-    );
   }
 
   /**

@@ -14,7 +14,6 @@ import type { EsignError } from '@esign-elements/shared/errors';
 import { embeddedViewMessages, type EmbeddedViewTerms } from './embedded-view.messages.js';
 import { LocalizeController, type Messages } from '../shared/localize.js';
 import { openPopup } from '../shared/popup.js';
-import { OnlineController } from '../shared/online.js';
 import { SessionController } from '../shared/session-controller.js';
 import { EsignElement } from '../shared/element.js';
 import { FocusKeeper } from '../shared/a11y.js';
@@ -172,8 +171,6 @@ export abstract class EmbeddedViewElement extends EsignElement {
   constructor(ownMessages: Messages<OwnTerms>) {
     super();
     this.#own = new LocalizeController(this, ownMessages);
-    // the view resumes by itself when the connection returns (its controller decides whether it should)
-    new OnlineController(this, (online) => this.#part.value?.view.networkChanged(online));
     // a state or frame that replaces the focused one takes the focus: its heading (Send → "Envelope sent"), else the page
     new FocusKeeper(this, () => this.renderRoot.querySelector<HTMLElement>('.state [data-focus-target], [part~="frame"], [part~="button"]'));
   }

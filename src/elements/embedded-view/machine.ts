@@ -4,8 +4,9 @@
  * no fetch: the controller (controller.ts) reports what happens as events (the host's settings, session and
  * visibility, an answer, a message of the page, a CSP block, the element leaving the page, a timer that fired) and
  * performs the effects; view-activities.ts starts and stops the activities. Every decision is here: auto-open,
- * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, and which
- * answer is stale. Unit-tested in test/node/view-machine*.test.ts.
+ * re-open after a move or the back/forward cache, settings faults, CSP, offline, expiry, the ready timeout, when a
+ * blank frame is built ahead of the next Url, and which answer is stale. Unit-tested in test/node/view-machine*.test.ts
+ * and test/node/view-prebuild.test.ts.
  *
  * The statuses are the element's `status` (rules.ts `ViewStatus`): `idle` → `requesting` (a Url is asked for) →
  * `loading` (the Url is in a frame or popup, or held until the element is shown) → `loaded` (the page said `ready`);
@@ -22,8 +23,9 @@
  */
 import { EsignError } from '@esign-elements/shared/errors';
 import { retryAfterOf, unreachable } from '../../core/service/unreachable.js';
-import type { EsignEnvelopeSentDetail, EsignEventDetailMap } from '../shared/events.js';
 import type { ViewDisplay, ViewStatus } from './rules.js';
+import type { EsignEnvelopeSentDetail } from '../shared/events.js';
+import type { HostFacts, Transition, ViewActivity, ViewEffect, ViewEvent } from './machine-types.js';
 import type { ViewState } from './view-state.js';
 
 /** Automatic renewals without a `ready` in between: stops a loop when the page keeps saying "expired". */
@@ -32,106 +34,11 @@ export const MAX_AUTO_RENEWALS = 2;
 /** (assumption) `error` codes of the embedded pages that a new Url cures (docs/architecture.md). */
 const RENEWABLE_PAGE_ERRORS = new Set(['url_used', 'url_expired', 'session_expired']);
 
-/** What the host says of itself after each update (the `host` event): the facts the machine decides the view's opening from. */
-export interface HostFacts {
-  /** What is wrong with the element's settings, in words (undefined: nothing). */
-  readonly problem: string | undefined;
-  /** The element has a session to ask with. */
-  readonly session: boolean;
-  /** The element can be seen. */
-  readonly shown: boolean;
-  /** The element's `display` is inline. */
-  readonly inline: boolean;
-  readonly auto: boolean;
-  /** The element has FileIds (or needs none). */
-  readonly hasFiles: boolean;
-  /** What `auto` opens for: the session's service and Space, the allowed origins, the FileIds. */
-  readonly autoKey: string;
-}
-
-export type ViewEvent =
-  /**
-   * Ask for a Url and show it (a click, `auto`, `open()`); the renewals start again. `autoKey`: the host's, now (`auto`
-   * does not open them again); `problem`: its settings fault, if any; `blocked`: the browser refused the popup.
-   */
-  | { type: 'open'; display: ViewDisplay; autoKey?: string; problem?: string | undefined; blocked?: boolean }
-  /** The host updated (a setting, the session, the FileIds, its visibility): the machine decides whether the view opens, re-opens or closes. */
-  | { type: 'host'; facts: HostFacts }
-  /** The page came back from the back/forward cache (`pageshow` persisted). */
-  | { type: 'page-restored' }
-  /** The page's Content-Security-Policy blocked the view's service (`connect-src`) or its page's origin (`frame-src`). */
-  | { type: 'csp-blocked'; error: EsignError }
-  /** The Url of request `request` was checked and accepted (`url` goes on to `show-page`; the state never keeps it). */
-  | { type: 'url-answered'; request: number; url: string; origin: string; expiresAt: string }
-  /** Request `request` failed (or its Url was rejected); `online`: what the browser said then. */
-  | { type: 'url-failed'; request: number; error: EsignError; online: boolean }
-  /** The held Url is too old to use; `shown`: a new one could be shown now. */
-  | { type: 'url-expiring'; shown: boolean }
-  /** The held Url was given to its frame or popup. */
-  | { type: 'page-placed' }
-  | { type: 'page-ready' }
-  /** The page said `error` with `code`; `shown`: a new Url could be shown now. */
-  | { type: 'page-error'; code: string; shown: boolean }
-  | { type: 'envelope-sent'; envelopeId: string; status: string; fileIds: readonly string[] }
-  /** The element left the document. */
-  | { type: 'hidden' }
-  /** The element can be seen again (shown after display:none, its tab visible again). */
-  | { type: 'shown' }
-  /** The element is back in the document with a session, or its page came back from the back/forward cache. */
-  | { type: 'reattached' }
-  | { type: 'back-online' }
-  /** The browser says it went offline. */
-  | { type: 'went-offline' }
-  /** The load timeout passed without the page's `ready` (`error`: what it means when the page never comes). */
-  | { type: 'ready-timeout'; error: EsignError; online: boolean }
-  /** A try is due: the backoff's timer, the tab becoming visible, the window focused; `visible`: the element can be seen. */
-  | { type: 'retry-due'; visible: boolean }
-  /** The page goes: `close()`, the person closed the popup or the sheet, the session ended. */
-  | { type: 'closed' }
-  /** Something stopped the page before or after the service answered (settings, CSP, load timeout, no session, …). */
-  | { type: 'failed'; error: EsignError };
-
-export type ViewEffect =
-  /** Ask the service for a Url (for `display`), numbered `request`. */
-  | { type: 'request-url'; request: number; display: ViewDisplay }
-  /** Give the accepted Url to its frame (once the element is shown) or popup; `expiresAt`: when it is too old to use. */
-  | { type: 'show-page'; display: ViewDisplay; url: string; expiresAt: string }
-  /** Forget the current page: the request under way, the held Url, the frame's src, the popup (unless `keepPopup`). */
-  | { type: 'cancel'; keepPopup?: boolean }
-  /** Fire an esign-* event at the element. */
-  | { [K in ViewEventName]: { type: 'emit'; name: K; detail: EsignEventDetailMap[K] } }[ViewEventName]
-  /** Tell the other tabs of this service and Space that an envelope was sent. */
-  | { type: 'tell-tabs'; detail: EsignEnvelopeSentDetail };
-
 /** Whether a page is open or on its way (a Url asked for, held or shown). */
 export const isOpen = (state: ViewState): boolean => state.status === 'requesting' || state.status === 'loading' || state.status === 'loaded';
 
 /** Whether a page is in its frame or popup: loading, loaded, or slow (kept beside its error). Its messages count. */
 export const hasPage = (state: ViewState): boolean => state.status === 'loading' || state.status === 'loaded' || (state.status === 'error' && state.slow);
-
-/**
- * What runs while a state lasts (Zag's state `effects`): started when the state that has it is entered, stopped when
- * it is left. Each has a `key`: the same key from one state to the next keeps it running, a new one restarts it.
- */
-export type ViewActivity =
-  /** A Url is held, not given to its frame yet: send `url-expiring` when it is too old to use. */
-  | { type: 'expiry-watch'; key: string }
-  /** The page was given its Url: send `ready-timeout` if it does not say `ready` within the load timeout. */
-  | { type: 'ready-wait'; key: string }
-  /** The page is in a popup: send `closed` when the person closes the window. */
-  | { type: 'popup-watch'; key: string }
-  /**
-   * A hop could not be reached while online: send `retry-due` after the backoff of try number `attempt` (0 first), and
-   * not before the `Retry-After` the failure carried (`retryAfter`, seconds).
-   */
-  | { type: 'retry-wait'; key: string; attempt: number; retryAfter?: number };
-
-type ViewEventName = 'esign-view-ready' | 'esign-view-loaded' | 'esign-view-expired' | 'esign-error' | 'esign-envelope-sent';
-
-export interface Transition {
-  state: ViewState;
-  effects: ViewEffect[];
-}
 
 /** The activities `state` has: what runs while it lasts. */
 export function activities(state: ViewState): ViewActivity[] {
@@ -143,6 +50,8 @@ export function activities(state: ViewState): ViewActivity[] {
     const retryAfter = retryAfterOf(state.error);
     running.push({ type: 'retry-wait', key: `retry-${state.retries}`, attempt: state.retries - 1, ...(retryAfter === undefined ? {} : { retryAfter }) });
   }
+  const waits = status === 'idle' || status === 'expired' || status === 'sent';
+  if (waits && state.wasInline && state.wasShown && state.hadSession && !state.problem) running.push({ type: 'frame-prebuild', key: 'prebuild' });
   return running;
 }
 
@@ -309,7 +218,7 @@ function host(state: ViewState, facts: HostFacts): Transition {
     now = fixed.error?.code === 'invalid_config' ? transition(fixed, { type: 'closed' }) : same(fixed);
   }
   const becameShown = facts.shown && !now.state.wasShown;
-  now = then(now, (s) => same(patch(s, { wasShown: facts.shown })));
+  now = then(now, (s) => same(patch(s, { wasShown: facts.shown, hadSession: facts.session, wasInline: facts.inline })));
   if (!facts.session) {
     const { status, slow } = now.state;
     if (status !== 'idle' && (status !== 'error' || slow)) now = then(now, (s) => transition(s, { type: 'closed' }));

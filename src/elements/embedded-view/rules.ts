@@ -41,13 +41,6 @@ export function originOf(value: string): string | undefined {
   }
 }
 
-/** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
-export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
-  const listed = parseList(allowedOrigins);
-  const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
-  return [...new Set(origins)];
-}
-
 /** What is wrong with the element's settings (in words: url-rules.ts `configProblem`), or undefined. Never throws. */
 export type SettingsFault =
   { kind: 'display' | 'self' } | { kind: 'timeout'; setting: 'load-timeout' | 'request-timeout' } | { kind: 'origins'; bad: string[] };

@@ -4,7 +4,7 @@
  * test/node/embedded-view.test.ts.
  */
 import { isAllowedServiceUrl } from '@esign-elements/shared/url';
-import type { SettingsFault, ViewSettings } from './rules.js';
+import { originOf, parseList, type SettingsFault, type ViewSettings } from './rules.js';
 
 /** A Url this close to ExpiresAt may die on its way to the service; a new one is asked for instead. */
 export const EXPIRY_MARGIN_MS = 5_000;
@@ -25,6 +25,13 @@ export function configProblem(settings: Omit<ViewSettings, 'allowedOrigins'>, fa
     case 'self':
       return `allowed-origins must not include this page's own origin (${pageOrigin}): a sandboxed frame of the same origin can lift its sandbox. Serve the service on another origin.`;
   }
+}
+
+/** The origins an embedded Url may have: the listed ones, or the base URL's origin when none is listed. */
+export function allowedOriginsFor(allowedOrigins: string | readonly string[] | null | undefined, baseUrl: string): string[] {
+  const listed = parseList(allowedOrigins);
+  const origins = (listed.length ? listed : [baseUrl]).map(originOf).filter((origin): origin is string => origin !== undefined);
+  return [...new Set(origins)];
 }
 
 export type UrlCheck = { ok: true; origin: string } | { ok: false; reason: string };

@@ -1,12 +1,14 @@
 /**
  * The embedded views' activities (Zag's state `effects`): what runs while a state lasts, as the machine lists it
  * (machine.ts `activities(state)`). `sync(state)` after each transition starts the activities the state has and stops
- * the ones it has not any more, by key: nothing is cleared by hand. Each ends by telling the machine what happened.
+ * the ones it has not any more, by key: nothing is cleared by hand. Each timer ends by telling the machine what
+ * happened; the frame's pre-build gives the view a blank frame for its next Url, and forgets it when its state ends.
  */
 import { EsignError } from '@esign-elements/shared/errors';
 import { retryWaitMs } from '../../core/service/retry.js';
 import { browserOnline, UNREACHABLE_RETRY } from '../../core/service/unreachable.js';
-import { activities, type ViewActivity, type ViewEvent } from './machine.js';
+import { activities } from './machine.js';
+import type { ViewActivity, ViewEvent } from './machine-types.js';
 import { EXPIRY_MARGIN_MS, loadTimeoutMessage } from './url-rules.js';
 import type { ViewState } from './view-state.js';
 
@@ -21,12 +23,19 @@ export interface ActivityContext {
   popupOpen(): boolean;
   /** The element's `loadTimeout` in ms (0: none). */
   loadTimeout(): number;
+  /** Builds a blank frame for the next Url (view-frame.ts `prebuild`), and forgets it. */
+  prebuildFrame(): void;
+  forgetPrebuiltFrame(): void;
 }
 
 /** The longest delay setTimeout keeps (a longer one fires at once). */
 const MAX_DELAY = 2_147_483_647;
 /** How often the popup is looked at (the browser tells no one when a window closes). */
 const POPUP_WATCH_MS = 500;
+/** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
+const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
+/** Where requestIdleCallback is missing: build the pre-built frame this long after the state began, past the first paint. */
+const PREBUILD_FALLBACK_DELAY_MS = 100;
 
 export class ViewActivities {
   readonly #context: ActivityContext;
@@ -74,6 +83,24 @@ export class ViewActivities {
       }
       case 'retry-wait':
         return later(retryWaitMs(activity.attempt, activity.retryAfter, UNREACHABLE_RETRY), () => ({ type: 'retry-due', visible: context.shown() }));
+      case 'frame-prebuild': {
+        // building an iframe costs the browser several ms: done in idle time, kept while the state lasts
+        const cancel = whenIdle(() => context.prebuildFrame());
+        return () => {
+          cancel();
+          context.forgetPrebuiltFrame();
+        };
+      }
     }
   }
+}
+
+/** Runs `callback` in idle time (requestIdleCallback with a timeout, else a short timeout); returns the cancel. */
+function whenIdle(callback: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(callback, { timeout: PREBUILD_IDLE_TIMEOUT_MS });
+    return () => cancelIdleCallback(handle);
+  }
+  const timer = setTimeout(callback, PREBUILD_FALLBACK_DELAY_MS);
+  return () => clearTimeout(timer);
 }

@@ -5,10 +5,10 @@
  * by `location.replace` after the Url was checked (never through a `src` attribute: the token stays out of the DOM).
  *
  * Building an iframe makes the browser create a browsing context and load about:blank synchronously (several ms), so
- * it is done before the Url is needed: while the element waits with a session (idle or expired, inline, settings
- * valid, shown), one blank, hidden, inert frame is built in idle time after a render (`requestIdleCallback`, else a
- * short timeout); the next request adopts it. Without one (no idle time yet, or a renewal of a frame in use), a fresh
- * blank frame is rendered as soon as the request is sent, so that work overlaps the request. It also sizes the
+ * it is done before the Url is needed: while the element waits with a session (idle, expired or sent, inline, settings
+ * valid, shown), one blank, hidden, inert frame is built in idle time (the machine's `frame-prebuild` activity,
+ * view-activities.ts); the next request adopts it. Without one (no idle time yet, or a renewal of a frame in use), a
+ * fresh blank frame is rendered as soon as the request is sent, so that work overlaps the request. It also sizes the
  * frame to the height its page reports.
  */
 import type { ReactiveControllerHost } from 'lit';
@@ -22,17 +22,11 @@ export interface HeldUrl {
   replacedFrame?: boolean;
 }
 
-/** How long a pre-built frame may wait for idle time before it is built anyway (requestIdleCallback's timeout). */
-const PREBUILD_IDLE_TIMEOUT_MS = 2_000;
-/** Where requestIdleCallback is missing: build the pre-built frame this long after a render, past the first paint. */
-const PREBUILD_FALLBACK_DELAY_MS = 100;
-
 export class ViewFrame {
   #viewId = 0;
   #pending = false;
   #height: number | undefined;
   #prebuilt = false;
-  #cancelIdle: (() => void) | undefined;
   /** Frames that were given a Url: never given another (a Url may be placed before the update that renders its fresh frame). */
   readonly #used = new WeakSet<HTMLIFrameElement>();
   readonly #host: ReactiveControllerHost & HTMLElement;
@@ -64,9 +58,9 @@ export class ViewFrame {
     return this.#host.shadowRoot?.querySelector('iframe') ?? undefined;
   }
 
-  /** Whether the pre-built frame is rendered: one was built, and `wanted` (the element still waits for a Url). */
-  prebuilt(wanted: boolean): boolean {
-    return this.#prebuilt && wanted;
+  /** Whether the pre-built frame is rendered: one was built, and the element still waits for a Url. */
+  get prebuilt(): boolean {
+    return this.#prebuilt;
   }
 
   /**
@@ -146,28 +140,17 @@ export class ViewFrame {
     frame.contentWindow!.location.replace(url);
   }
 
-  /** No frame is built ahead of need any more (a pending idle build is cancelled). */
-  forgetPrebuilt(): void {
-    this.#cancelIdle?.();
-    this.#cancelIdle = undefined;
-    this.#prebuilt = false;
+  /** A blank frame waits for the next Url: a new key, so a new iframe element, attached by the next render; never one that was given a Url. */
+  prebuild(): void {
+    this.#prebuilt = true;
+    this.#renew();
   }
 
-  /** After a render: forgets a pre-built frame that is no longer `wanted`, or asks for one in idle time while `shown`. */
-  schedulePrebuild(wanted: () => boolean, shown: () => boolean): void {
-    if (!wanted()) {
-      // not rendered any more (framePrebuilt is false): the next one is a new frame
-      this.#prebuilt = false;
-      return;
-    }
-    if (this.#prebuilt || this.#cancelIdle || !shown()) return;
-    this.#cancelIdle = whenIdle(() => {
-      this.#cancelIdle = undefined;
-      if (this.#prebuilt || !wanted() || !shown()) return;
-      // a new key: a new iframe element, attached blank by the next render; never one that was given a Url
-      this.#prebuilt = true;
-      this.#renew();
-    });
+  /** No frame waits ahead of need any more: the next render has none (or the request that adopted it keeps it). */
+  forgetPrebuilt(): void {
+    if (!this.#prebuilt) return;
+    this.#prebuilt = false;
+    this.#host.requestUpdate();
   }
 
   /** The height the page reported, set through the CSSOM: never a style attribute, so a strict style-src allows it. */
@@ -200,16 +183,6 @@ export class ViewFrame {
     this.#height = undefined;
     this.element?.removeAttribute('src');
   }
-}
-
-/** Runs `callback` in idle time (requestIdleCallback with a timeout, else a short timeout); returns the cancel. */
-function whenIdle(callback: () => void): () => void {
-  if (typeof requestIdleCallback === 'function') {
-    const handle = requestIdleCallback(callback, { timeout: PREBUILD_IDLE_TIMEOUT_MS });
-    return () => cancelIdleCallback(handle);
-  }
-  const timer = setTimeout(callback, PREBUILD_FALLBACK_DELAY_MS);
-  return () => clearTimeout(timer);
 }
 
 // ---- the popup ----

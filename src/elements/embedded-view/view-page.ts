@@ -6,7 +6,8 @@
  */
 import type { ReactiveControllerHost } from 'lit';
 import { EsignError } from '@esign-elements/shared/errors';
-import { hasPage, type ViewEvent } from './machine.js';
+import { hasPage } from './machine.js';
+import type { ViewEvent } from './machine-types.js';
 import type { ViewDisplay } from './rules.js';
 import { emit } from '../shared/events.js';
 import { isEsignMessage, isExpired, parseInstant } from './url-rules.js';

@@ -49,6 +49,10 @@ export interface ViewState {
   readonly autoKey: string;
   /** The element could be seen at the last `host` event. */
   readonly wasShown: boolean;
+  /** The element had a session to ask with at the last `host` event. */
+  readonly hadSession: boolean;
+  /** The element's `display` was inline at the last `host` event. */
+  readonly wasInline: boolean;
   /** The page came back from the back/forward cache: a frame's used Url is replaced at the next `host` event. */
   readonly restored: boolean;
 }
@@ -76,6 +80,8 @@ export function initialViewState(operateType: OperateType): ViewState {
     problem: undefined,
     autoKey: '',
     wasShown: false,
+    hadSession: false,
+    wasInline: false,
     restored: false,
   };
 }

@@ -2,8 +2,8 @@
  * One `npm install` for the four framework apps (test/e2e/*-app.test.ts): each app is a workspace of one temporary
  * root, its own package.json naming the packed tarballs (esign-elements, @esign-elements/token-proxy and /shared) and
  * its framework at the versions pinned here (from the registry, not the root lockfile), so what the apps share (the
- * tarballs, TypeScript, esbuild, Vite, Rollup…) is installed once and npm nests what conflicts. Installed apart, the
- * four took 72 s of install on this 2-core machine (85 s with 64 s of CPU, loaded); together 50 s with 35 s of CPU.
+ * tarballs, TypeScript, esbuild, Vite, Rollup…) is installed once and npm nests what conflicts. On this 2-core machine,
+ * loaded, the four installs took 95 s apart and 61–70 s together (npm's CPU: 64 s apart, 35 s together).
  *
  * The root belongs to one test run: the first app test of a `node --test` run makes it, the others find it (keyed
  * by the runner's pid and by the manifest, tarballs' contents included), and it is removed once that runner exits.
@@ -116,6 +116,28 @@ async function install(root: string, tarballs: Record<string, string>, files: Re
 /** How long an app test waits for the install another app test of the same run started. */
 const INSTALL_WAIT_MS = 600_000;
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Waits until the app test that made `root` has installed it (`.installed`), bounded; fails with its failure. */
+async function installedBy(root: string): Promise<void> {
+  const deadline = Date.now() + INSTALL_WAIT_MS;
+  while (!existsSync(join(root, '.installed'))) {
+    const failed = join(root, '.install-failed');
+    assert.ok(!existsSync(failed), `the apps' shared install failed: ${existsSync(failed) ? readFileSync(failed, 'utf8') : ''}`);
+    const installer = existsSync(join(root, '.installer')) ? Number(readFileSync(join(root, '.installer'), 'utf8')) : 0;
+    assert.ok(!installer || alive(installer) || existsSync(join(root, '.installed')), `the app test installing ${root} (pid ${installer}) ended first`);
+    assert.ok(Date.now() < deadline, `the apps' shared install in ${root} did not finish in ${INSTALL_WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /**
  * The folder of app `name`, installed: the run's shared root made and installed by the first caller, waited for
  * (at most 10 min) by the others.
@@ -128,31 +150,21 @@ export async function installedApp(name: AppName): Promise<string> {
     const key = createHash('sha256').update(JSON.stringify(files));
     for (const path of Object.values(tarballs)) key.update(readFileSync(path));
     const root = join(tmpdir(), `esign-apps-${process.ppid}-${key.digest('hex').slice(0, 12)}`);
-    const done = join(root, '.installed');
-    const failed = join(root, '.install-failed');
-    let mine = true;
     try {
       mkdirSync(root);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      mine = false;
+      await installedBy(root);
+      return join(root, name);
     }
-    if (mine) {
-      removeAfter(process.ppid, root);
-      try {
-        await install(root, tarballs, files);
-        writeFileSync(done, '');
-      } catch (error) {
-        writeFileSync(failed, String(error));
-        throw error;
-      }
-    } else {
-      const deadline = Date.now() + INSTALL_WAIT_MS;
-      while (!existsSync(done)) {
-        assert.ok(!existsSync(failed), `the apps' shared install failed: ${existsSync(failed) ? readFileSync(failed, 'utf8') : ''}`);
-        assert.ok(Date.now() < deadline, `the apps' shared install in ${root} did not finish in ${INSTALL_WAIT_MS / 1000} s`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+    writeFileSync(join(root, '.installer'), String(process.pid));
+    removeAfter(process.ppid, root);
+    try {
+      await install(root, tarballs, files);
+      writeFileSync(join(root, '.installed'), '');
+    } catch (error) {
+      writeFileSync(join(root, '.install-failed'), String(error));
+      throw error;
     }
     return join(root, name);
   } finally {

@@ -3,8 +3,8 @@
  * with the template's scripts, index.html at the root, src/main.tsx + src/App.tsx, src/main.ts + src/App.vue,
  * vite.config.ts, tsconfig.app.json): `npm install` of the tarball, React 19 or Vue 3 and Vite from npm's cache
  * (`--prefer-offline`), `npx vite build`, each dist/ served on localhost, and the whole flow in Chromium against the
- * kit's services: connect through the consent popup, upload a PDF, Send in the signing frame, find the envelope in
- * the contract list, no esign-error. The apps get the services' URLs the way docs/guides/testing.md says, from
+ * kit's services, as test/helpers/app-flow.ts drives it in the server-rendering apps too: connect through the consent
+ * popup, upload a PDF, Send in the signing frame, find the envelope in the contract list, no esign-error. The apps get the services' URLs the way docs/guides/testing.md says, from
  * `VITE_ESIGN_*` in the build's environment; nothing of the test is in the apps' code. The React app uses the
  * wrappers from `esign-elements/react`. @vitejs/plugin-react is not in this checkout (nor in npm's cache), so the
  * React app's vite.config.ts has no plugin: Vite 8 compiles the TSX with its built-in Oxc (automatic JSX runtime).
@@ -19,11 +19,10 @@ import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
+import { personSendsFromApp } from '../helpers/app-flow.js';
 import { chromiumLaunchOptions } from '../helpers/chromium.js';
-import { watchPage } from '../helpers/page-watch.js';
 import { packPackages } from '../helpers/pack.js';
-import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { startEsignServices, type EsignServices } from '@esign-elements/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -315,34 +314,6 @@ after(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function flow(page: Page, origin: string, label: string): Promise<void> {
-  await page.goto(origin);
-  await signInWithPopup(page);
-  await page.getByText('Connected as Alice Tan').waitFor();
-  // the app's handler got the typed detail
-  await page
-    .getByRole('status')
-    .filter({ hasText: `${label} sees Space space_acme` })
-    .waitFor();
-
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.locator('esign-uploader [part~="drop-zone"]').click()]);
-  await chooser.setFiles({ name: `${label}-lease.pdf`, mimeType: 'application/pdf', buffer: Buffer.from(`%PDF-1.4\n% a ${label} document\n%%EOF\n`) });
-  await page.getByText('1 file ready to send').waitFor({ timeout: 20_000 });
-
-  const subject = `Lease signed from the packed ${label} app`;
-  const frame = page.frameLocator('esign-signing-frame iframe');
-  await frame.getByText(`${label}-lease.pdf`).waitFor({ timeout: 20_000 });
-  await frame.getByLabel('Subject').fill(subject);
-  await frame.getByLabel('Name').fill('Bob Lim');
-  await frame.getByLabel('Email').fill('bob@example.com');
-  await frame.getByRole('button', { name: 'Send' }).click();
-  await page.getByText('Envelope sent', { exact: true }).waitFor();
-  // the signing frame's sent state offers another envelope (checked here for the Vue app since vue.test.ts stops at connect)
-  await page.getByRole('button', { name: 'Start another envelope' }).waitFor();
-  await page.getByText(`${label} saw the envelope sent`).waitFor();
-  await page.frameLocator('esign-contract-list iframe').getByText(subject).waitFor({ timeout: 20_000 });
-}
-
 describe('the packed tarball in apps laid out as create-vite 9 makes them, built with vite build', () => {
   for (const app of APPS) {
     it(`${app.template}: connects, uploads a PDF, sends it from the signing frame and lists it`, { timeout: 120_000 }, async () => {
@@ -350,15 +321,7 @@ describe('the packed tarball in apps laid out as create-vite 9 makes them, built
       const dist = join(work, app.name, 'dist');
       const built = readFileSync(join(dist, 'index.html'), 'utf8');
       assert.match(built, /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/);
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      // page errors, requests and every esign-error the page hears, from before the app starts
-      const watched = await watchPage(page, SECRET);
-
-      await flow(page, sites.get(app.name)!.origin, app.label);
-
-      await watched.clean();
-      await context.close();
+      await personSendsFromApp(sites.get(app.name)!.origin, app.label, SECRET, browser);
     });
   }
 });

@@ -1,13 +1,13 @@
 /**
- * What a person does in a real framework app's page (the four server-rendering apps of test/e2e/*-app.test.ts), in
- * Chromium: connect through the emulator's consent popup, pick a PDF in `<esign-uploader>`, send the envelope from
- * `<esign-signing-frame>`, find it in `<esign-contract-list>`. Each step waits for what the app itself writes on the
+ * What a person does in a real framework app's page (the four server-rendering apps of test/e2e/*-app.test.ts, the
+ * create-vite apps of test/e2e/framework-apps-pack.test.ts), in Chromium: connect through the emulator's consent popup, pick a PDF in `<esign-uploader>`, send the envelope from
+ * `<esign-signing-frame>` (which then offers another), find it in `<esign-contract-list>`. Each step waits for what the app itself writes on the
  * page from the elements' events (`<label> sees Space …`, `1 file ready to send`, `<label> saw the envelope sent`), so
  * the framework's own handlers are what the flow rides on. Then: no `esign-error`, no page error, no secret in any
  * request or log line, and no console line of a hydration mismatch.
  */
 import assert from 'node:assert/strict';
-import { chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { signInWithPopup } from '@esign-elements/testing/playwright';
 import { chromiumLaunchOptions } from './chromium.js';
 import { watchPage } from './page-watch.js';
@@ -37,18 +37,21 @@ async function connectUploadSendList(page: Page, origin: string, label: string):
   await frame.getByLabel('Email').fill('bob@example.com');
   await frame.getByRole('button', { name: 'Send' }).click();
   await page.getByText('Envelope sent', { exact: true }).waitFor();
+  // the signing frame's sent state offers another envelope
+  await page.getByRole('button', { name: 'Start another envelope' }).waitFor();
   await page.getByText(`${label} saw the envelope sent`).waitFor();
   await page.frameLocator('esign-contract-list iframe').getByText(subject).waitFor({ timeout: 20_000 });
 }
 
 /**
- * The whole flow in the app served at `origin`, in a Chromium of its own. `label` is the name the app writes in its
- * status lines; `secret` must never reach the browser (the client_secret).
+ * The whole flow in the app served at `origin`, in a new context of `browser` (or of a Chromium of its own). `label` is
+ * the name the app writes in its status lines; `secret` must never reach the browser (the client_secret).
  */
-export async function personSendsFromApp(origin: string, label: string, secret: string): Promise<void> {
-  const browser = await chromium.launch(chromiumLaunchOptions());
+export async function personSendsFromApp(origin: string, label: string, secret: string, browser?: Browser): Promise<void> {
+  const own = browser ? undefined : await chromium.launch(chromiumLaunchOptions());
+  const context = await (browser ?? own)!.newContext();
   try {
-    const page = await (await browser.newContext()).newPage();
+    const page = await context.newPage();
     const consoleLines: string[] = [];
     page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
     const watched = await watchPage(page, secret);
@@ -60,6 +63,7 @@ export async function personSendsFromApp(origin: string, label: string, secret: 
       'no hydration warning',
     );
   } finally {
-    await browser.close();
+    await context.close();
+    await own?.close();
   }
 }

@@ -1,10 +1,12 @@
 /**
  * The backoff's pause while the page is hidden, and its one try at once when the page is shown again (issue 51), with
  * the page hidden for real: another tab of its window brought to the front (a real `visibilitychange`, the focus
- * gone), then the test page brought back. Chromium only: WebKit's WebDriver cannot show another tab in front, and in
- * Firefox one run of the full suite in three counted 70 tries at the proxy while the page was hidden (0 alone, 0 in the
- * other two runs, and the elements check `visibilityState` before each try): until that is understood, a test that
- * fails one run in three costs a whole submission, so it runs where it has never failed.
+ * gone), then the test page brought back. The page's tries are its requests to the proxy as the browser saw them
+ * leave (no longer the connections refused at the proxy's address, which counted the browser's own connections too).
+ * Chromium only: WebKit's WebDriver cannot show another tab in front, and in Firefox one run of the full suite in three
+ * counted 70 connections while the page was hidden; counted as requests, Firefox alone shows two refresh tries 4 s and
+ * 8 s after it was hidden (within the limit below, their cause not found), so until that is understood a test that
+ * may fail one run in three costs a whole submission, and it runs where it has never failed.
  */
 import { executeServerCommand } from '@web/test-runner-commands';
 import { expect, fixture, html } from '@open-wc/testing';

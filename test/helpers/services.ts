@@ -2,7 +2,7 @@
  * The real emulator and token proxy for browser tests, on 127.0.0.1 (another origin than the test
  * page on localhost), plus commands that act as a person in windows a test page cannot script.
  */
-import type { CDPSession, Page } from 'puppeteer-core';
+import type { CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { Browser as WebDriverBrowser } from 'webdriverio';
 import { createEmulator } from '@esign-elements/emulator';
 import { generateCookieKey } from '@esign-elements/token-proxy';
@@ -328,11 +328,27 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         proxyLink.setOffline(offline);
         return true;
       }
-      case 'esign-proxy-down':
+      case 'esign-proxy-down': {
         // the token proxy alone cannot be reached (connections to its public address reset, as a stopped process's
-        // port refuses them) while the browser stays online; `down: false` brings it back
-        proxyLink.setOffline(payload?.['down'] === true);
+        // port refuses them) while the browser stays online; `down: false` brings it back. In Chromium and Firefox the
+        // page's requests to it are counted from then on (`esign-proxy-tries`)
+        const down = payload?.['down'] === true;
+        proxyLink.setOffline(down);
+        if (target.engine !== 'webkit') {
+          const watch = proxyTries.get(target.page);
+          if (watch) target.page.off('request', watch.count);
+          proxyTries.delete(target.page);
+          if (down) {
+            const watching = {
+              tries: 0,
+              count: (request: HTTPRequest) => void (request.method() !== 'OPTIONS' && request.url().startsWith(`${proxy.url}/`) && watching.tries++),
+            };
+            target.page.on('request', watching.count);
+            proxyTries.set(target.page, watching);
+          }
+        }
         return true;
+      }
       case 'esign-cli-proxy': {
         // the real token-proxy CLI, on a Redis store, started on first use; `action: 'stop'` stops its process (its
         // port refuses connections), `'start'` starts it again on the same port, key and store. Slow to start (tsx
@@ -346,8 +362,11 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
         return { tokenEndpoint: `${cliProxy!.url}/token` };
       }
       case 'esign-proxy-tries':
-        // how many connections to the token proxy's public address were refused while it was down (the page's tries)
-        return proxyLink.refused();
+        // the page's tries to reach the token proxy since it went down: its requests to the proxy's address as the
+        // browser saw them leave (Chromium, Firefox), CORS preflights aside (Firefox shows each as a request of its
+        // own). Not the connections the link refused: a browser opens some of its own (speculative connections to an
+        // origin the page uses), which are no try of the page. WebKit: those
+        return target.engine === 'webkit' ? proxyLink.refused() : (proxyTries.get(target.page)?.tries ?? 0);
       case 'esign-page-hidden': {
         // the test page hidden as a person hides it, by showing another tab of its window in front (a real
         // visibilitychange to hidden, and the focus gone); `hidden: false` brings the test page to the front again
@@ -438,6 +457,8 @@ export async function startTestServices({ pageOrigin }: { pageOrigin: string }) 
   let cliProxy: CliProxy | undefined;
   /** The tab shown in front of a test page that `esign-page-hidden` hid. */
   const covers = new Map<Page, Page>();
+  /** The page's requests to the token proxy's address since `esign-proxy-down` cut it. */
+  const proxyTries = new Map<Page, { tries: number; count: (request: HTTPRequest) => void }>();
   const steps = new Map<string, Promise<StepOutcome>>();
 
   return {

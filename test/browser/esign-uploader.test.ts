@@ -447,8 +447,9 @@ describe('<esign-uploader>', function () {
     await until(() => !zh.shadowRoot!.querySelector('[part~="label"]')!.textContent!.includes('Drop files'), 'the Chinese words', { timeout: 10_000 });
     const errors = record(el, ['esign-error']);
     const live = () => el.shadowRoot!.querySelector('[aria-live]')!.textContent ?? '';
-    // the service holds the first two uploads, so they are still in flight when the connection goes
-    await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 3000, times: 2 });
+    // the service holds the first two uploads, so they are still in flight when the connection goes: for 20 s, as no
+    // loaded machine takes that long from "two in flight" to the page offline (3 s did: three uploads answered first)
+    await fault({ path: '/openapi/v1/files/upload', kind: 'delay', delayMs: 20_000, times: 2 });
     const before = await uploadCount();
     // WebKit: WebDriver classic cannot watch the page's requests; the check of how they ended runs in the other engines
     const watching = engine !== 'webkit';

@@ -90,9 +90,10 @@ const watched = new WeakMap<Page, { list: () => WatchedRequest[]; stop: () => vo
 
 /**
  * A frame that went away under a step: puppeteer says "detached" or "context was destroyed" over CDP, and Firefox's
- * WebDriver BiDi "no such frame" (seen when the element made way for its sent state while Send's click returned).
+ * WebDriver BiDi "no such frame" (seen when the element made way for its sent state while Send's click returned) or
+ * "Browsing context already closed" (a frame whose document was replaced while it was read).
  */
-const FRAME_GONE = /detached|context was destroyed|no such frame/i;
+const FRAME_GONE = /detached|context was destroyed|no such frame|browsing context already closed/i;
 
 export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serviceOrigin: string): BrowserPerson {
   async function consentPage(timeoutMs: number): Promise<Page> {
@@ -211,9 +212,18 @@ export function puppeteerPerson(engine: 'chromium' | 'firefox', page: Page, serv
       }
     },
     async frameText(path, contains, timeoutMs) {
-      const frame = await embeddedFrame(path, timeoutMs);
-      await frame.waitForFunction((text) => document.body?.innerText.includes(text), { timeout: timeoutMs }, contains);
-      return frame.evaluate(() => document.body.innerText);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const frame = await embeddedFrame(path, Math.max(1, deadline - Date.now()));
+        try {
+          await frame.waitForFunction((text) => document.body?.innerText.includes(text), { timeout: Math.max(1, deadline - Date.now()) }, contains);
+          return await frame.evaluate(() => document.body.innerText);
+        } catch (error) {
+          // the frame's document was replaced while the person read it (seen in Firefox: "Browsing context already
+          // closed"): they read the page the frame shows now, within the same time
+          if (!FRAME_GONE.test(String(error)) || Date.now() > deadline) throw error;
+        }
+      }
     },
     async chooseFiles(files, press, timeoutMs) {
       const chosen = page.waitForFileChooser({ timeout: timeoutMs });

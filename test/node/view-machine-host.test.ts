@@ -6,36 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
 import { cspBlocked } from '../../src/core/service/csp-violation.js';
-import { transition } from '../../src/elements/embedded-view/machine.js';
-import type { HostFacts, ViewEffect, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
-import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
+import { initialViewState } from '../../src/elements/embedded-view/view-state.js';
+import { answered, hostFacts, ORIGIN, run, types } from './view-machine-steps.js';
 
-const ORIGIN = 'https://esign.example.com';
-
-function run(state: ViewState, ...events: ViewEvent[]): { state: ViewState; effects: ViewEffect[] } {
-  const effects: ViewEffect[] = [];
-  for (const event of events) {
-    const next = transition(state, event);
-    state = next.state;
-    effects.push(...next.effects);
-  }
-  return { state, effects };
-}
-
-const types = (effects: ViewEffect[]) => effects.map((e) => (e.type === 'emit' ? e.name : e.type));
 const idle = initialViewState('request_signatures');
-/** An inline element with a session and FileIds, shown, with `auto`, settings valid. */
-const facts = (over: Partial<HostFacts> = {}): ViewEvent => ({
-  type: 'host',
-  facts: { problem: undefined, session: true, shown: true, inline: true, auto: true, hasFiles: true, autoKey: 'k1', ...over },
-});
-const answered = (state: ViewState): ViewEvent => ({
-  type: 'url-answered',
-  request: state.request,
-  url: `${ORIGIN}/v?t=1`,
-  origin: ORIGIN,
-  expiresAt: '2030-01-01T00:00:00Z',
-});
+const facts = hostFacts;
 
 describe('view machine: the host decides nothing, the machine does', () => {
   it('auto opens once per key: the same facts again do nothing, new FileIds open again', () => {

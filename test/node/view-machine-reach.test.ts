@@ -3,31 +3,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
 import { failedAt } from '../../src/core/service/unreachable.js';
-import { activities, transition } from '../../src/elements/embedded-view/machine.js';
-import type { ViewEffect, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
-import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
+import { activities } from '../../src/elements/embedded-view/machine.js';
+import type { ViewEffect } from '../../src/elements/embedded-view/machine-types.js';
+import { initialViewState } from '../../src/elements/embedded-view/view-state.js';
+import { answered, run, types } from './view-machine-steps.js';
 
-function run(state: ViewState, ...events: ViewEvent[]): { state: ViewState; effects: ViewEffect[] } {
-  const effects: ViewEffect[] = [];
-  for (const event of events) {
-    const next = transition(state, event);
-    state = next.state;
-    effects.push(...next.effects);
-  }
-  return { state, effects };
-}
-
-const types = (effects: ViewEffect[]) => effects.map((e) => (e.type === 'emit' ? e.name : e.type));
 const errorDetail = (effects: ViewEffect[]) => effects.find((e) => e.type === 'emit' && e.name === 'esign-error') as { detail: { hop?: string } } | undefined;
 const idle = initialViewState('signature_status');
 const requesting = (display: 'inline' | 'popup' = 'inline') => run(idle, { type: 'open', display }).state;
-const answered = (state: ViewState): ViewEvent => ({
-  type: 'url-answered',
-  request: state.request,
-  url: 'https://esign.example.com/view?token=t',
-  origin: 'https://esign.example.com',
-  expiresAt: '2030-01-01T00:00:00Z',
-});
 const loading = () => run(requesting(), answered(requesting())).state;
 const proxyDown = () => failedAt('token-proxy', new EsignError('network_error', 'Could not reach the token proxy.'));
 const serviceDown = () => new EsignError('view_failed', 'The service did not give an embedded page', { status: 503 });

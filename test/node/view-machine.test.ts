@@ -1,33 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
-import { activities, MAX_AUTO_RENEWALS, transition } from '../../src/elements/embedded-view/machine.js';
-import type { ViewEffect, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
+import { activities, MAX_AUTO_RENEWALS } from '../../src/elements/embedded-view/machine.js';
 import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
+import { answered, EXPIRES, ORIGIN, run, types } from './view-machine-steps.js';
 
-const ORIGIN = 'https://esign.example.com';
-const EXPIRES = '2030-01-01T00:00:00Z';
-
-/** Runs `events` from `state`; returns the last state and every effect on the way. */
-function run(state: ViewState, ...events: ViewEvent[]): { state: ViewState; effects: ViewEffect[] } {
-  const effects: ViewEffect[] = [];
-  for (const event of events) {
-    const next = transition(state, event);
-    state = next.state;
-    effects.push(...next.effects);
-  }
-  return { state, effects };
-}
-
-const types = (effects: ViewEffect[]) => effects.map((e) => (e.type === 'emit' ? e.name : e.type));
 const idle = initialViewState('request_signatures');
-const answered = (state: ViewState): ViewEvent => ({
-  type: 'url-answered',
-  request: state.request,
-  url: `${ORIGIN}/view?token=t`,
-  origin: ORIGIN,
-  expiresAt: EXPIRES,
-});
 /** Opened inline and answered: `loading`, the Url on its way to the frame. */
 function loading(display: 'inline' | 'popup' = 'inline'): ViewState {
   const requesting = run(idle, { type: 'open', display }).state;

@@ -5,55 +5,45 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { EsignError } from '@esign-elements/shared/errors';
-import { activities, transition } from '../../src/elements/embedded-view/machine.js';
+import { activities } from '../../src/elements/embedded-view/machine.js';
 import type { HostFacts, ViewEvent } from '../../src/elements/embedded-view/machine-types.js';
 import { ViewActivities } from '../../src/elements/embedded-view/view-activities.js';
 import { initialViewState, type ViewState } from '../../src/elements/embedded-view/view-state.js';
+import { answered, hostFacts, run } from './view-machine-steps.js';
 
-const ORIGIN = 'https://esign.example.com';
-
-const run = (state: ViewState, ...events: ViewEvent[]): ViewState => events.reduce((s, event) => transition(s, event).state, state);
+/** The state after `events`. */
+const after = (state: ViewState, ...events: ViewEvent[]): ViewState => run(state, ...events).state;
 /** An inline element with a session, shown, settings valid, without `auto` (it waits for the person). */
-const host = (over: Partial<HostFacts> = {}): ViewEvent => ({
-  type: 'host',
-  facts: { problem: undefined, session: true, shown: true, inline: true, auto: false, hasFiles: true, autoKey: 'k1', ...over },
-});
+const host = (over: Partial<HostFacts> = {}): ViewEvent => hostFacts({ auto: false, ...over });
 const prebuilds = (state: ViewState): boolean => activities(state).some((a) => a.type === 'frame-prebuild');
-const waiting = run(initialViewState('request_signatures'), host());
-const answered = (state: ViewState): ViewEvent => ({
-  type: 'url-answered',
-  request: state.request,
-  url: `${ORIGIN}/v?t=1`,
-  origin: ORIGIN,
-  expiresAt: '2030-01-01T00:00:00Z',
-});
+const waiting = after(initialViewState('request_signatures'), host());
 
 describe('view machine: the frame is pre-built while the view waits for a Url', () => {
   it('an idle view, inline, seen, with a session and valid settings has the pre-build; one fact missing, not', () => {
     assert.deepEqual(activities(waiting), [{ type: 'frame-prebuild', key: 'prebuild' }]);
     assert.equal(prebuilds(initialViewState('request_signatures')), false, 'before the host said anything');
     for (const missing of [{ session: false }, { inline: false }, { shown: false }, { problem: 'load-timeout is not a number' }]) {
-      assert.equal(prebuilds(run(waiting, host(missing))), false, JSON.stringify(missing));
+      assert.equal(prebuilds(after(waiting, host(missing))), false, JSON.stringify(missing));
     }
-    assert.equal(prebuilds(run(waiting, host({ inline: false }), host())), true, 'back inline: again');
+    assert.equal(prebuilds(after(waiting, host({ inline: false }), host())), true, 'back inline: again');
   });
 
   it('asking for a Url leaves it (the request adopts the frame); expired and sent wait again, loading, loaded and error do not', () => {
-    const requested = run(waiting, { type: 'open', display: 'inline' });
+    const requested = after(waiting, { type: 'open', display: 'inline' });
     assert.equal(prebuilds(requested), false, 'requesting');
-    const loading = run(requested, answered(requested), { type: 'page-placed' });
+    const loading = after(requested, answered(requested), { type: 'page-placed' });
     assert.equal(prebuilds(loading), false, 'loading');
-    assert.equal(prebuilds(run(loading, { type: 'page-ready' })), false, 'loaded');
-    assert.equal(prebuilds(run(loading, { type: 'page-error', code: 'url_expired', shown: false })), true, 'expired');
-    assert.equal(prebuilds(run(loading, { type: 'envelope-sent', envelopeId: 'e1', status: 'sent', fileIds: ['f1'] })), true, 'sent');
-    assert.equal(prebuilds(run(requested, { type: 'failed', error: new EsignError('no_files', 'No FileIds') })), false, 'error');
-    assert.equal(prebuilds(run(requested, { type: 'closed' })), true, 'closed: idle again');
+    assert.equal(prebuilds(after(loading, { type: 'page-ready' })), false, 'loaded');
+    assert.equal(prebuilds(after(loading, { type: 'page-error', code: 'url_expired', shown: false })), true, 'expired');
+    assert.equal(prebuilds(after(loading, { type: 'envelope-sent', envelopeId: 'e1', status: 'sent', fileIds: ['f1'] })), true, 'sent');
+    assert.equal(prebuilds(after(requested, { type: 'failed', error: new EsignError('no_files', 'No FileIds') })), false, 'error');
+    assert.equal(prebuilds(after(requested, { type: 'closed' })), true, 'closed: idle again');
   });
 
   it('leaving the page stops it; seen again in the page, it starts again', () => {
-    const gone = run(waiting, { type: 'hidden' });
+    const gone = after(waiting, { type: 'hidden' });
     assert.equal(prebuilds(gone), false);
-    assert.equal(prebuilds(run(gone, host())), true);
+    assert.equal(prebuilds(after(gone, host())), true);
   });
 });
 
@@ -93,16 +83,16 @@ describe('view activities: the pre-build starts on entering, stops on leaving', 
     assert.deepEqual(calls, [], 'not at once: in idle time');
     runIdle();
     assert.deepEqual(calls, ['build']);
-    running.sync(run(waiting, host({ autoKey: 'k2' })));
+    running.sync(after(waiting, host({ autoKey: 'k2' })));
     assert.deepEqual(calls, ['build'], 'the same activity: kept, not built again');
-    running.sync(run(waiting, { type: 'open', display: 'inline' }));
+    running.sync(after(waiting, { type: 'open', display: 'inline' }));
     assert.deepEqual(calls, ['build', 'forget'], 'requesting: stopped');
   });
 
   it('a state left before idle time builds nothing', () => {
     const { calls, running } = activitiesWith();
     running.sync(waiting);
-    running.sync(run(waiting, host({ session: false })));
+    running.sync(after(waiting, host({ session: false })));
     assert.equal(idle.size, 0, 'the idle callback was cancelled');
     runIdle();
     assert.deepEqual(calls, ['forget']);
